@@ -1,0 +1,120 @@
+"""The Python API: ``factcourt.check`` and ``factcourt.verify`` return plain JSON-ready dicts."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from factcourt.context import Context
+from factcourt.errors import InputError
+from factcourt.nodes.open_case import claim_problem
+from factcourt.state import Claim, ClaimResult, Evidence, Usage
+
+
+def make_context(settings: dict[str, Any] | Context | None = None, **overrides: Any) -> Context:
+    """Build a Context from a dict or an existing one plus keyword overrides."""
+    if isinstance(settings, Context):
+        values = {k: getattr(settings, k) for k in settings.__dataclass_fields__}
+    else:
+        values = dict(settings or {})
+    values.update(overrides)
+    return Context.from_dict(values)
+
+
+def run_config(ctx: Context, **extra: Any) -> dict[str, Any]:
+    """The LangGraph run config for a context (concurrency bound, tags for tracing)."""
+    return {"max_concurrency": ctx.max_concurrency,
+            "tags": [f"protocol:{ctx.protocol}", f"rule:{ctx.rule}"],
+            "metadata": {"protocol": ctx.protocol, "rule": ctx.rule, "search": ctx.search},
+            "recursion_limit": 200, **extra}
+
+
+def claim_json(result: ClaimResult) -> dict[str, Any]:
+    """One checked claim as JSON."""
+    return {
+        "id": result.claim.id,
+        "text": result.claim.text,
+        "sentence": result.claim.sentence,
+        "span": list(result.claim.span) if result.claim.span else None,
+        "verdict": result.verdict,
+        "justification": result.justification,
+        "votes": result.votes,
+        "confidence": result.confidence,
+        "rounds": result.rounds,
+        "transcript": [t.model_dump(mode="json") for t in result.turns],
+        "summaries": [s.model_dump(mode="json") for s in result.summaries],
+        "evidence": [e.model_dump(mode="json") for e in result.evidence],
+        "queries": result.queries,
+        "usage": _usage_json(result.usage),
+        "error": result.error,
+    }
+
+
+def _usage_json(usage: Usage) -> dict[str, Any]:
+    return usage.model_dump(mode="json")
+
+
+def _order(results: list[ClaimResult]) -> list[ClaimResult]:
+    return sorted(results, key=lambda r: (len(r.claim.id), r.claim.id))
+
+
+def report(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
+    """The final state of a ``factcheck`` run as the JSON the CLI prints."""
+    results = _order(state.get("results", []))
+    total = state.get("usage") or Usage()
+    for result in results:
+        total = total + result.usage
+    correction = state.get("correction")
+    return {
+        "question": state.get("question", ""),
+        "language": state.get("language"),
+        "settings": {"protocol": ctx.protocol, "rule": ctx.rule, "search": ctx.search,
+                     "model": ctx.model, "jurors": len(ctx.speakers), "rounds": ctx.max_rounds},
+        "claims": [claim_json(r) for r in results],
+        "dropped": [d.model_dump(mode="json") for d in state.get("dropped", [])],
+        "scores": state.get("scores", {}),
+        "usage": _usage_json(total),
+        "correction": correction.model_dump(mode="json") if correction else None,
+    }
+
+
+async def acheck(text: str, question: str = "", settings: dict[str, Any] | Context | None = None,
+                 **overrides: Any) -> dict[str, Any]:
+    """Check a long-form text (async)."""
+    from factcourt.graphs.factcheck import graph
+
+    ctx = make_context(settings, **overrides)
+    state = await graph.ainvoke({"response": text, "question": question or ""},
+                                config=run_config(ctx), context=ctx)
+    return report(state, ctx)
+
+
+def check(text: str, question: str = "", settings: dict[str, Any] | Context | None = None,
+          **overrides: Any) -> dict[str, Any]:
+    """Check a long-form text; the result is the same structure ``factcourt check --json`` prints.
+
+    Example:
+        >>> factcourt.check("Paris is the capital of France.", rule="adaptive")["scores"]
+    """
+    return asyncio.run(acheck(text, question, settings, **overrides))
+
+
+async def averify(claim: str, evidence: list[Evidence] | None = None, question: str = "",
+                  settings: dict[str, Any] | Context | None = None, **overrides: Any) -> dict:
+    """Check one claim (async)."""
+    from factcourt.graphs.verify import graph
+
+    if problem := claim_problem(claim):
+        raise InputError(problem)
+    ctx = make_context(settings, **overrides)
+    payload: dict[str, Any] = {"claim": Claim(id="c1", text=claim), "question": question}
+    if evidence is not None:
+        payload["given_evidence"] = evidence
+    state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)
+    return claim_json(state["results"][0])
+
+
+def verify(claim: str, evidence: list[Evidence] | None = None, question: str = "",
+           settings: dict[str, Any] | Context | None = None, **overrides: Any) -> dict:
+    """Check one claim, with optional given evidence; returns one claim's JSON."""
+    return asyncio.run(averify(claim, evidence, question, settings, **overrides))

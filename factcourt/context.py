@@ -1,0 +1,145 @@
+"""Run-time configuration: one dataclass that the CLI, the Python API and the server all fill.
+
+Every field is a JSON value with a description, so LangGraph Studio draws a form that explains
+itself. Providers resolve the names (models, search backends) into objects; secrets are read from
+the environment only and never stored here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+from factcourt.errors import ConfigError
+
+ROLES = ("clerk", "evaluator", "debater", "moderator", "judge", "corrector", "query")
+JURY_ROLES = ("General Public", "Critic", "News Author", "Scientist", "Psychologist", "Data Analyst")
+
+
+def _describe(text: str, default: Any = None, factory: Any = None) -> Any:
+    if factory is not None:
+        return field(default_factory=factory, metadata={"description": text})
+    return field(default=default, metadata={"description": text})
+
+
+@dataclass(kw_only=True)
+class Context:
+    """Settings of one run."""
+
+    model: str = _describe(
+        "Chat model for every role. 'auto': gpt-4o-mini when OPENAI_API_KEY is set, else the "
+        "embedded local model. 'local': the embedded llama.cpp model. 'sim:LATENCY': the "
+        "simulated model (load tests, demos). Any other name is sent to the endpoint as is.",
+        "auto",
+    )
+    base_url: str | None = _describe(
+        "OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, LM Studio). Default: "
+        "OPENAI_BASE_URL, else OpenAI when a key is set, else the embedded server.",
+    )
+    role_models: dict[str, str] = _describe(
+        "Per-role model overrides, e.g. {'moderator': 'gpt-4o'}. Roles: " + ", ".join(ROLES),
+        factory=dict,
+    )
+    structured_output: Literal["auto", "json_schema", "function_calling", "json_mode"] = _describe(
+        "How structured answers are requested. 'auto': json_schema on OpenAI, function calling "
+        "on other endpoints (llama.cpp rejects strict json_schema).",
+        "auto",
+    )
+    temperature: float = _describe("Sampling temperature of every agent.", 0.0)
+    max_tokens: int = _describe("Most tokens one agent answer may have.", 512)
+    timeout_s: float = _describe("Seconds before a model call times out (then it is retried).", 120.0)
+    retries: int = _describe(
+        "Retries of a failed model or search call, and of an answer that does not parse.", 2
+    )
+
+    protocol: Literal["jury", "adversarial"] = _describe(
+        "Who debates: 'jury' (MAD-Fact role-played evaluators, majority vote) or 'adversarial' "
+        "(DebateCV Affirmative vs Negative, moderator decides).",
+        "jury",
+    )
+    rule: Literal["free", "mandatory_search", "adaptive"] = _describe(
+        "Debate rule. jury: 'free' = round 1 retrieves when unsure, later rounds answer directly; "
+        "'mandatory_search' = every round-1 turn retrieves first; 'adaptive' = unanimous round 1 "
+        "goes straight to the vote, else every round-2 turn retrieves first. adversarial: 'free' "
+        "= debaters retrieve when unsure; 'mandatory_search' = evidence retrieved before round 1; "
+        "'adaptive' = the moderator may stop after any round.",
+        "free",
+    )
+    jurors: int = _describe("Number of jury evaluators (the first N roles).", 3)
+    roles: list[str] = _describe(
+        "Jury roles by name; empty = the first N of: " + ", ".join(JURY_ROLES), factory=list
+    )
+    rounds: int = _describe("Debate rounds: the jury's rounds, or the adversarial round limit. "
+                            "0 = the protocol's default (jury 2, adversarial 3).", 0)
+    theta: float = _describe(
+        "Confidence threshold: a speaker below it retrieves evidence and answers again.", 0.7
+    )
+    use_roles: bool = _describe("Ablation: false makes every evaluator an identical checker.", True)
+    use_debate: bool = _describe("Ablation: false stops after one round (no debate).", True)
+
+    search: Literal["local", "tavily", "serper", "given", "none"] = _describe(
+        "Search backend: 'local' BM25 over a corpus (default: offline Wikipedia summaries), "
+        "'tavily' (TAVILY_API_KEY), 'serper' (SERPER_API_KEY), 'given' (only the evidence that "
+        "came with the input), 'none' (ablation: no retrieval).",
+        "local",
+    )
+    corpus: str | None = _describe(
+        "Local corpus: a JSONL file ({'text', 'title', 'id'|'url'}) or a folder of .txt files. "
+        "Default: the offline Wikipedia lead summaries.",
+    )
+    top_k: int = _describe("Evidence pieces kept per search.", 3)
+
+    correct: bool = _describe("Rewrite the response when claims are refuted (corrector).", False)
+    language: Literal["auto", "en", "zh"] = _describe(
+        "Language of prompts: 'auto' detects Chinese text.", "auto"
+    )
+    max_claims: int = _describe("Most claims checked per response (a guard on cost).", 60)
+    max_concurrency: int = _describe("Claims checked at the same time.", 4)
+    cache: bool = _describe("Cache model and search calls in SQLite under the user cache.", True)
+
+    def __post_init__(self) -> None:
+        """Check the values a user is most likely to get wrong."""
+        if self.jurors < 1 or self.jurors > len(JURY_ROLES) and not self.roles:
+            raise ConfigError(f"jurors must be between 1 and {len(JURY_ROLES)}, not {self.jurors}")
+        unknown = [r for r in self.roles if r not in JURY_ROLES]
+        if unknown:
+            raise ConfigError(f"unknown jury role(s) {unknown}; choose from {list(JURY_ROLES)}")
+        bad_roles = [r for r in self.role_models if r not in ROLES]
+        if bad_roles:
+            raise ConfigError(f"unknown model role(s) {bad_roles}; choose from {list(ROLES)}")
+        if not 0.0 <= self.theta <= 1.0:
+            raise ConfigError(f"theta must be in [0, 1], not {self.theta}")
+        if self.rounds < 0 or self.top_k < 1 or self.max_concurrency < 1:
+            raise ConfigError("rounds must be >= 0, top_k and max_concurrency >= 1")
+
+    @property
+    def max_rounds(self) -> int:
+        """Rounds of this run: one without debate, else the set or default number."""
+        if not self.use_debate:
+            return 1
+        return self.rounds or (3 if self.protocol == "adversarial" else 2)
+
+    @property
+    def speakers(self) -> list[str]:
+        """Names of the debaters, in speaking order."""
+        if self.protocol == "adversarial":
+            return ["Affirmative", "Negative"]
+        names = self.roles or list(JURY_ROLES[: self.jurors])
+        if not self.use_roles:
+            return [f"Evaluator {i + 1}" for i in range(len(names))]
+        return list(names)
+
+    @property
+    def retrieval_enabled(self) -> bool:
+        """Whether agents may search (off for 'given', 'none' and the no-search ablation)."""
+        return self.search not in ("given", "none")
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any] | None) -> Context:
+        """Build a context from JSON values, rejecting unknown keys with a clear error."""
+        values = dict(values or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ConfigError(f"unknown setting(s) {unknown}; see `factcourt check --help`")
+        return cls(**values)

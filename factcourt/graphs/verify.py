@@ -1,0 +1,98 @@
+"""Single-claim graph ``verify``: retrieve -> debate (jury or adversarial) -> verdict.
+
+The routers read ``runtime.context`` and return ``Literal`` targets, so ``draw_mermaid()`` and
+LangGraph Studio show every rule branch; the behaviour of each rule lives in ``rules.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.nodes.debater_turn import debater_turn
+from factcourt.nodes.judge_vote import judge_vote
+from factcourt.nodes.moderator import moderator
+from factcourt.nodes.open_case import open_case
+from factcourt.nodes.retrieve import retrieve
+from factcourt.rules import retrieve_before_turn, unanimous
+from factcourt.state import ClaimInput, ClaimOutput, ClaimState
+
+# Routers return labels that name the rule at work; the path maps turn them into nodes, so the
+# drawn graph labels each branch (e.g. ``adaptive_unanimous`` -> judge_vote).
+TurnStart = Literal["retrieval_first", "direct", "failed"]
+TURN_START = {"retrieval_first": "retrieve", "direct": "debater_turn", "failed": "judge_vote"}
+
+
+def _turn_start(state: ClaimState, runtime: Runtime[Context]) -> TurnStart:
+    return "retrieval_first" if retrieve_before_turn(runtime.context, state) else "direct"
+
+
+def after_open(state: ClaimState, runtime: Runtime[Context]) -> TurnStart:
+    """Retrieval-first rules search before round 1."""
+    return "failed" if state.get("error") else _turn_start(state, runtime)
+
+
+def after_retrieve(state: ClaimState) -> Literal["answer", "failed"]:
+    """A search backend that failed after retries fails the claim."""
+    return "failed" if state.get("error") else "answer"
+
+
+AFTER_TURN = {**TURN_START, "unsure_retrieve": "retrieve", "moderate": "moderator",
+              "last_round": "judge_vote", "adaptive_unanimous": "judge_vote"}
+
+
+def after_turn(
+    state: ClaimState, runtime: Runtime[Context]
+) -> Literal["unsure_retrieve", "retrieval_first", "direct", "moderate", "last_round",
+             "adaptive_unanimous"]:
+    """Unsure speaker -> retrieve; mid-round -> next speaker; end of round -> the rule decides."""
+    ctx = runtime.context
+    if state.get("awaiting_evidence"):
+        return "unsure_retrieve"
+    if state["turn_in_round"] > 0:
+        return _turn_start(state, runtime)
+    finished = state["round"] - 1
+    if ctx.protocol == "adversarial":
+        return "moderate"
+    if finished >= ctx.max_rounds:
+        return "last_round"
+    if ctx.rule == "adaptive" and unanimous(state.get("turns", []), finished):
+        return "adaptive_unanimous"
+    return _turn_start(state, runtime)
+
+
+AFTER_MODERATOR = {**TURN_START, "converged": "judge_vote"}
+
+
+def after_moderator(
+    state: ClaimState, runtime: Runtime[Context]
+) -> Literal["converged", "failed", "retrieval_first", "direct"]:
+    """The moderator closed the debate (converged or last round), else the next round."""
+    if state.get("error"):
+        return "failed"
+    return "converged" if state.get("stop") else _turn_start(state, runtime)
+
+
+def build() -> StateGraph:
+    """Wire the single-claim debate."""
+    builder = StateGraph(ClaimState, context_schema=Context, input_schema=ClaimInput,
+                         output_schema=ClaimOutput)
+    builder.add_node("open_case", open_case)
+    builder.add_node("retrieve", retrieve)
+    builder.add_node("debater_turn", debater_turn)
+    builder.add_node("moderator", moderator)
+    builder.add_node("judge_vote", judge_vote)
+    builder.add_edge(START, "open_case")
+    builder.add_conditional_edges("open_case", after_open, TURN_START)
+    builder.add_conditional_edges("retrieve", after_retrieve,
+                                  {"answer": "debater_turn", "failed": "judge_vote"})
+    builder.add_conditional_edges("debater_turn", after_turn, AFTER_TURN)
+    builder.add_conditional_edges("moderator", after_moderator, AFTER_MODERATOR)
+    builder.add_edge("judge_vote", END)
+    return builder
+
+
+graph = build().compile(name="verify")

@@ -1,0 +1,1 @@
+"""Pure scoring functions. Nothing here calls a model."""

@@ -1,0 +1,1 @@
+"""One module per stage; each node reads state and returns a partial update."""

@@ -1,0 +1,63 @@
+"""Helpers the stage nodes share: fencing untrusted text, formatting, progress events."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langgraph.config import get_stream_writer
+
+from factcourt.state import Evidence, RoundSummary, Turn
+
+EVIDENCE_SHOWN = 6  # the embedded model has a 4096-token window
+EVIDENCE_CHARS = 450
+TURN_CHARS = 350
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def fence(text: str) -> str:
+    """Make untrusted text unable to open or close the prompt's tags."""
+    return text.replace("<", "‹").replace(">", "›")
+
+
+def detect_language(text: str) -> str:
+    """'zh' when a fifth or more of the letters are Chinese characters, else 'en'."""
+    letters = [c for c in text if c.isalpha()]
+    return "zh" if letters and len(_CJK.findall(text)) / len(letters) >= 0.2 else "en"
+
+
+def format_evidence(evidence: list[Evidence]) -> str:
+    """Number the knowledge base as [E1].. and show its most recent pieces."""
+    if not evidence:
+        return "(none yet)"
+    start = max(0, len(evidence) - EVIDENCE_SHOWN)
+    return "\n".join(
+        f"[E{i + 1}] {fence(e.title)} ({e.url}): {fence(e.text[:EVIDENCE_CHARS])}"
+        for i, e in enumerate(evidence) if i >= start
+    )
+
+
+def format_pool(turns: list[Turn]) -> str:
+    """The message pool as the speakers see it."""
+    said = [t for t in turns if t.failed is None]
+    if not said:
+        return "(no turns yet)"
+    lines = []
+    for t in said:
+        stance = f"{t.verdict} (confidence {t.confidence:.2f})" if t.verdict else ""
+        lines.append(f"[Round {t.round}] {t.speaker}: {stance} {fence(t.text[:TURN_CHARS])}")
+    return "\n".join(lines)
+
+
+def format_summaries(summaries: list[RoundSummary]) -> str:
+    """Earlier moderator summaries, one line each."""
+    return " | ".join(f"R{s.round}: {fence(s.summary)}" for s in summaries) or "(none)"
+
+
+def emit(event: str, **data: Any) -> None:
+    """Send a progress event on the 'custom' stream (a no-op when nobody listens)."""
+    try:
+        writer = get_stream_writer()
+    except RuntimeError:  # called outside a graph run
+        return
+    writer({"event": event, **data})

@@ -1,0 +1,72 @@
+"""One speaker's turn: a jury evaluator (MAD-Fact) or a debater (DebateCV)."""
+
+from __future__ import annotations
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.nodes._shared import emit, fence, format_evidence, format_pool
+from factcourt.prompts import prompt
+from factcourt.providers.models import ask
+from factcourt.rules import may_retrieve_when_unsure
+from factcourt.state import ClaimState, DebaterAnswer, JurorAnswer, Turn
+
+
+def _messages(ctx: Context, state: ClaimState, speaker: str, language: str) -> list:
+    claim = state["claim"]
+    shared = {
+        "claim": fence(claim.text),
+        "evidence": format_evidence(state.get("evidence", [])),
+        "pool": format_pool(state.get("turns", [])),
+        "queries": "; ".join(state.get("queries", [])) or "none",
+        "round": state["round"],
+    }
+    if ctx.protocol == "adversarial":
+        stance = "AFFIRMATIVE_STANCE" if speaker == "Affirmative" else "NEGATIVE_STANCE"
+        system = prompt(language, "DEBATER_SYSTEM").format(
+            side=speaker, stance=prompt(language, stance))
+        return [SystemMessage(system), HumanMessage(prompt(language, "DEBATER_USER").format(**shared))]
+    persona = prompt(language, f"ROLE:{speaker}") if ctx.use_roles else prompt(language, "NEUTRAL_ROLE")
+    system = prompt(language, "JUROR_SYSTEM").format(persona=persona)
+    user = prompt(language, "JUROR_USER").format(question=fence(state.get("question", "")), **shared)
+    return [SystemMessage(system), HumanMessage(user)]
+
+
+async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:
+    """Let the next speaker answer; an unsure one may first ask for evidence."""
+    ctx, claim = runtime.context, state["claim"]
+    round_, index = state["round"], state["turn_in_round"]
+    speaker = ctx.speakers[index]
+    language = state["language"]
+    adversarial = ctx.protocol == "adversarial"
+    role = "debater" if adversarial else "evaluator"
+    answer = await ask(
+        ctx, role, DebaterAnswer if adversarial else JurorAnswer,
+        _messages(ctx, state, speaker, language),
+        run_name=f"{role}:{speaker} round {round_}",
+        tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}"],
+        metadata={"claim_id": claim.id, "round": round_, "speaker": speaker},
+    )
+    retrieved = state.get("retrieved_for_turn", False)
+    if (answer.value is not None and answer.value.confidence < ctx.theta and not retrieved
+            and may_retrieve_when_unsure(ctx, round_)):
+        # the unsure first answer is not put in the pool: the speaker answers again with evidence
+        return {"awaiting_evidence": True, "suggested_query": answer.value.search_query,
+                "usage": answer.usage}
+    value = answer.value
+    turn = Turn(
+        speaker=speaker, round=round_, retrieved_before=retrieved, failed=answer.error,
+        verdict=getattr(value, "verdict", None),
+        confidence=value.confidence if value else None,
+        text=(value.argument if adversarial else value.explanation) if value else "",
+        citations=getattr(value, "citations", []) if value else [],
+    )
+    emit("turn_done", claim_id=claim.id, speaker=speaker, round=round_,
+         verdict=turn.verdict, failed=turn.failed)
+    last_of_round = index + 1 == len(ctx.speakers)
+    return {
+        "turns": [turn], "usage": answer.usage, "retrieved_for_turn": False,
+        "round": round_ + 1 if last_of_round else round_,
+        "turn_in_round": 0 if last_of_round else index + 1,
+    }

@@ -1,0 +1,98 @@
+"""The Clerk (MAD-Fact): split a long-form response into atomic, check-worthy claims."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import re
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.errors import InputError
+from factcourt.nodes._shared import detect_language, emit, fence
+from factcourt.prompts import prompt
+from factcourt.providers.models import ask
+from factcourt.state import Claim, ClerkOutput, DroppedSentence, FactcheckState, Usage
+
+MAX_RESPONSE_CHARS = 100_000
+CHUNK_CHARS = 1200
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
+
+
+def response_problem(text: str) -> str | None:
+    """Why a response cannot be checked, or None."""
+    if not text or not text.strip():
+        return "the text to check is empty"
+    if len(text) > MAX_RESPONSE_CHARS:
+        return (f"the text has {len(text):,} characters; the limit is {MAX_RESPONSE_CHARS:,}: "
+                "split it and check the parts")
+    return None
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of English or Chinese text."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def chunk(text: str, limit: int = CHUNK_CHARS) -> list[str]:
+    """Group whole sentences into chunks of at most ``limit`` characters (a longer sentence
+    stays whole), so that no sentence is cut or dropped."""
+    chunks: list[str] = []
+    for sentence in split_sentences(text):
+        if chunks and len(chunks[-1]) + 1 + len(sentence) <= limit:
+            chunks[-1] += " " + sentence
+        else:
+            chunks.append(sentence)
+    return chunks
+
+
+def locate(sentence: str, response: str) -> tuple[int, int] | None:
+    """Character span of ``sentence`` in ``response``: exact, then the closest sentence."""
+    if not sentence.strip():
+        return None
+    start = response.find(sentence)
+    if start >= 0:
+        return start, start + len(sentence)
+    candidates = split_sentences(response)
+    best = difflib.get_close_matches(sentence, candidates, n=1, cutoff=0.6)
+    if best and (start := response.find(best[0])) >= 0:
+        return start, start + len(best[0])
+    return None
+
+
+async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
+    """Ask the Clerk chunk by chunk; keep every claim's source span and every drop's reason."""
+    ctx, response = runtime.context, state.get("response", "")
+    if problem := response_problem(response):
+        raise InputError(problem)
+    language = ctx.language if ctx.language != "auto" else detect_language(response)
+    question = fence(state.get("question", ""))
+    answers = await asyncio.gather(*(
+        ask(ctx, "clerk", ClerkOutput,
+            [SystemMessage(prompt(language, "CLERK_SYSTEM")),
+             HumanMessage(prompt(language, "CLERK_USER").format(question=question,
+                                                                 response=fence(part)))],
+            run_name=f"clerk chunk {i + 1}", tags=["clerk"])
+        for i, part in enumerate(chunk(response))
+    ))
+    usage, claims, dropped, seen = Usage(), [], [], set()
+    for part, answer in zip(chunk(response), answers, strict=True):
+        usage += answer.usage
+        if answer.value is None:
+            dropped.append(DroppedSentence(sentence=part, reason="clerk_failed"))
+            continue
+        dropped += [DroppedSentence(sentence=d.sentence, reason=d.reason) for d in answer.value.dropped]
+        for item in answer.value.claims:
+            key = " ".join(item.claim.lower().split())
+            if not key or key in seen:
+                continue
+            seen.add(key)
+            if len(claims) >= ctx.max_claims:
+                dropped.append(DroppedSentence(sentence=item.claim, reason="over_limit"))
+                continue
+            claims.append(Claim(id=f"c{len(claims) + 1}", text=item.claim.strip(),
+                                sentence=item.sentence, span=locate(item.sentence, response)))
+    emit("claims", count=len(claims), dropped=len(dropped))
+    return {"claims": claims, "dropped": dropped, "language": language, "usage": usage}

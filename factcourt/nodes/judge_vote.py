@@ -1,0 +1,55 @@
+"""The judge: majority vote of the jury, or the moderator's verdict. No model call."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.nodes._shared import emit
+from factcourt.rules import final_turns
+from factcourt.state import ClaimResult, ClaimState, Turn, Verdict
+
+
+def majority(final: dict[str, Turn]) -> Verdict | None:
+    """Most frequent verdict; a tie goes to the last speaker among the tied (MAD-Fact)."""
+    counts = Counter(t.verdict for t in final.values() if t.verdict)
+    if not counts:
+        return None
+    top = max(counts.values())
+    tied = {v for v, n in counts.items() if n == top}
+    for turn in reversed(list(final.values())):
+        if turn.verdict in tied:
+            return turn.verdict
+    return None
+
+
+async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
+    """Decide the claim and write its result."""
+    ctx, claim = runtime.context, state["claim"]
+    turns, summaries = state.get("turns", []), state.get("summaries", [])
+    final = final_turns(turns)
+    error = state.get("error")
+    verdict, justification, confidence = None, "", None
+    if not error:
+        if ctx.protocol == "adversarial":
+            verdict = summaries[-1].verdict if summaries else None
+            justification = summaries[-1].justification if summaries else ""
+        else:
+            verdict = majority(final)
+            agreeing = [t for t in final.values() if t.verdict == verdict]
+            if agreeing:
+                confidence = sum(t.confidence or 0 for t in agreeing) / len(agreeing)
+                justification = agreeing[-1].text
+        if verdict is None:
+            error = "every turn failed: " + "; ".join(sorted({t.failed or "" for t in turns}))[:400]
+    result = ClaimResult(
+        claim=claim, verdict=verdict, justification=justification, confidence=confidence,
+        votes={s: t.verdict for s, t in final.items() if t.verdict},
+        rounds=max([t.round for t in turns], default=0), turns=turns, summaries=summaries,
+        evidence=state.get("evidence", []), queries=state.get("queries", []),
+        usage=state.get("usage"), error=error,
+    )
+    emit("verdict", claim_id=claim.id, verdict=verdict, error=error)
+    return {"results": [result]}

@@ -1,0 +1,36 @@
+"""Open one claim's case: validate it and seed the knowledge base with given evidence."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.nodes._shared import detect_language, emit
+from factcourt.state import ClaimState
+
+MAX_CLAIM_CHARS = 2000
+
+
+def claim_problem(text: str) -> str | None:
+    """Why a claim text cannot be checked, or None."""
+    if not text.strip():
+        return "the claim is empty"
+    if len(text) > MAX_CLAIM_CHARS:
+        return f"the claim has {len(text)} characters; the limit is {MAX_CLAIM_CHARS}"
+    return None
+
+
+async def open_case(state: ClaimState, runtime: Runtime[Context]) -> dict:
+    """Start the debate at round 1 with the given evidence in the knowledge base."""
+    claim = state["claim"]
+    emit("claim_started", claim_id=claim.id, claim=claim.text)
+    update: dict = {"round": 1, "turn_in_round": 0, "awaiting_evidence": False,
+                    "retrieved_for_turn": False, "stop": False,
+                    "language": state.get("language") or (
+                        runtime.context.language if runtime.context.language != "auto"
+                        else detect_language(claim.text))}
+    if problem := claim_problem(claim.text):
+        update["error"] = problem
+    update["evidence"] = [e.model_copy(update={"source": e.source or "given"})
+                          for e in state.get("given_evidence") or []]
+    return update

@@ -1,0 +1,15 @@
+"""Every prompt text, in English and Chinese. Nothing else lives here.
+
+Untrusted text (responses, claims, evidence, earlier turns) is always placed inside tags and
+the system prompts say that tagged text is data, never instructions.
+"""
+
+from factcourt.prompts.en import EN
+from factcourt.prompts.zh import ZH
+
+PROMPTS = {"en": EN, "zh": ZH}
+
+
+def prompt(language: str, name: str) -> str:
+    """Return prompt ``name`` in ``language`` (English where no translation exists)."""
+    return PROMPTS.get(language, EN).get(name) or EN[name]

@@ -1,0 +1,1 @@
+"""The outside world: chat models, search backends, caches, downloaded assets."""

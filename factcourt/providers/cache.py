@@ -1,0 +1,64 @@
+"""A small SQLite key-value cache for model answers and search results.
+
+Keys are sha256 digests of everything that changes the answer (model identity, request
+parameters, the full prompt or query), so a hit is always a valid reuse. Secrets are never part
+of a key or a value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from factcourt.paths import cache_dir
+
+
+def cache_key(*parts: Any) -> str:
+    """Digest JSON-serialisable parts into a cache key."""
+    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class SqliteKV:
+    """A thread-safe JSON key-value table in one SQLite file."""
+
+    def __init__(self, path: Path, table: str):
+        """Open (or create) ``table`` in the file at ``path``."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._table = table
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (k TEXT PRIMARY KEY, v TEXT)")
+        self._db.commit()
+
+    def get(self, key: str) -> Any | None:
+        """Return the stored value, or None."""
+        with self._lock:
+            row = self._db.execute(f"SELECT v FROM {self._table} WHERE k = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put(self, key: str, value: Any) -> None:
+        """Store a JSON value under ``key``."""
+        blob = json.dumps(value, ensure_ascii=False)
+        with self._lock:
+            self._db.execute(f"INSERT OR REPLACE INTO {self._table} VALUES (?, ?)", (key, blob))
+            self._db.commit()
+
+
+_stores: dict[str, SqliteKV] = {}
+_stores_lock = threading.Lock()
+
+
+def store(table: str) -> SqliteKV:
+    """Return the process-wide cache table ``table`` under the user cache directory."""
+    with _stores_lock:
+        path = cache_dir() / "cache.sqlite"
+        key = f"{path}:{table}"
+        if key not in _stores:
+            _stores[key] = SqliteKV(path, table)
+        return _stores[key]

@@ -1,0 +1,186 @@
+"""Chat models: every role goes through ``ChatOpenAI`` (or a registered test double).
+
+Resolution of a role's model name (``Context.role_models`` overrides ``Context.model``):
+- a name registered with :func:`register_model` (scripted fakes in tests);
+- ``sim`` or ``sim:LATENCY``: the simulated model used by load tests and server demos;
+- otherwise ``ChatOpenAI``: against ``base_url`` (or ``OPENAI_BASE_URL``) when given, against
+  OpenAI when ``OPENAI_API_KEY`` is set, else against the embedded llama.cpp server.
+
+:func:`ask` is the one way nodes call a model: structured output with the method the endpoint
+supports, retries of answers that do not parse, the SQLite cache, and usage per role taken from
+what the server reports (never estimated with tiktoken, which needs the network).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage
+from pydantic import BaseModel
+
+from factcourt.context import Context
+from factcourt.errors import ConfigError
+from factcourt.providers.cache import cache_key, store
+from factcourt.state import Usage
+
+T = TypeVar("T", bound=BaseModel)
+
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+_registered: dict[str, BaseChatModel] = {}
+_built: dict[tuple, BaseChatModel] = {}
+_built_lock = threading.Lock()
+
+
+def register_model(name: str, model: BaseChatModel | None) -> None:
+    """Make ``model`` selectable by ``name`` in the context (None unregisters it)."""
+    if model is None:
+        _registered.pop(name, None)
+    else:
+        _registered[name] = model
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """What a role will use, for ``factcourt models`` and for cache keys."""
+
+    role: str
+    name: str
+    endpoint: str  # "openai", a base URL, "embedded", "simulated" or "registered"
+    method: str
+    weights: str = ""
+
+
+def choose(ctx: Context, role: str) -> ModelChoice:
+    """Resolve the model of ``role`` without starting anything."""
+    name = ctx.role_models.get(role) or ctx.model
+    if name in _registered:
+        return ModelChoice(role, name, "registered", _method(ctx, "function_calling"))
+    if name == "sim" or name.startswith("sim:"):
+        return ModelChoice(role, name, "simulated", "function_calling")
+    base_url = ctx.base_url or os.environ.get("OPENAI_BASE_URL")
+    if base_url:
+        return ModelChoice(role, name if name != "auto" else DEFAULT_OPENAI_MODEL, base_url,
+                           _method(ctx, "function_calling"))
+    if name != "local" and os.environ.get("OPENAI_API_KEY"):
+        return ModelChoice(role, name if name != "auto" else DEFAULT_OPENAI_MODEL, "openai",
+                           _method(ctx, "json_schema"))
+    if name not in ("auto", "local"):
+        raise ConfigError(
+            f"model {name!r} needs OPENAI_API_KEY (OpenAI) or a base_url (any compatible server)"
+        )
+    from factcourt.providers.weights import weights_path
+
+    return ModelChoice(role, LOCAL_MODEL_NAME, "embedded", _method(ctx, "function_calling"),
+                       weights=str(weights_path()))
+
+
+def _method(ctx: Context, endpoint_default: str) -> str:
+    return endpoint_default if ctx.structured_output == "auto" else ctx.structured_output
+
+
+def chat_model(ctx: Context, choice: ModelChoice) -> BaseChatModel:
+    """Return the chat model for a resolved choice, built once per process and settings."""
+    if choice.endpoint == "registered":
+        return _registered[choice.name]
+    key = (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries)
+    with _built_lock:
+        if key not in _built:
+            _built[key] = _build(ctx, choice)
+        return _built[key]
+
+
+def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
+    if choice.endpoint == "simulated":
+        from factcourt.providers.simulated import SimulatedChatModel
+
+        latency = float(choice.name.partition(":")[2] or 0)
+        return SimulatedChatModel(latency_s=latency)
+    from langchain_openai import ChatOpenAI
+
+    common: dict[str, Any] = {
+        "temperature": ctx.temperature,
+        "timeout": ctx.timeout_s,
+        "max_retries": ctx.retries,  # the OpenAI client backs off exponentially
+    }
+    if choice.endpoint == "openai":
+        return ChatOpenAI(model=choice.name, max_completion_tokens=ctx.max_tokens, **common)
+    if choice.endpoint == "embedded":
+        from factcourt.providers.local_server import shared_server
+        from factcourt.providers.weights import ensure_weights
+
+        server = shared_server(ensure_weights())
+        base_url, api_key = server.base_url, "local"
+    else:
+        base_url, api_key = choice.endpoint, os.environ.get("OPENAI_API_KEY", "none")
+    # llama.cpp and several compatible servers ignore max_completion_tokens
+    return ChatOpenAI(model=choice.name, base_url=base_url, api_key=api_key,
+                      extra_body={"max_tokens": ctx.max_tokens}, **common)
+
+
+@dataclass
+class Answer(Generic[T]):
+    """A structured answer, or why there is none, with the usage it cost."""
+
+    value: T | None
+    usage: Usage
+    error: str | None = None
+    cached: bool = False
+
+
+async def ask(
+    ctx: Context,
+    role: str,
+    schema: type[T],
+    messages: list[BaseMessage],
+    *,
+    run_name: str,
+    tags: list[str] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> Answer[T]:
+    """Ask the model of ``role`` for a ``schema`` answer.
+
+    Transport errors and time-outs are retried by the client with backoff; an answer that does
+    not parse is asked again with the parser's complaint, up to ``ctx.retries`` times. A failure
+    is returned, not raised, so one bad item never stops a batch.
+    """
+    choice = choose(ctx, role)
+    key = cache_key(choice.name, choice.endpoint if choice.endpoint != "embedded" else "",
+                    choice.method, schema.model_json_schema(), [m.model_dump() for m in messages],
+                    ctx.temperature, ctx.max_tokens)
+    cache = store("answers") if ctx.cache and choice.endpoint != "registered" else None
+    if cache is not None and (hit := cache.get(key)) is not None:
+        return Answer(schema.model_validate(hit), Usage(), cached=True)
+
+    runnable = chat_model(ctx, choice).with_structured_output(
+        schema, method=choice.method, include_raw=True
+    )
+    config = {"run_name": run_name, "tags": tags or [], "metadata": metadata or {}}
+    usage, error, prompt = Usage(), None, list(messages)
+    for _attempt in range(ctx.retries + 1):
+        try:
+            out = await runnable.ainvoke(prompt, config=config)
+        except Exception as exc:  # noqa: BLE001  the client already retried; report, don't crash
+            return Answer(None, usage, f"{type(exc).__name__}: {exc}"[:500])
+        usage += _usage_of(role, out.get("raw"))
+        if out.get("parsed") is not None:
+            if cache is not None:
+                cache.put(key, out["parsed"].model_dump(mode="json"))
+            return Answer(out["parsed"], usage)
+        error = f"unparsable answer: {out.get('parsing_error')}"[:500]
+        prompt = [*messages, HumanMessage(
+            f"Your last answer could not be parsed ({error[:200]}). Answer again, following "
+            f"the {schema.__name__} schema exactly."
+        )]
+    return Answer(None, usage, error)
+
+
+def _usage_of(role: str, raw: Any) -> Usage:
+    meta = getattr(raw, "usage_metadata", None) or {}
+    return Usage.model_call(role, int(meta.get("input_tokens", 0)),
+                            int(meta.get("output_tokens", 0)))

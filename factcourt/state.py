@@ -1,0 +1,314 @@
+"""Typed shared state of the graphs and the structured outputs the agents answer with.
+
+Graph states are ``TypedDict``s whose list fields that parallel or repeated nodes append to
+carry an ``operator.add`` reducer. Records that cross node boundaries are Pydantic models so
+they validate, serialise to JSON and render in LangGraph Studio.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
+
+Verdict = Literal["supported", "refuted", "not_enough_evidence", "conflicting_evidence"]
+VERDICTS: tuple[Verdict, ...] = (
+    "supported",
+    "refuted",
+    "not_enough_evidence",
+    "conflicting_evidence",
+)
+
+
+# --------------------------------------------------------------------------- records
+
+
+class Usage(BaseModel):
+    """Model and search calls with the tokens the servers reported."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    search_calls: int = 0
+    by_role: dict[str, dict[str, int]] = Field(default_factory=dict)
+
+    def __add__(self, other: Usage) -> Usage:
+        """Sum two usages, role by role."""
+        by_role = {role: dict(v) for role, v in self.by_role.items()}
+        for role, counts in other.by_role.items():
+            mine = by_role.setdefault(role, {})
+            for key, value in counts.items():
+                mine[key] = mine.get(key, 0) + value
+        return Usage(
+            calls=self.calls + other.calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            search_calls=self.search_calls + other.search_calls,
+            by_role=by_role,
+        )
+
+    @classmethod
+    def model_call(cls, role: str, input_tokens: int, output_tokens: int) -> Usage:
+        """Usage of one model call made by ``role``."""
+        counts = {"calls": 1, "input_tokens": input_tokens, "output_tokens": output_tokens}
+        return cls(**counts, by_role={role: dict(counts)})
+
+    @classmethod
+    def search_call(cls) -> Usage:
+        """Usage of one search call."""
+        return cls(search_calls=1, by_role={"search": {"search_calls": 1}})
+
+
+def add_usage(left: Usage | None, right: Usage | None) -> Usage:
+    """Reducer for usage fields (tolerates a missing side)."""
+    return (left or Usage()) + (right or Usage())
+
+
+class Evidence(BaseModel):
+    """One retrieved or given piece of evidence."""
+
+    text: str
+    url: str = Field(default="", description="URL, or document id for local corpora")
+    title: str = ""
+    source: str = Field(default="", description="backend that produced it: tavily, local, ...")
+    query: str = Field(default="", description="the query that found it")
+
+
+class Claim(BaseModel):
+    """An atomic, self-contained, check-worthy claim."""
+
+    id: str
+    text: str
+    sentence: str = Field(default="", description="the response sentence it came from")
+    span: tuple[int, int] | None = Field(
+        default=None, description="character offsets of that sentence in the response"
+    )
+
+
+class DroppedSentence(BaseModel):
+    """A sentence the Clerk judged not check-worthy, with its reason."""
+
+    sentence: str
+    reason: Literal[
+        "opinion", "instruction", "advice", "not_verifiable", "other", "clerk_failed", "over_limit"
+    ]
+
+
+class Turn(BaseModel):
+    """One agent's contribution to a debate."""
+
+    speaker: str
+    round: int
+    verdict: Verdict | None = None
+    confidence: float | None = None
+    text: str = Field(default="", description="explanation or argument")
+    citations: list[int] = Field(default_factory=list, description="evidence numbers cited")
+    retrieved_before: bool = Field(default=False, description="evidence was fetched for it")
+    failed: str | None = Field(default=None, description="why the turn produced no answer")
+
+
+class RoundSummary(BaseModel):
+    """The moderator's summary of a round."""
+
+    round: int
+    summary: str
+    new_insights: bool
+    gaps: str = ""
+    stop: bool
+    verdict: Verdict
+    justification: str
+
+
+class ClaimResult(BaseModel):
+    """The outcome of checking one claim."""
+
+    claim: Claim
+    verdict: Verdict | None = None
+    justification: str = ""
+    votes: dict[str, Verdict] = Field(default_factory=dict)
+    confidence: float | None = None
+    rounds: int = 0
+    turns: list[Turn] = Field(default_factory=list)
+    summaries: list[RoundSummary] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = None
+
+
+class Edit(BaseModel):
+    """One change the corrector made to the response."""
+
+    original: str
+    replacement: str
+    span: tuple[int, int] | None = None
+    claim_id: str
+    evidence: list[str] = Field(default_factory=list, description="URLs it rests on")
+
+
+class Correction(BaseModel):
+    """The corrector's output: the revised response and its edits."""
+
+    text: str
+    edits: list[Edit] = Field(default_factory=list)
+
+
+# ------------------------------------------------------------ structured agent outputs
+
+
+class ClerkClaim(BaseModel):
+    """A claim as the Clerk writes it."""
+
+    claim: str = Field(description="one atomic fact, self-contained: pronouns resolved")
+    sentence: str = Field(description="the sentence of the response it comes from, verbatim")
+
+
+class ClerkDrop(BaseModel):
+    """A sentence the Clerk leaves out."""
+
+    sentence: str = Field(description="the sentence, verbatim")
+    reason: Literal["opinion", "instruction", "advice", "not_verifiable", "other"]
+
+
+class ClerkOutput(BaseModel):
+    """The Clerk's answer for one chunk of the response."""
+
+    claims: list[ClerkClaim] = Field(default_factory=list)
+    dropped: list[ClerkDrop] = Field(default_factory=list)
+
+
+class JurorAnswer(BaseModel):
+    """An evaluator's answer in a jury turn."""
+
+    verdict: Verdict
+    confidence: float = Field(
+        ge=0.0, le=1.0, description="probability, 0 to 1, that your own verdict is correct"
+    )
+    explanation: str = Field(description="why, citing evidence numbers like [E1]")
+    search_query: str = Field(
+        default="", description="a new web search query that would help, or empty"
+    )
+
+
+class DebaterAnswer(BaseModel):
+    """A debater's argument in an adversarial turn."""
+
+    argument: str = Field(description="the argument, citing evidence as [E1] (content, URL)")
+    citations: list[int] = Field(default_factory=list, description="numbers of cited evidence")
+    confidence: float = Field(
+        ge=0.0, le=1.0, description="probability, 0 to 1, that your side is right"
+    )
+    search_query: str = Field(
+        default="", description="a new web search query that would help, or empty"
+    )
+
+
+class ModeratorAnswer(BaseModel):
+    """The moderator's end-of-round decision."""
+
+    summary: str = Field(description="the new insights of this round")
+    new_insights: bool = Field(description="did this round add anything not said before?")
+    gaps: str = Field(default="", description="evidence still missing")
+    stop: bool = Field(description="true when the debate has converged")
+    verdict: Verdict
+    justification: str = Field(description="why, citing the debate and the evidence")
+
+
+class SearchQuery(BaseModel):
+    """A new search query for a claim."""
+
+    query: str
+
+
+class CorrectorAnswer(BaseModel):
+    """The corrector's rewrite of one sentence that holds a refuted claim."""
+
+    replacement: str = Field(description="the corrected sentence, or empty to remove it")
+
+
+class SftJustification(BaseModel):
+    """A justification leading from the debate to the given verdict."""
+
+    justification: str
+
+
+# ---------------------------------------------------------------------- graph states
+
+
+class ClaimInput(TypedDict, total=False):
+    """What the single-claim graph (``verify``) takes."""
+
+    claim: Claim
+    """The claim to check."""
+    question: str
+    """The question the claim answers, as context (optional)."""
+    given_evidence: list[Evidence]
+    """Evidence supplied with the input (golden setting)."""
+    language: Literal["en", "zh"]
+    """Language of the prompts; detected from the claim when missing."""
+
+
+class ClaimOutput(TypedDict):
+    """What the single-claim graph hands back: one result, appended by the parent."""
+
+    results: Annotated[list[ClaimResult], operator.add]
+    """Checked claims."""
+
+
+class ClaimState(ClaimInput, ClaimOutput, total=False):
+    """Working state of one claim's debate."""
+
+    evidence: Annotated[list[Evidence], operator.add]
+    """The claim's shared knowledge base."""
+    queries: Annotated[list[str], operator.add]
+    """Queries already made for this claim (never repeated)."""
+    turns: Annotated[list[Turn], operator.add]
+    """The message pool: every turn so far."""
+    summaries: Annotated[list[RoundSummary], operator.add]
+    """The moderator's round summaries (adversarial protocol)."""
+    round: int
+    """Round of the next turn, from 1."""
+    turn_in_round: int
+    """Index of the next speaker within the round."""
+    awaiting_evidence: bool
+    """The last speaker was unsure: retrieve, then let it answer again."""
+    retrieved_for_turn: bool
+    """Evidence was fetched for the speaker about to answer."""
+    suggested_query: str
+    """The query the unsure speaker proposed."""
+    stop: bool
+    """The moderator closed the debate."""
+    usage: Annotated[Usage, add_usage]
+    """Calls and tokens spent on this claim."""
+    error: str
+    """Why this claim could not be checked."""
+
+
+class FactcheckInput(TypedDict, total=False):
+    """What the long-form graph (``factcheck``) takes."""
+
+    response: str
+    """The long-form text to check."""
+    question: str
+    """The question it answers (optional, helps the Clerk resolve references)."""
+
+
+class FactcheckState(FactcheckInput, total=False):
+    """Working state of a long-form check."""
+
+    language: Literal["en", "zh"]
+    """Language of the response, detected."""
+    claims: list[Claim]
+    """The Clerk's atomic claims."""
+    dropped: list[DroppedSentence]
+    """Sentences left out, with the reason."""
+    results: Annotated[list[ClaimResult], operator.add]
+    """One result per claim, appended by the parallel claim branches."""
+    scores: dict[str, float | int | None]
+    """Response-level counts and precision."""
+    usage: Annotated[Usage, add_usage]
+    """Calls and tokens outside the claim branches (Clerk, corrector)."""
+    correction: Correction | None
+    """The corrector's revised response, when it ran."""
