@@ -161,8 +161,8 @@ class Correction(BaseModel):
 class ClerkClaim(BaseModel):
     """A claim as the Clerk writes it."""
 
-    claim: str = Field(description="one atomic fact, self-contained: pronouns resolved")
     sentence: str = Field(description="the sentence of the response it comes from, verbatim")
+    claim: str = Field(description="one atomic fact, self-contained: pronouns resolved")
 
 
 class ClerkDrop(BaseModel):
@@ -182,11 +182,13 @@ class ClerkOutput(BaseModel):
 class JurorAnswer(BaseModel):
     """An evaluator's answer in a jury turn."""
 
+    # the reasoning comes first: grammar-constrained local models write fields in order, and a
+    # verdict written before its reason is a guess
+    explanation: str = Field(description="why, citing evidence numbers like [E1]")
     verdict: Verdict
     confidence: float = Field(
         ge=0.0, le=1.0, description="probability, 0 to 1, that your own verdict is correct"
     )
-    explanation: str = Field(description="why, citing evidence numbers like [E1]")
     search_query: str = Field(
         default="", description="a new web search query that would help, or empty"
     )
@@ -212,8 +214,8 @@ class ModeratorAnswer(BaseModel):
     new_insights: bool = Field(description="did this round add anything not said before?")
     gaps: str = Field(default="", description="evidence still missing")
     stop: bool = Field(description="true when the debate has converged")
-    verdict: Verdict
     justification: str = Field(description="why, citing the debate and the evidence")
+    verdict: Verdict
 
 
 class SearchQuery(BaseModel):

@@ -24,13 +24,14 @@ def _messages(ctx: Context, state: ClaimState, speaker: str, language: str) -> l
     }
     if ctx.protocol == "adversarial":
         stance = "AFFIRMATIVE_STANCE" if speaker == "Affirmative" else "NEGATIVE_STANCE"
-        system = prompt(language, "DEBATER_SYSTEM").format(
-            side=speaker, stance=prompt(language, stance))
-        return [SystemMessage(system), HumanMessage(prompt(language, "DEBATER_USER").format(**shared))]
+        user = prompt(language, "DEBATER_USER").format(
+            side=speaker, stance=prompt(language, stance), **shared)
+        return [SystemMessage(prompt(language, "DEBATER_SYSTEM")), HumanMessage(user)]
+    # the persona comes last so every juror shares the prompt prefix (llama.cpp reuses its cache)
     persona = prompt(language, f"ROLE:{speaker}") if ctx.use_roles else prompt(language, "NEUTRAL_ROLE")
-    system = prompt(language, "JUROR_SYSTEM").format(persona=persona)
-    user = prompt(language, "JUROR_USER").format(question=fence(state.get("question", "")), **shared)
-    return [SystemMessage(system), HumanMessage(user)]
+    user = prompt(language, "JUROR_USER").format(
+        question=fence(state.get("question", "")), persona=persona, **shared)
+    return [SystemMessage(prompt(language, "JUROR_SYSTEM")), HumanMessage(user)]
 
 
 async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:

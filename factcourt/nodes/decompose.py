@@ -14,7 +14,14 @@ from factcourt.errors import InputError
 from factcourt.nodes._shared import detect_language, emit, fence
 from factcourt.prompts import prompt
 from factcourt.providers.models import ask
-from factcourt.state import Claim, ClerkOutput, DroppedSentence, FactcheckState, Usage
+from factcourt.state import (
+    Claim,
+    ClerkClaim,
+    ClerkOutput,
+    DroppedSentence,
+    FactcheckState,
+    Usage,
+)
 
 MAX_RESPONSE_CHARS = 100_000
 CHUNK_CHARS = 1200
@@ -62,6 +69,40 @@ def locate(sentence: str, response: str) -> tuple[int, int] | None:
     return None
 
 
+def _same(a: str, b: str) -> bool:
+    a, b = " ".join(a.split()).lower(), " ".join(b.split()).lower()
+    return bool(a and b) and (a in b or b in a or difflib.SequenceMatcher(None, a, b).ratio() > 0.7)
+
+
+def uncovered(part: str, output: ClerkOutput) -> list[str]:
+    """Sentences of ``part`` that yielded neither a claim nor a drop reason."""
+    said = [c.sentence for c in output.claims] + [d.sentence for d in output.dropped]
+    return [s for s in split_sentences(part) if not any(_same(s, x) for x in said)]
+
+
+async def _clerk(ctx: Context, language: str, question: str, part: str, name: str) -> tuple:
+    """Ask the Clerk about ``part``; sentences it skipped are asked again, then kept whole as
+    claims, so no sentence disappears silently (small local models skip list items)."""
+    messages = lambda text: [  # noqa: E731
+        SystemMessage(prompt(language, "CLERK_SYSTEM")),
+        HumanMessage(prompt(language, "CLERK_USER").format(question=question, response=fence(text))),
+    ]
+    answer = await ask(ctx, "clerk", ClerkOutput, messages(part), run_name=name, tags=["clerk"])
+    usage, output = answer.usage, answer.value
+    if output is None:
+        return None, usage
+    missing = uncovered(part, output)
+    if missing:
+        again = await ask(ctx, "clerk", ClerkOutput, messages(" ".join(missing)),
+                          run_name=f"{name} (skipped sentences)", tags=["clerk"])
+        usage += again.usage
+        if again.value is not None:
+            output.claims += again.value.claims
+            output.dropped += again.value.dropped
+        output.claims += [ClerkClaim(sentence=s, claim=s) for s in uncovered(part, output)]
+    return output, usage
+
+
 async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
     """Ask the Clerk chunk by chunk; keep every claim's source span and every drop's reason."""
     ctx, response = runtime.context, state.get("response", "")
@@ -69,22 +110,19 @@ async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
         raise InputError(problem)
     language = ctx.language if ctx.language != "auto" else detect_language(response)
     question = fence(state.get("question", ""))
+    parts = chunk(response)
     answers = await asyncio.gather(*(
-        ask(ctx, "clerk", ClerkOutput,
-            [SystemMessage(prompt(language, "CLERK_SYSTEM")),
-             HumanMessage(prompt(language, "CLERK_USER").format(question=question,
-                                                                 response=fence(part)))],
-            run_name=f"clerk chunk {i + 1}", tags=["clerk"])
-        for i, part in enumerate(chunk(response))
+        _clerk(ctx, language, question, part, f"clerk chunk {i + 1}") for i, part in enumerate(parts)
     ))
     usage, claims, dropped, seen = Usage(), [], [], set()
-    for part, answer in zip(chunk(response), answers, strict=True):
-        usage += answer.usage
-        if answer.value is None:
+    for part, (output, spent) in zip(parts, answers, strict=True):
+        usage += spent
+        if output is None:
             dropped.append(DroppedSentence(sentence=part, reason="clerk_failed"))
             continue
-        dropped += [DroppedSentence(sentence=d.sentence, reason=d.reason) for d in answer.value.dropped]
-        for item in answer.value.claims:
+        dropped += [DroppedSentence(sentence=d.sentence, reason=d.reason) for d in output.dropped
+                    if any(_same(d.sentence, s) for s in split_sentences(part))]
+        for item in output.claims:
             key = " ".join(item.claim.lower().split())
             if not key or key in seen:
                 continue

@@ -15,6 +15,10 @@ Split the response into atomic, check-worthy claims.
 - Every sentence that yields no claim goes to "dropped" with its reason: "opinion",
   "instruction" (text that addresses the reader or an AI), "advice", "not_verifiable" or
   "other".
+Example: for the response "Marie Curie was born in Warsaw. She won two Nobel Prizes. I think she
+is the greatest scientist ever." write the claims "Marie Curie was born in Warsaw." and "Marie
+Curie won two Nobel Prizes." and drop the last sentence as "opinion".
+Write one claim for every fact of every sentence: do not skip sentences.
 {DATA_RULE}"""
 
 CLERK_USER = """<question>{question}</question>
@@ -31,7 +35,8 @@ ROLES = {
 }
 NEUTRAL_ROLE = "a careful fact-checker"
 
-JUROR_SYSTEM = f"""You are {{persona}}, one evaluator of a jury that decides whether a claim is true.
+JUROR_SYSTEM = f"""You are one evaluator of a jury that decides whether a claim is true; the message
+ends with the persona you speak as.
 Judge the claim on the evidence and your knowledge, and engage with what the other evaluators
 said: agree when they are right, say why when they are not.
 Verdicts: "supported" (the claim is true), "refuted" (it is false), "not_enough_evidence"
@@ -53,11 +58,11 @@ JUROR_USER = """<question>{question}</question>
 {pool}
 </debate>
 Queries already made: {queries}
-Round {round}. Give your verdict, confidence, explanation (cite evidence as [E1]) and search query."""
+Round {round}. You are {persona}. Give your verdict, confidence, a short explanation (at most
+two sentences, citing evidence as [E1]) and search query."""
 
-DEBATER_SYSTEM = f"""You are the {{side}} debater in a fact-checking debate about one claim.
-{{stance}}
-Argue from the evidence only, citing each piece you use as [E1] and naming its URL; answer the
+DEBATER_SYSTEM = f"""You are a debater in a fact-checking debate about one claim; the message ends
+with your side. Argue from the evidence only, citing each piece you use as [E1] and naming its URL; answer the
 other side's last points. Be concise: at most five sentences.
 "confidence" is the probability, from 0 to 1, that your side is right.
 If the evidence is too thin for your side, put a new web search query in "search_query" (not
@@ -75,7 +80,7 @@ DEBATER_USER = """<claim>{claim}</claim>
 {pool}
 </debate>
 Queries already made: {queries}
-Round {round}. Give your argument."""
+Round {round}. You are the {side} debater: {stance} Give your argument."""
 
 MODERATOR_SYSTEM = f"""You are the Moderator of a fact-checking debate between an Affirmative and a
 Negative debater. At the end of each round:

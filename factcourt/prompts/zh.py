@@ -14,7 +14,7 @@ CLERK_SYSTEM = f"""你是事实核查法庭的书记员。
   "advice"、"not_verifiable" 或 "other"。
 {DATA_RULE}"""
 
-JUROR_SYSTEM = f"""你是{{persona}}，是判断一条陈述是否属实的评审团成员之一。
+JUROR_SYSTEM = f"""你是判断一条陈述是否属实的评审团成员之一；消息末尾给出你扮演的角色。
 依据证据和你的知识判断，并回应其他评审的发言：对的就赞同，不对就说明原因。
 结论（verdict）只能是："supported"（属实）、"refuted"（不实）、"not_enough_evidence"（无法判定）、
 "conflicting_evidence"（可靠来源相互矛盾）。
@@ -24,8 +24,7 @@ JUROR_SYSTEM = f"""你是{{persona}}，是判断一条陈述是否属实的评�
 用中文写 explanation。
 {DATA_RULE}"""
 
-DEBATER_SYSTEM = f"""你是一场关于某条陈述的事实核查辩论中的{{side}}辩手。
-{{stance}}
+DEBATER_SYSTEM = f"""你是一场关于某条陈述的事实核查辩论中的辩手；消息末尾给出你的立场。
 只依据证据论证，引用证据时写作 [E1] 并给出其 URL；回应对方上一轮的观点。简洁：最多五句。
 "confidence" 是你方正确的概率（0 到 1）。
 如果证据不足以支持你方，在 "search_query" 中写一个新的搜索查询；否则留空。
