@@ -22,8 +22,15 @@ def make_context(settings: dict[str, Any] | Context | None = None, **overrides: 
 
 
 def run_config(ctx: Context, **extra: Any) -> dict[str, Any]:
-    """The LangGraph run config for a context (concurrency bound, tags for tracing)."""
-    return {"max_concurrency": ctx.max_concurrency,
+    """The LangGraph run config for a context (concurrency bound, tags for tracing).
+
+    The embedded server answers one request at a time and reuses the prompt prefix of the
+    previous one, so claims run one by one there: interleaving them only evicts that cache.
+    """
+    from factcourt.providers.models import choose
+
+    embedded = choose(ctx, "evaluator").endpoint == "embedded"
+    return {"max_concurrency": 1 if embedded else ctx.max_concurrency,
             "tags": [f"protocol:{ctx.protocol}", f"rule:{ctx.rule}"],
             "metadata": {"protocol": ctx.protocol, "rule": ctx.rule, "search": ctx.search},
             "recursion_limit": 200, **extra}

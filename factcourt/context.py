@@ -40,6 +40,10 @@ class Context:
         "Per-role model overrides, e.g. {'moderator': 'gpt-4o'}. Roles: " + ", ".join(ROLES),
         factory=dict,
     )
+    local_weights: str | None = _describe(
+        "GGUF file the embedded llama.cpp server loads. Default: Qwen2.5-Coder-1.5B-Instruct "
+        "Q4_K_M, fetched once into the user cache.",
+    )
     structured_output: Literal["auto", "json_schema", "function_calling", "json_mode"] = _describe(
         "How structured answers are requested. 'auto': json_schema on OpenAI, function calling "
         "on other endpoints (llama.cpp rejects strict json_schema).",

@@ -62,7 +62,7 @@ class LocalModelServer:
                     [sys.executable, "-m", "llama_cpp.server",
                      "--model", str(self.model_path), "--host", "127.0.0.1",
                      "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-                     "--n_threads", str(self.threads), "--model_alias", "local"],
+                     "--n_threads", str(self.threads), "--model_alias", self.model_path.stem],
                     stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                     start_new_session=True,  # Ctrl-C reaches us; we stop it ourselves
                 )

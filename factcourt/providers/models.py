@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -30,7 +31,6 @@ from factcourt.state import Usage
 T = TypeVar("T", bound=BaseModel)
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
-LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
 _registered: dict[str, BaseChatModel] = {}
 _built: dict[tuple, BaseChatModel] = {}
@@ -76,8 +76,9 @@ def choose(ctx: Context, role: str) -> ModelChoice:
         )
     from factcourt.providers.weights import weights_path
 
-    return ModelChoice(role, LOCAL_MODEL_NAME, "embedded", _method(ctx, "function_calling"),
-                       weights=str(weights_path()))
+    weights = ctx.local_weights or str(weights_path())
+    return ModelChoice(role, Path(weights).stem, "embedded", _method(ctx, "function_calling"),
+                       weights=weights)
 
 
 def _method(ctx: Context, endpoint_default: str) -> str:
@@ -114,7 +115,9 @@ def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
         from factcourt.providers.local_server import shared_server
         from factcourt.providers.weights import ensure_weights
 
-        server = shared_server(ensure_weights())
+        if ctx.local_weights and not Path(ctx.local_weights).is_file():
+            raise ConfigError(f"local_weights: no such GGUF file: {ctx.local_weights}")
+        server = shared_server(Path(choice.weights) if ctx.local_weights else ensure_weights())
         base_url, api_key = server.base_url, "local"
     else:
         base_url, api_key = choice.endpoint, os.environ.get("OPENAI_API_KEY", "none")

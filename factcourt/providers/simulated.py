@@ -29,7 +29,7 @@ def tagged(text: str, tag: str) -> str:
     return found[-1].strip() if found else ""
 
 
-def evidence_covers(claim: str, evidence: str, share: float = 0.6) -> bool:
+def evidence_covers(claim: str, evidence: str, share: float = 0.75) -> bool:
     """Whether most content words of the claim occur in the evidence."""
     words = {w for w in _WORD.findall(claim.lower()) if w not in _STOP}
     seen = set(_WORD.findall(evidence.lower()))

@@ -1,0 +1,1 @@
+"""Benchmarks: datasets, methods, runners and reports (``factcourt bench``)."""

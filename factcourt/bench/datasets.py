@@ -1,0 +1,112 @@
+"""Loaders for the shared benchmark schema, keeping gold labels away from the methods.
+
+A dataset row becomes a :class:`Case` (what a method may see: claim, question, evidence) and a
+:class:`Gold` (what only the scorer sees). ``meta`` is read for gold fields only and never
+reaches a method.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from factcourt.errors import InputError
+from factcourt.state import Evidence
+
+FOUR_WAY = {"Supported": "supported", "Refuted": "refuted",
+            "Not Enough Evidence": "not_enough_evidence",
+            "Conflicting Evidence/Cherrypicking": "conflicting_evidence"}
+
+
+@dataclass(frozen=True)
+class Case:
+    """What a method is given."""
+
+    id: str
+    claim: str
+    question: str = ""
+    evidence: tuple[Evidence, ...] = ()
+
+
+@dataclass(frozen=True)
+class Gold:
+    """What the scorer compares against."""
+
+    label: bool
+    label_4way: str | None = None
+    evidence_text: tuple[str, ...] = field(default=())
+
+
+def _rows(path: Path) -> list[tuple[int, dict]]:
+    if not path.is_file():
+        raise InputError(f"no such dataset file: {path}")
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+    return rows
+
+
+def _evidence_of(items: list) -> tuple[Evidence, ...]:
+    """Evidence texts; bare URLs (FELM's references) carry no text to check against: skipped."""
+    out = []
+    for item in items or []:
+        if isinstance(item, dict):
+            out.append(Evidence(text=item.get("text", ""), url=item.get("url", ""),
+                                title=item.get("title", ""), source="given"))
+        elif isinstance(item, str) and not item.startswith(("http://", "https://")):
+            out.append(Evidence(text=item, source="given", url=""))
+    return tuple(e for e in out if e.text.strip())
+
+
+def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
+    """Load a claims file (``claim``/``label``) or a QA file (``question``/``answer``/``label``)."""
+    pairs = []
+    for number, row in _rows(Path(path)):
+        try:
+            if "claim" in row:
+                case = Case(id=row["id"], claim=row["claim"],
+                            question=row.get("source_question") or "",
+                            evidence=_evidence_of(row.get("evidence", [])))
+            else:  # HaluEval QA: checked as the claim "the answer to Q is A"
+                case = Case(id=row["id"], question=row["question"],
+                            claim=f'The answer to the question "{row["question"]}" is '
+                                  f'"{row["answer"]}".',
+                            evidence=_evidence_of([row.get("knowledge", "")]))
+            meta = row.get("meta") or {}
+            gold = Gold(label=bool(row["label"]), label_4way=FOUR_WAY.get(meta.get("label_4way")),
+                        evidence_text=tuple(e.text for e in case.evidence))
+        except KeyError as exc:
+            raise InputError(f"{path}:{number}: missing field {exc}") from exc
+        pairs.append((case, gold))
+        if limit and len(pairs) >= limit:
+            break
+    return pairs
+
+
+def read_evidence_file(path: Path) -> list[Evidence]:
+    """Evidence for ``factcourt verify --evidence``: a JSON list or JSONL of strings or objects
+    with ``text`` (and optional ``url``, ``title``). Errors name the line."""
+    if not path.is_file():
+        raise InputError(f"no such evidence file: {path}")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+        items = data if isinstance(data, list) else [data]
+    except json.JSONDecodeError:
+        items = [row for _, row in _rows(path)]
+    evidence = []
+    for index, item in enumerate(items, start=1):
+        if isinstance(item, str):
+            evidence.append(Evidence(text=item, source="given"))
+        elif isinstance(item, dict) and isinstance(item.get("text"), str):
+            evidence.append(Evidence(text=item["text"], url=str(item.get("url", "")),
+                                     title=str(item.get("title", "")), source="given"))
+        else:
+            raise InputError(f"{path}: item {index} is neither a string nor an object with 'text'")
+    return evidence

@@ -1,0 +1,371 @@
+"""The command line: ``factcourt check | verify | models | bench | synth-sft | serve | assistants``.
+
+Exit codes: 0 done, 1 the run failed, 2 bad input or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import difflib
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from factcourt.context import ROLES, Context
+from factcourt.errors import ConfigError, FactcourtError, InputError
+
+err = Console(stderr=True)
+out = Console()
+VERDICT_STYLE = {"supported": "green", "refuted": "red", "not_enough_evidence": "yellow",
+                 "conflicting_evidence": "magenta", None: "bold red"}
+
+
+# ------------------------------------------------------------------------------ input
+
+
+def read_text(source: str) -> str:
+    """Read UTF-8 text from a file or '-' (standard input); a wrong encoding is a clear error."""
+    if source == "-":
+        data = sys.stdin.buffer.read()
+        name = "standard input"
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise InputError(f"no such file: {source}")
+        data, name = path.read_bytes(), source
+    return decode(data, name)
+
+
+def decode(data: bytes, name: str) -> str:
+    """Decode UTF-8 (or UTF-16 with a byte-order mark); anything else is rejected, not guessed."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{name} is not UTF-8 text (bad byte at offset {exc.start}); convert it first, "
+            "e.g. `iconv -f latin1 -t utf-8`"
+        ) from exc
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def add_settings(parser: argparse.ArgumentParser) -> None:
+    """The options every checking command shares; each fills a Context field."""
+    g = parser.add_argument_group("debate")
+    g.add_argument("--protocol", choices=["jury", "adversarial"], help="who debates (default jury)")
+    g.add_argument("--rule", choices=["free", "mandatory_search", "adaptive"],
+                   help="debate rule (default free)")
+    g.add_argument("--jurors", type=int, help="number of jury evaluators (default 3)")
+    g.add_argument("--rounds", type=int, help="debate rounds (default: jury 2, adversarial 3)")
+    g.add_argument("--theta", type=float, help="confidence below which a speaker retrieves (0.7)")
+    g = parser.add_argument_group("models and search")
+    g.add_argument("--model", help="model for every role: auto, local, sim, or a model name")
+    g.add_argument("--base-url", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...)")
+    g.add_argument("--role-model", action="append", default=[], metavar="ROLE=MODEL",
+                   help=f"per-role model; roles: {', '.join(ROLES)}")
+    g.add_argument("--search", choices=["local", "tavily", "serper", "given", "none"],
+                   help="search backend (default local: offline Wikipedia)")
+    g.add_argument("--corpus", help="local corpus: JSONL file or folder of .txt files")
+    g = parser.add_argument_group("run")
+    g.add_argument("--concurrency", type=int, help="claims checked at once (default 4)")
+    g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    g.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="any other context setting, VALUE as JSON (e.g. --set use_roles=false)")
+
+
+def settings_from(args: argparse.Namespace) -> Context:
+    """Turn the parsed options into a Context."""
+    values: dict[str, Any] = {}
+    for option, key in [("protocol", "protocol"), ("rule", "rule"), ("jurors", "jurors"),
+                        ("rounds", "rounds"), ("theta", "theta"), ("model", "model"),
+                        ("base_url", "base_url"), ("search", "search"), ("corpus", "corpus"),
+                        ("concurrency", "max_concurrency")]:
+        if getattr(args, option, None) is not None:
+            values[key] = getattr(args, option)
+    if getattr(args, "no_cache", False):
+        values["cache"] = False
+    if getattr(args, "correct", False):
+        values["correct"] = True
+    role_models = {}
+    for item in getattr(args, "role_model", []):
+        role, sep, model = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--role-model takes ROLE=MODEL, not {item!r}")
+        role_models[role] = model
+    if role_models:
+        values["role_models"] = role_models
+    for item in getattr(args, "set", []):
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--set takes KEY=VALUE, not {item!r}")
+        try:
+            values[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            values[key] = raw
+    ctx = Context.from_dict(values)
+    preflight(ctx)
+    return ctx
+
+
+def preflight(ctx: Context) -> None:
+    """Fail fast on configuration (missing keys, missing corpus) before any model call."""
+    from factcourt.providers.models import choose
+    from factcourt.providers.search import backend
+
+    for role in ROLES:
+        choose(ctx, role)
+    if ctx.retrieval_enabled:
+        backend(ctx)
+
+
+# --------------------------------------------------------------------------- running
+
+
+async def run_with_progress(graph: Any, payload: dict, ctx: Context, quiet: bool) -> dict:
+    """Stream a run, drawing a progress bar from its custom events; return the final state."""
+    from factcourt.api import run_config
+
+    config = run_config(ctx)
+    if quiet:
+        return await graph.ainvoke(payload, config=config, context=ctx)
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=err,
+                        transient=True)
+    task = progress.add_task("decomposing", total=None, last="")
+    final: dict = {}
+    with progress:
+        async for namespace, mode, chunk in graph.astream(
+            payload, config=config, context=ctx, stream_mode=["custom", "values"], subgraphs=True
+        ):
+            if mode == "values":
+                if not namespace:  # the root graph's state, not a claim subgraph's
+                    final = chunk
+            elif chunk["event"] == "claims":
+                progress.update(task, description="checking claims", total=chunk["count"])
+            elif chunk["event"] == "verdict":
+                progress.advance(task)
+                progress.update(task, last=f"{chunk['claim_id']}: {chunk['verdict'] or 'failed'}")
+            elif chunk["event"] == "turn_done":
+                progress.update(task, last=f"{chunk['claim_id']} {chunk['speaker']} r{chunk['round']}")
+    return final
+
+
+def print_report(result: dict) -> None:
+    """A readable table of claims, then scores, drops and usage."""
+    table = Table(title="Claims", show_lines=False, expand=True)
+    for col, kw in [("id", {"width": 4}), ("claim", {"ratio": 5}), ("verdict", {"width": 22}),
+                    ("votes", {"ratio": 2}), ("evidence", {"ratio": 2})]:
+        table.add_column(col, **kw)
+    for c in result["claims"]:
+        verdict = c["verdict"] or f"failed: {c['error']}"
+        votes = ", ".join(f"{k}: {v}" for k, v in c["votes"].items())
+        urls = ", ".join(dict.fromkeys(e["url"] for e in c["evidence"] if e["url"]))[:120]
+        table.add_row(c["id"], c["text"], f"[{VERDICT_STYLE.get(c['verdict'], '')}]{verdict}[/]",
+                      votes, urls)
+    out.print(table)
+    s = result["scores"]
+    precision = "n/a" if s.get("precision") is None else f"{s['precision']:.2f}"
+    out.print(f"[bold]precision {precision}[/]  supported {s.get('supported', 0)}  refuted "
+              f"{s.get('refuted', 0)}  not enough evidence {s.get('not_enough_evidence', 0)}  "
+              f"conflicting {s.get('conflicting_evidence', 0)}  failed {s.get('failed', 0)}")
+    for d in result["dropped"]:
+        out.print(f"[dim]dropped ({d['reason']}): {d['sentence']}[/]")
+    u = result["usage"]
+    out.print(f"[dim]{u['calls']} model calls, {u['input_tokens']} input + {u['output_tokens']} "
+              f"output tokens, {u['search_calls']} searches[/]")
+    if result.get("correction"):
+        print_correction(result)
+
+
+def print_correction(result: dict) -> None:
+    """The corrected text and a diff against the original."""
+    corrected = result["correction"]["text"]
+    out.rule("corrected text")
+    out.print(corrected, markup=False)
+    out.rule("diff")
+    diff = difflib.unified_diff(result["response"].splitlines(), corrected.splitlines(),
+                                "original", "corrected", lineterm="")
+    out.print("\n".join(diff) or "(no change)", markup=False)
+
+
+def emit_result(result: dict, args: argparse.Namespace, render) -> None:
+    """Write ``--out``, then print JSON (``--json``) or the readable report."""
+    text = json.dumps(result, ensure_ascii=False, indent=2)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    if args.json:
+        print(text)
+    else:
+        render(result)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Check a long-form text."""
+    from factcourt.api import report
+    from factcourt.graphs.factcheck import graph
+    from factcourt.nodes.decompose import response_problem
+
+    text = read_text(args.file)
+    if problem := response_problem(text):
+        raise InputError(problem)
+    ctx = settings_from(args)
+    payload = {"response": text, "question": args.question or ""}
+    state = asyncio.run(run_with_progress(graph, payload, ctx, args.json or args.quiet))
+    result = report(state, ctx) | {"response": text}
+    emit_result(result, args, print_report)
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Check one claim."""
+    from factcourt.api import verify
+    from factcourt.bench.datasets import read_evidence_file
+
+    ctx = settings_from(args)
+    evidence = read_evidence_file(Path(args.evidence)) if args.evidence else None
+    if evidence is not None and ctx.search == "local" and "search" not in _explicit(args):
+        ctx = Context.from_dict({**ctx.__dict__, "search": "given"})
+    result = verify(args.claim, evidence, args.question or "", ctx)
+    if result["error"]:
+        emit_result(result, args, lambda r: err.print(f"[red]failed:[/] {r['error']}"))
+        return 1
+
+    def render(r: dict) -> None:
+        out.print(f"[bold]{r['text']}[/]")
+        out.print(f"verdict: [{VERDICT_STYLE.get(r['verdict'], '')}]{r['verdict']}[/] after "
+                  f"{r['rounds']} round(s)")
+        if r["justification"]:
+            out.print(f"justification: {r['justification']}")
+        for t in r["transcript"]:
+            out.print(f"[dim]R{t['round']} {t['speaker']}: {t['verdict'] or ''} {t['text']}[/]")
+        out.print(f"[dim]{r['usage']['calls']} model calls, {r['usage']['search_calls']} searches[/]")
+
+    emit_result(result, args, render)
+    return 0
+
+
+def _explicit(args: argparse.Namespace) -> set[str]:
+    return {k for k, v in vars(args).items() if v not in (None, False, [])}
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    """Show which model each role uses and where its weights are."""
+    from factcourt.providers.models import choose
+
+    ctx = Context.from_dict({"model": args.model} if args.model else {})
+    table = Table(title="Models by role")
+    for col in ("role", "model", "endpoint", "structured output", "weights"):
+        table.add_column(col)
+    for role in ROLES:
+        c = choose(ctx, role)
+        weights = c.weights
+        if weights:
+            weights += " (present)" if Path(weights).exists() else " (fetched on first use)"
+        table.add_row(role, c.name, c.endpoint, c.method, weights)
+    out.print(table)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run ``langgraph dev`` for this project (Studio and the HTTP API)."""
+    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true"}
+    command = [str(Path(sys.executable).with_name("langgraph")), "dev", "--no-browser",
+               "--port", str(args.port), "--config", str(project_root() / "langgraph.json")]
+    if args.no_reload:
+        command.append("--no-reload")
+    os.execvpe(command[0], command, env)
+    return 0  # not reached
+
+
+def project_root() -> Path:
+    """The folder that holds langgraph.json."""
+    return Path(__file__).resolve().parent.parent
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="factcourt",
+        description="Check what an LLM wrote: agents debate each claim over retrieved evidence. "
+                    "With no OPENAI_API_KEY it runs offline on an embedded llama.cpp model and a "
+                    "local Wikipedia corpus.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("check", help="check a long-form text (MAD-Fact pipeline)",
+                       description="Split a text into claims, debate each, and score the text.")
+    p.add_argument("file", nargs="?", default="-", help="text file, or - for standard input")
+    p.add_argument("--question", "-q", help="the question the text answers")
+    p.add_argument("--correct", action="store_true", help="rewrite refuted claims and show a diff")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", help="also write the JSON result to this file")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    add_settings(p)
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("verify", help="check one claim (DebateCV or jury)",
+                       description="Debate one claim, over given evidence or retrieved evidence.")
+    p.add_argument("--claim", required=True, help="the claim")
+    p.add_argument("--evidence", help="JSON or JSONL file of evidence ({'text', 'url', 'title'})")
+    p.add_argument("--question", "-q", help="context for the claim")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", help="also write the JSON result to this file")
+    add_settings(p)
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("models", help="show the model each role uses")
+    p.add_argument("--model", help="as in check")
+    p.set_defaults(func=cmd_models)
+
+    p = sub.add_parser("serve", help="start the LangGraph server and Studio (langgraph dev)")
+    p.add_argument("--port", type=int, default=2024)
+    p.add_argument("--no-reload", action="store_true")
+    p.set_defaults(func=cmd_serve)
+
+    from factcourt.bench.cli import add_bench_commands
+
+    add_bench_commands(sub, add_settings)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run a command and map errors to exit codes."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except FactcourtError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/]")
+        return 130
+    except Exception as exc:  # noqa: BLE001
+        if args.debug:
+            raise
+        err.print(f"[red]error:[/] {type(exc).__name__}: {exc} (run with --debug for details)")
+        return 1
+    finally:
+        from factcourt.tracing import flush_traces
+
+        flush_traces()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+import os
+
+import pytest
+
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+os.environ.setdefault("LANGSMITH_TEST_TRACKING", "false")
+os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
+os.environ.setdefault("LANGGRAPH_NO_VERSION_CHECK", "true")
+for secret in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SERPER_API_KEY"):
+    os.environ.pop(secret, None)
+
+from factcourt.providers import models, search  # noqa: E402
+from factcourt.state import Evidence  # noqa: E402
+from tests.fakes import ScriptedModel  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path, monkeypatch):
+    """Every test gets its own cache directory."""
+    monkeypatch.setenv("FACTCOURT_CACHE_DIR", str(tmp_path / "cache"))
+    yield
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    """A tiny local corpus, so search runs for real without the Wikipedia file."""
+    path = tmp_path / "corpus.jsonl"
+    docs = [
+        {"id": "paris", "title": "Paris", "text": "Paris is the capital and largest city of France."},
+        {"id": "eiffel", "title": "Eiffel Tower",
+         "text": "The Eiffel Tower is a wrought-iron tower in Paris, completed in 1889."},
+        {"id": "everest", "title": "Mount Everest",
+         "text": "Mount Everest, in the Himalayas of Asia, is Earth's highest mountain."},
+        {"id": "moon", "title": "Moon", "text": "The Moon is Earth's only natural satellite."},
+    ]
+    import json
+
+    path.write_text("\n".join(json.dumps(d) for d in docs), encoding="utf-8")
+    search._backends.clear()
+    return str(path)
+
+
+@pytest.fixture
+def scripted():
+    """Register a ScriptedModel as model 'scripted'; tests fill its script."""
+    model = ScriptedModel()
+    models.register_model("scripted", model)
+    yield model
+    models.register_model("scripted", None)
+
+
+@pytest.fixture
+def evidence():
+    return [Evidence(text="Paris is the capital of France.", url="https://example.org/paris",
+                     title="Paris")]

@@ -1,0 +1,78 @@
+"""Scripted chat models for unit tests: no network, no server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field
+
+from factcourt.providers.simulated import rule_answer
+
+Answer = dict | str | Exception | Callable[[str], Any]
+
+
+class ScriptedModel(BaseChatModel):
+    """Answers each structured request from a script keyed by schema name.
+
+    A script entry is a list consumed in order (the last item repeats) of: a dict (the tool
+    arguments), a str (plain text, which does not parse), an Exception (raised, as a timeout
+    would be) or a callable of the prompt returning one of those. Schemas with no entry are
+    answered by the simulated model's rules. Every call is recorded in ``calls``.
+    """
+
+    script: dict[str, list[Answer]] = Field(default_factory=dict)
+    calls: list[tuple[str, str]] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def count(self, schema: str) -> int:
+        return sum(1 for name, _ in self.calls if name == schema)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+        name = kwargs["tools"][0]["function"]["name"]
+        prompt = str(messages[-1].content)
+        index = self.count(name)
+        self.calls.append((name, prompt))
+        entries = self.script.get(name)
+        answer: Any = entries[min(index, len(entries) - 1)] if entries else rule_answer(name, prompt)
+        if callable(answer) and not isinstance(answer, dict):
+            answer = answer(prompt)
+        if isinstance(answer, Exception):
+            raise answer
+        usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+        if isinstance(answer, str):
+            message = AIMessage(content=answer, usage_metadata=usage)
+        else:
+            message = AIMessage(content="", usage_metadata=usage, tool_calls=[
+                {"name": name, "args": answer, "id": f"call_{len(self.calls)}", "type": "tool_call"}])
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def juror(verdict: str, confidence: float = 0.9, query: str = "") -> dict:
+    return {"explanation": f"I say {verdict}.", "verdict": verdict, "confidence": confidence,
+            "search_query": query}
+
+
+def moderator(verdict: str, stop: bool, new_insights: bool = False) -> dict:
+    return {"summary": "round summary", "new_insights": new_insights, "gaps": "", "stop": stop,
+            "justification": f"The debate shows {verdict}.", "verdict": verdict}
+
+
+def debater(confidence: float = 0.9, query: str = "") -> dict:
+    return {"argument": "Per [E1] it holds.", "citations": [1], "confidence": confidence,
+            "search_query": query}
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value)

@@ -1,0 +1,86 @@
+"""The command line: JSON shape, exit codes and one-sentence errors."""
+
+import json
+
+from factcourt.cli import main
+
+
+def test_check_json_has_the_documented_shape(tmp_path, capsys, corpus):
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite.",
+                    encoding="utf-8")
+    out = tmp_path / "r.json"
+    assert main(["check", str(text), "--model", "sim", "--corpus", corpus, "--json",
+                 "--out", str(out)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert json.loads(out.read_text(encoding="utf-8")) == result
+    assert set(result) >= {"claims", "scores", "usage", "dropped"}
+    assert set(result["usage"]) >= {"calls", "input_tokens", "output_tokens", "search_calls"}
+    claim = result["claims"][0]
+    assert set(claim) >= {"text", "verdict", "evidence", "usage", "transcript", "votes"}
+    assert claim["verdict"] == "supported"
+
+
+def test_second_identical_run_makes_no_model_or_search_call(tmp_path, capsys, corpus):
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris. Mount Everest is in Africa.", encoding="utf-8")
+    args = ["check", str(text), "--model", "sim", "--corpus", corpus, "--json",
+            "--rule", "mandatory_search"]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(args) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert first["usage"]["calls"] > 0 and first["usage"]["search_calls"] > 0
+    assert second["usage"]["calls"] == 0 and second["usage"]["search_calls"] == 0
+    assert [c["verdict"] for c in second["claims"]] == [c["verdict"] for c in first["claims"]]
+    assert main([*args, "--no-cache"]) == 0
+    assert json.loads(capsys.readouterr().out)["usage"]["calls"] == first["usage"]["calls"]
+
+
+def test_readable_report(tmp_path, capsys, corpus):
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    assert main(["check", str(text), "--model", "sim", "--corpus", corpus, "--quiet"]) == 0
+    shown = capsys.readouterr().out
+    assert "Eiffel Tower" in shown and "supported" in shown and "precision 1.00" in shown
+
+
+def test_bad_input_and_configuration_exit_2(tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n", encoding="utf-8")
+    assert main(["check", str(empty), "--model", "sim"]) == 2
+    assert "empty" in capsys.readouterr().err
+    assert main(["check", str(tmp_path / "missing.txt")]) == 2
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("café".encode("latin-1"))
+    assert main(["check", str(latin), "--model", "sim"]) == 2
+    assert main(["check", str(empty), "--model", "sim", "--search", "tavily"]) == 2
+    assert main(["verify", "--claim", "x", "--model", "sim", "--set", "jurors=99"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "jurors" in err
+
+
+def test_missing_key_names_the_variable(tmp_path, capsys):
+    text = tmp_path / "t.txt"
+    text.write_text("The Moon orbits the Earth.", encoding="utf-8")
+    assert main(["check", str(text), "--model", "sim", "--search", "serper"]) == 2
+    err = capsys.readouterr().err
+    assert "SERPER_API_KEY" in err and "Traceback" not in err
+
+
+def test_verify_with_an_evidence_file(tmp_path, capsys):
+    evidence = tmp_path / "ev.json"
+    evidence.write_text(json.dumps([{"text": "The Eiffel Tower is in Paris, France.",
+                                     "url": "https://example.org/e"}]), encoding="utf-8")
+    assert main(["verify", "--claim", "The Eiffel Tower is in Paris.", "--evidence", str(evidence),
+                 "--model", "sim", "--protocol", "adversarial", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["verdict"] == "supported" and result["usage"]["search_calls"] == 0
+    assert result["evidence"][0]["url"] == "https://example.org/e"
+
+
+def test_models_command_lists_every_role(capsys):
+    assert main(["models"]) == 0
+    shown = capsys.readouterr().out
+    for role in ("clerk", "evaluator", "moderator", "corrector"):
+        assert role in shown

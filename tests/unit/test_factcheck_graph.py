@@ -1,0 +1,117 @@
+"""The long-form graph end to end on scripted and rule-following fake models."""
+
+import asyncio
+
+import pytest
+
+import factcourt
+from factcourt.errors import InputError
+from factcourt.graphs.factcheck import graph
+from tests.fakes import juror
+
+TEXT = ("The Eiffel Tower is in Paris. It was completed in 1889. "
+        "Mount Everest is the highest mountain on Earth.")
+
+
+def test_claims_are_checked_in_parallel_branches_and_scored(scripted, corpus):
+    result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False)
+    assert [c["id"] for c in result["claims"]] == ["c1", "c2", "c3"]
+    assert result["scores"]["claims"] == 3 and result["scores"]["failed"] == 0
+    for claim in result["claims"]:
+        start, end = claim["span"]
+        assert TEXT[start:end] == claim["sentence"]
+        assert claim["usage"]["calls"] >= 3
+    clerk_calls = result["usage"]["by_role"]["clerk"]["calls"]
+    assert result["usage"]["calls"] == clerk_calls + sum(c["usage"]["calls"] for c in result["claims"])
+
+
+def test_one_failing_claim_does_not_stop_the_others(scripted, corpus):
+    def answer(prompt):
+        if "1889" in prompt:
+            return TimeoutError("slow")
+        return juror("supported")
+
+    scripted.script["JurorAnswer"] = [answer]
+    result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False)
+    by_text = {c["text"]: c for c in result["claims"]}
+    assert by_text["It was completed in 1889."]["verdict"] is None
+    assert "TimeoutError" in by_text["It was completed in 1889."]["error"]
+    assert result["scores"]["supported"] == 2 and result["scores"]["failed"] == 1
+    assert result["scores"]["precision"] == 1.0
+
+
+def test_a_text_with_no_check_worthy_claim_is_a_valid_empty_result(scripted):
+    scripted.script["ClerkOutput"] = [{"claims": [], "dropped": [
+        {"sentence": "I think jazz is the best music.", "reason": "opinion"}]}]
+    result = factcourt.check("I think jazz is the best music.", model="scripted", cache=False)
+    assert result["claims"] == [] and result["scores"]["precision"] is None
+    assert result["dropped"] == [{"sentence": "I think jazz is the best music.", "reason": "opinion"}]
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t "])
+def test_empty_text_is_a_clear_error(scripted, text):
+    with pytest.raises(InputError, match="empty"):
+        factcourt.check(text, model="scripted", cache=False)
+
+
+def test_huge_text_is_a_clear_error(scripted):
+    with pytest.raises(InputError, match="limit"):
+        factcourt.check("word " * 30_000, model="scripted", cache=False)
+
+
+def test_sentences_the_clerk_skips_are_asked_again_then_kept_whole(scripted, corpus):
+    scripted.script["ClerkOutput"] = [
+        {"claims": [{"sentence": "The Eiffel Tower is in Paris.", "claim": "The Eiffel Tower is in Paris."}],
+         "dropped": []},
+        {"claims": [], "dropped": []},
+    ]
+    result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False)
+    assert scripted.count("ClerkOutput") == 2
+    assert len(result["claims"]) == 3, "no sentence is dropped silently"
+
+
+def test_long_text_is_chunked_and_every_chunk_decomposed(scripted, corpus):
+    text = " ".join(f"Fact number {i} is about Paris." for i in range(120))
+    result = factcourt.check(text, model="scripted", corpus=corpus, cache=False, max_claims=200,
+                             rule="adaptive", search="none")
+    assert scripted.count("ClerkOutput") > 1
+    assert len(result["claims"]) == 120
+
+
+def test_max_claims_guard_records_the_overflow(scripted):
+    text = "A is B. C is D. E is F."
+    result = factcourt.check(text, model="scripted", cache=False, max_claims=2, search="none",
+                             rule="adaptive")
+    assert len(result["claims"]) == 2
+    assert [d["reason"] for d in result["dropped"]] == ["over_limit"]
+
+
+def test_stream_carries_per_claim_progress_events(scripted, corpus):
+    ctx = factcourt.Context(model="scripted", corpus=corpus, cache=False, rule="adaptive")
+
+    async def collect():
+        return [chunk async for _, mode, chunk in graph.astream(
+            {"response": TEXT}, context=ctx, stream_mode=["updates", "custom"], subgraphs=True)
+            if mode == "custom"]
+
+    events = asyncio.run(collect())
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "claims" and kinds.count("claim_started") == 3
+    assert kinds.count("verdict") == 3 and "turn_done" in kinds
+
+
+def test_chinese_text_uses_chinese_prompts(scripted):
+    result = factcourt.check("北京是中国的首都。长城位于中国北方。", model="scripted", cache=False,
+                             search="none", rule="adaptive")
+    assert result["language"] == "zh" and len(result["claims"]) == 2
+    juror_prompts = [p for n, p in scripted.calls if n == "JurorAnswer"]
+    assert juror_prompts and "<claim>北京是中国的首都。</claim>" in juror_prompts[0]
+
+
+def test_draw_mermaid_shows_the_rule_branches():
+    drawing = graph.get_graph(xray=True).draw_mermaid()
+    for label in ("retrieval_first", "adaptive_unanimous", "converged", "moderate"):
+        assert label in drawing
+    for node in ("decompose", "retrieve", "debater_turn", "moderator", "judge_vote", "score",
+                 "correct"):
+        assert node in drawing

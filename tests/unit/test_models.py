@@ -1,0 +1,67 @@
+"""Model resolution, structured calls, retries of unparsable answers and the SQLite cache."""
+
+import asyncio
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+from factcourt.context import Context
+from factcourt.errors import ConfigError
+from factcourt.providers.models import ask, choose
+from factcourt.state import JurorAnswer
+from tests.fakes import juror
+
+
+def test_roles_resolve_to_endpoints(monkeypatch):
+    ctx = Context(role_models={"moderator": "gpt-4o"})
+    assert choose(ctx, "evaluator").endpoint == "embedded"
+    assert choose(ctx, "evaluator").method == "function_calling"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert choose(ctx, "evaluator").name == "gpt-4o-mini"
+    assert choose(ctx, "moderator") .name == "gpt-4o"
+    assert choose(ctx, "moderator").method == "json_schema"
+    vllm = Context(base_url="http://127.0.0.1:8000/v1", model="qwen")
+    assert choose(vllm, "clerk").endpoint == "http://127.0.0.1:8000/v1"
+    assert choose(vllm, "clerk").method == "function_calling"
+
+
+def test_a_named_model_without_key_or_endpoint_is_a_config_error():
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        choose(Context(model="gpt-4o"), "clerk")
+
+
+def call(ctx):
+    return asyncio.run(ask(ctx, "evaluator", JurorAnswer, [HumanMessage("<claim>x</claim>")],
+                           run_name="test"))
+
+
+def test_usage_is_counted_from_the_server_reply(scripted):
+    answer = call(Context(model="scripted"))
+    assert answer.value is not None
+    assert answer.usage.calls == 1 and answer.usage.input_tokens == 10
+    assert answer.usage.by_role["evaluator"]["output_tokens"] == 5
+
+
+def test_unparsable_answers_are_retried_then_reported(scripted):
+    scripted.script["JurorAnswer"] = ["garbage", "{broken", juror("supported")]
+    answer = call(Context(model="scripted", retries=2))
+    assert answer.value.verdict == "supported" and answer.usage.calls == 3
+    scripted.calls.clear()
+    scripted.script["JurorAnswer"] = ["garbage"]
+    answer = call(Context(model="scripted", retries=1))
+    assert answer.value is None and "unparsable" in answer.error and answer.usage.calls == 2
+
+
+def test_second_identical_call_is_served_by_the_cache(monkeypatch):
+    from factcourt.providers import models
+    from factcourt.providers.simulated import SimulatedChatModel
+
+    built = []
+    monkeypatch.setattr(models, "_build", lambda ctx, choice: built.append(1) or SimulatedChatModel())
+    models._built.clear()
+    first = call(Context(model="sim"))
+    second = call(Context(model="sim"))
+    assert first.usage.calls == 1 and not first.cached
+    assert second.cached and second.usage.calls == 0 and second.value == first.value
+    third = call(Context(model="sim", cache=False))
+    assert third.usage.calls == 1

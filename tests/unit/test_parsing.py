@@ -1,0 +1,67 @@
+"""Input parsing: encodings, evidence files, dataset rows, sentence splitting and spans."""
+
+import json
+
+import pytest
+
+from factcourt.bench.datasets import load, read_evidence_file
+from factcourt.cli import decode
+from factcourt.errors import InputError
+from factcourt.nodes.decompose import chunk, locate, split_sentences
+
+
+def test_decode_utf8_bom_and_utf16():
+    assert decode("café".encode(), "x") == "café"
+    assert decode("\ufeffcafé".encode(), "x") == "café"
+    assert decode("café".encode("utf-16"), "x") == "café"
+
+
+def test_decode_rejects_other_encodings_with_the_offset():
+    with pytest.raises(InputError, match="not UTF-8.*offset 3"):
+        decode("café".encode("latin-1"), "notes.txt")
+
+
+def test_evidence_file_json_jsonl_and_errors(tmp_path):
+    as_json = tmp_path / "e.json"
+    as_json.write_text(json.dumps(["plain text", {"text": "t", "url": "u"}]), encoding="utf-8")
+    assert [e.text for e in read_evidence_file(as_json)] == ["plain text", "t"]
+    as_jsonl = tmp_path / "e.jsonl"
+    as_jsonl.write_text('{"text": "a"}\n{"text": "b", "title": "B"}\n', encoding="utf-8")
+    assert [e.title for e in read_evidence_file(as_jsonl)] == ["", "B"]
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"text": "a"}\n{"text": \n', encoding="utf-8")
+    with pytest.raises(InputError, match="broken.jsonl:2"):
+        read_evidence_file(broken)
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps([{"content": "x"}]), encoding="utf-8")
+    with pytest.raises(InputError, match="item 1"):
+        read_evidence_file(wrong)
+
+
+def test_dataset_rows_keep_gold_and_meta_away_from_the_case(tmp_path):
+    rows = [
+        {"id": "a", "claim": "C", "label": False, "source_question": "Q",
+         "evidence": ["Q: x A: y", "https://only.a/url"],
+         "meta": {"label_4way": "Refuted", "justification": "secret"}},
+        {"id": "b", "question": "Who?", "answer": "Me", "knowledge": "K", "label": True,
+         "meta": {"right_answer": "Me"}},
+    ]
+    path = tmp_path / "d.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    (case_a, gold_a), (case_b, gold_b) = load(path)
+    assert [e.text for e in case_a.evidence] == ["Q: x A: y"]
+    assert gold_a.label is False and gold_a.label_4way == "refuted"
+    assert "secret" not in repr(case_a)
+    assert case_b.claim == 'The answer to the question "Who?" is "Me".'
+    assert [e.text for e in case_b.evidence] == ["K"] and gold_b.label is True
+    assert len(load(path, limit=1)) == 1
+
+
+def test_sentences_chunks_and_spans():
+    text = "First one. Second one! 第三句。第四句？\nLast line"
+    assert split_sentences(text) == ["First one.", "Second one!", "第三句。", "第四句？", "Last line"]
+    chunks = chunk("A b c. " * 400, limit=100)
+    assert all(len(c) <= 100 for c in chunks) and sum(c.count("A b c.") for c in chunks) == 400
+    assert locate("Second one!", text) == (11, 22)
+    assert locate("second  one", text) is not None
+    assert locate("Nothing like it at all here", text) is None

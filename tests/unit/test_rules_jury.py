@@ -1,0 +1,92 @@
+"""Each jury rule's routing, counted in model and search calls with a scripted model."""
+
+import factcourt
+from tests.fakes import juror
+
+CLAIM = "The Eiffel Tower is in Paris."
+
+
+def run(scripted, corpus, **settings):
+    settings = {"model": "scripted", "corpus": corpus, "cache": False, **settings}
+    return factcourt.verify(CLAIM, **settings)
+
+
+def test_free_confident_jury_answers_directly(scripted, corpus):
+    scripted.script["JurorAnswer"] = [juror("supported")]
+    result = run(scripted, corpus, rule="free")
+    assert scripted.count("JurorAnswer") == 6  # 3 jurors x 2 rounds
+    assert result["usage"]["search_calls"] == 0
+    assert result["verdict"] == "supported" and result["rounds"] == 2
+
+
+def test_free_unsure_juror_retrieves_then_answers_again_in_round_1_only(scripted, corpus):
+    unsure, sure = juror("not_enough_evidence", 0.3, "Eiffel Tower location"), juror("supported")
+    scripted.script["JurorAnswer"] = [unsure, sure, unsure, sure, unsure, sure, unsure]
+    result = run(scripted, corpus, rule="free")
+    # round 1: 3 x (unsure + answer after evidence); round 2: direct answers even when unsure
+    assert scripted.count("JurorAnswer") == 9
+    assert result["usage"]["search_calls"] == 1 + 2  # the suggested query, then fresh ones
+    assert len(result["queries"]) == len(set(result["queries"]))
+    assert all(t["retrieved_before"] for t in result["transcript"] if t["round"] == 1)
+    assert not any(t["retrieved_before"] for t in result["transcript"] if t["round"] == 2)
+
+
+def test_mandatory_search_retrieves_before_every_round_1_turn(scripted, corpus):
+    scripted.script["JurorAnswer"] = [juror("supported", 0.2)]  # unsure, but already searched
+    scripted.script["SearchQuery"] = [{"query": "Eiffel Tower city"}, {"query": "Paris landmarks"}]
+    result = run(scripted, corpus, rule="mandatory_search")
+    assert scripted.count("JurorAnswer") == 6
+    assert result["usage"]["search_calls"] == 3
+    assert result["queries"] == [CLAIM, "Eiffel Tower city", "Paris landmarks"]
+    assert result["evidence"], "the knowledge base is shared and filled"
+
+
+def test_adaptive_unanimous_round_1_goes_straight_to_the_vote(scripted, corpus):
+    scripted.script["JurorAnswer"] = [juror("supported")]
+    result = run(scripted, corpus, rule="adaptive")
+    assert scripted.count("JurorAnswer") == 3  # exactly N evaluator calls
+    assert result["usage"]["calls"] == 3 and result["usage"]["search_calls"] == 0
+    assert result["rounds"] == 1
+
+
+def test_adaptive_split_jury_must_retrieve_before_round_2(scripted, corpus):
+    scripted.script["JurorAnswer"] = [juror("supported"), juror("refuted"), juror("supported"),
+                                      juror("supported")]
+    scripted.script["SearchQuery"] = [{"query": "q two"}, {"query": "q three"}]
+    result = run(scripted, corpus, rule="adaptive")
+    assert scripted.count("JurorAnswer") == 6
+    assert result["usage"]["search_calls"] == 3
+    assert all(t["retrieved_before"] for t in result["transcript"] if t["round"] == 2)
+
+
+def test_ablations_no_search_and_no_debate(scripted, corpus):
+    scripted.script["JurorAnswer"] = [juror("supported", 0.1, "some query")]
+    result = run(scripted, corpus, rule="free", search="none", use_debate=False)
+    assert scripted.count("JurorAnswer") == 3
+    assert result["usage"]["search_calls"] == 0 and result["rounds"] == 1
+
+
+def test_no_roles_ablation_uses_identical_evaluators(scripted, corpus):
+    scripted.script["JurorAnswer"] = [juror("supported")]
+    result = run(scripted, corpus, use_roles=False, use_debate=False)
+    assert set(result["votes"]) == {"Evaluator 1", "Evaluator 2", "Evaluator 3"}
+    prompts = [p for name, p in scripted.calls if name == "JurorAnswer"]
+    assert all("You are a careful fact-checker." in p for p in prompts)
+    assert not any("critic" in p.lower() for p in prompts)
+
+
+def test_unparsable_turn_is_retried_then_recorded_failed_and_vote_uses_the_rest(scripted, corpus):
+    scripted.script["JurorAnswer"] = [juror("refuted"), "not json at all", "still not",
+                                      "nope", juror("refuted")]
+    result = run(scripted, corpus, rule="free", use_debate=False, retries=2)
+    failed = [t for t in result["transcript"] if t["failed"]]
+    assert len(failed) == 1 and failed[0]["speaker"] == "Critic"
+    assert result["verdict"] == "refuted" and set(result["votes"]) == {"General Public",
+                                                                      "News Author"}
+
+
+def test_model_timeouts_fail_the_claim_with_a_reason_not_a_verdict(scripted, corpus):
+    scripted.script["JurorAnswer"] = [TimeoutError("model timed out")]
+    result = run(scripted, corpus, rule="free")
+    assert result["verdict"] is None
+    assert "TimeoutError" in result["error"]

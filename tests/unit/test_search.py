@@ -1,0 +1,107 @@
+"""Search backends: BM25 over the offline Wikipedia summaries, errors, retries and cache."""
+
+import json
+
+import pytest
+
+from factcourt.context import Context
+from factcourt.errors import BackendError, ConfigError, InputError
+from factcourt.providers import search
+from factcourt.providers.search import LocalBM25, load_corpus
+
+
+@pytest.fixture(scope="module")
+def wikipedia():
+    return LocalBM25(load_corpus(None))
+
+
+@pytest.mark.parametrize("claim, title", [
+    ("The Eiffel Tower is a wrought-iron lattice tower in Paris", "Eiffel Tower"),
+    ("Albert Einstein developed the theory of relativity", "Albert Einstein"),
+    ("The Great Wall of China was built across northern China", "Great Wall of China"),
+    ("Photosynthesis converts light energy into chemical energy in plants", "Photosynthesis"),
+])
+def test_bm25_finds_the_right_wikipedia_summary(wikipedia, claim, title):
+    titles = [e.title for e in wikipedia.search(claim, 3)]
+    assert title in titles
+    top = wikipedia.search(claim, 1)[0]
+    assert top.url.startswith("https://en.wikipedia.org/wiki/") and top.source == "local"
+
+
+def test_default_corpus_is_the_10k_wikipedia_summaries(wikipedia):
+    assert len(wikipedia.documents) > 10_000
+
+
+def test_jsonl_and_folder_corpora(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("Lions live in Africa.", encoding="utf-8")
+    assert load_corpus(tmp_path / "docs")[0].url == "a.txt"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"text": "ok"}) + "\n{oops\n", encoding="utf-8")
+    with pytest.raises(InputError, match="bad.jsonl:2"):
+        load_corpus(bad)
+
+
+def test_missing_keys_are_config_errors():
+    search._backends.clear()
+    with pytest.raises(ConfigError, match="TAVILY_API_KEY"):
+        search.backend(Context(search="tavily"))
+    with pytest.raises(ConfigError, match="SERPER_API_KEY"):
+        search.backend(Context(search="serper"))
+
+
+def test_tavily_error_replies_become_errors(monkeypatch):
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    tavily = search.TavilyBackend()
+
+    class Tool:
+        def invoke(self, _):
+            return {"error": "rate limited"}
+
+    tavily._tool = Tool()
+    with pytest.raises(BackendError, match="rate limited"):
+        tavily.search("q", 3)
+
+
+class Flaky:
+    name = "flaky"
+
+    def __init__(self, failures):
+        self.failures, self.calls = failures, 0
+
+    def search(self, query, k):
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise ConnectionError("backend down")
+        return [search.Evidence(text=f"about {query}", url="u", source="flaky")]
+
+
+def test_backend_errors_are_retried_then_raised_never_empty(monkeypatch):
+    ctx = Context(search="tavily", retries=2, cache=False)
+    flaky = Flaky(failures=1)
+    monkeypatch.setattr(search, "backend", lambda _ctx: flaky)
+    found, real = search.search(ctx, "q")
+    assert found and real and flaky.calls == 2
+    down = Flaky(failures=99)
+    monkeypatch.setattr(search, "backend", lambda _ctx: down)
+    with pytest.raises(BackendError, match="backend down"):
+        search.search(ctx, "q")
+    assert down.calls == 3
+
+
+def test_search_results_are_cached(monkeypatch):
+    ctx = Context(search="tavily")
+    flaky = Flaky(failures=0)
+    monkeypatch.setattr(search, "backend", lambda _ctx: flaky)
+    assert search.search(ctx, "same")[1] is True
+    found, real = search.search(ctx, "same")
+    assert real is False and found[0].text == "about same" and flaky.calls == 1
+
+
+def test_a_down_backend_fails_the_claim_with_the_reason(scripted, monkeypatch):
+    import factcourt
+
+    monkeypatch.setattr(search, "backend", lambda _ctx: Flaky(failures=99))
+    result = factcourt.verify("The Moon orbits the Earth.", model="scripted",
+                              rule="mandatory_search", cache=False, retries=1, search="tavily")
+    assert result["verdict"] is None and "backend down" in result["error"]

