@@ -224,6 +224,23 @@ class SearchQuery(BaseModel):
     query: str
 
 
+class Rating(BaseModel):
+    """A single verifier's verdict (the ``single`` and ``safe`` baselines)."""
+
+    explanation: str = Field(description="why, citing evidence numbers like [E1]")
+    verdict: Verdict
+
+
+class FireStep(BaseModel):
+    """One step of the FIRE baseline: answer now, or search again."""
+
+    reasoning: str = Field(description="what the evidence so far shows")
+    action: Literal["answer", "search"]
+    search_query: str = Field(default="", description="the next query, when searching")
+    verdict: Verdict = Field(description="the best verdict now")
+    confidence: float = Field(ge=0.0, le=1.0, description="probability the verdict is correct")
+
+
 class CorrectorAnswer(BaseModel):
     """The corrector's rewrite of one sentence that holds a refuted claim."""
 

@@ -1,11 +1,114 @@
-"""``factcourt bench`` and ``factcourt synth-sft`` subcommands."""
+"""``factcourt bench run | perf`` and ``factcourt synth-sft``."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from factcourt.bench.methods import METHODS
+
+out = Console()
+
+
+def cmd_bench_run(args: argparse.Namespace) -> int:
+    """Compare methods on a labelled dataset."""
+    from factcourt.bench.report import Prices
+    from factcourt.bench.runner import run_bench
+    from factcourt.cli import settings_from
+
+    if args.evidence:
+        args.search = args.evidence
+    args.no_cache = not args.cache  # cached answers would hide the cost of later methods
+    ctx = settings_from(args)
+    prices = Prices(args.price_input, args.price_output, args.price_search)
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    summary = asyncio.run(run_bench(Path(args.dataset), methods, ctx, Path(args.out),
+                                    limit=args.limit, seed=args.seed, prices=prices))
+    out.print((Path(args.out) / "report.md").read_text(encoding="utf-8"), markup=False)
+    out.print(f"[dim]reports in {args.out}: report.json, report.md, wrong_predictions.csv "
+              f"({summary['wrong_predictions']} rows), f1_false_vs_cost.png[/]")
+    return 0
+
+
+def cmd_bench_perf(args: argparse.Namespace) -> int:
+    """Framework overhead and concurrency on the simulated model."""
+    from factcourt.bench.perf import run_perf
+
+    levels = tuple(int(c) for c in args.concurrency.split(","))
+    rows = run_perf(args.claims, levels, args.latency, args.rule)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    table = Table(title=f"{args.claims} claims, simulated model at {args.latency * 1000:.0f} ms/call")
+    for col in ("concurrency", "calls", "wall s", "critical path s", "bound at concurrency s",
+                "wall / bound", "overhead ms/call"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(str(r["concurrency"]), str(r["calls"]), f"{r['wall_s']:.2f}",
+                      f"{r['critical_path_s']:.2f}", f"{r['bound_at_concurrency_s']:.2f}",
+                      f"{r['wall_over_bound']:.3f}", f"{r['overhead_ms_per_call']:.2f}")
+    out.print(table)
+    return 0
+
+
+def cmd_synth_sft(args: argparse.Namespace) -> int:
+    """Build Debate-SFT training data."""
+    from factcourt.bench.sft import synth_sft
+    from factcourt.cli import settings_from
+
+    ctx = settings_from(args)
+    counts = asyncio.run(synth_sft(Path(args.dataset), Path(args.out), ctx, args.limit))
+    out.print(f"{counts['written']} samples written to {args.out} ({counts['corrected']} with a "
+              f"Corrector-written target), {counts['failed']} failed, {counts['skipped']} "
+              "already there")
+    return 0 if counts["failed"] == 0 else 1
 
 
 def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) -> None:
-    """Register the benchmark commands."""
-    return None
+    """Register ``bench run``, ``bench perf`` and ``synth-sft``."""
+    bench = sub.add_parser("bench", help="benchmarks: quality, cost and speed")
+    bench_sub = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCH")
+
+    p = bench_sub.add_parser(
+        "run", help="compare methods on a labelled dataset",
+        description="Runs each method on the same claims with the same model and retrieval, "
+                    "writes every prediction as it finishes (the same command resumes), and "
+                    "reports P/R/F1 per label, accuracy, cost and time per claim.")
+    p.add_argument("--dataset", required=True,
+                   help="claims.jsonl or qa.jsonl in the shared schema (meta is never shown "
+                        "to a method)")
+    p.add_argument("--methods", default="jury,adversarial,single",
+                   help=f"comma-separated, from: {', '.join(METHODS)}")
+    p.add_argument("--evidence", choices=["given", "local", "tavily", "serper", "none"],
+                   help="evidence condition (same as --search)")
+    p.add_argument("--limit", type=int, help="first N cases (after shuffling with --seed)")
+    p.add_argument("--seed", type=int, help="shuffle the cases with this seed before --limit")
+    p.add_argument("--out", default="bench-out", help="folder for predictions and reports")
+    p.add_argument("--cache", action="store_true",
+                   help="reuse cached model answers (cost columns then count only new calls)")
+    p.add_argument("--price-input", type=float, default=0.15, help="$ per 1M input tokens")
+    p.add_argument("--price-output", type=float, default=0.60, help="$ per 1M output tokens")
+    p.add_argument("--price-search", type=float, default=0.0, help="$ per search query")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_run)
+
+    p = bench_sub.add_parser("perf", help="overhead and concurrency on a simulated model")
+    p.add_argument("--claims", type=int, default=20)
+    p.add_argument("--concurrency", default="1,4,8")
+    p.add_argument("--latency", type=float, default=0.05, help="seconds per simulated call")
+    p.add_argument("--rule", default="free", choices=["free", "mandatory_search", "adaptive"])
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench_perf)
+
+    p = sub.add_parser("synth-sft", help="build Debate-SFT data (adversarial debate + Corrector)")
+    p.add_argument("--dataset", required=True, help="labelled claims with evidence")
+    p.add_argument("--out", required=True, help="JSONL output (resumes when it exists)")
+    p.add_argument("--limit", type=int)
+    add_settings(p)
+    p.set_defaults(func=cmd_synth_sft)

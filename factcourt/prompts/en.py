@@ -135,17 +135,54 @@ given: reason from the debate and the evidence to the correct verdict, citing ev
 Do not mention that the verdict was given to you.
 {DATA_RULE}"""
 
-SFT_USER = """<claim>{claim}</claim>
+SFT_CONTEXT = """<claim>{claim}</claim>
 <evidence>
 {evidence}
 </evidence>
 <debate>
 {pool}
 </debate>
-Correct verdict: {verdict}. Write the justification."""
+"""
+
+SFT_USER = SFT_CONTEXT + "Correct verdict: {verdict}. Write the justification."
 
 SFT_TASK = """Decide whether the claim is supported, refuted, not_enough_evidence or
 conflicting_evidence, given the evidence and the debate, and justify the verdict."""
+
+SINGLE_SYSTEM = f"""You are a fact-checker. Decide whether the claim is true using the evidence and
+well-established knowledge. Verdicts: "supported", "refuted", "not_enough_evidence",
+"conflicting_evidence". Decide when the evidence decides.
+{DATA_RULE}"""
+
+SINGLE_USER = """<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+Give a short explanation and your verdict."""
+
+FIRE_SYSTEM = f"""You are a fact-checking agent. At each step either answer or search again.
+Answer ("action": "answer") as soon as you are confident; search ("action": "search") with a new
+query when the evidence is not enough. Verdicts: "supported", "refuted", "not_enough_evidence",
+"conflicting_evidence". "confidence" is the probability that your verdict is correct.
+{DATA_RULE}"""
+
+FIRE_USER = """<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+Queries already made: {queries}
+Step {step} of at most {max_steps}."""
+
+SAFE_QUERY_SYSTEM = f"""You write a Google search query to find out whether a fact is true. Use what
+the earlier results show to look for what is still missing; never repeat a query.
+{DATA_RULE}"""
+
+SAFE_QUERY_USER = """<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+Queries already made: {queries}
+Write the next query."""
 
 EN: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}
 EN.update({f"ROLE:{name}": persona for name, persona in ROLES.items()})

@@ -60,6 +60,11 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
     if schema == "ModeratorAnswer":
         return {"summary": "Both sides cited the evidence.", "new_insights": False, "gaps": "",
                 "stop": True, "verdict": verdict, "justification": "The evidence decides."}
+    if schema == "Rating":
+        return {"explanation": "By the evidence.", "verdict": verdict}
+    if schema == "FireStep":
+        return {"reasoning": "By the evidence.", "action": "answer" if covered else "search",
+                "search_query": claim, "verdict": verdict, "confidence": 0.9 if covered else 0.5}
     if schema == "SearchQuery":
         return {"query": f"{claim} facts"}
     if schema == "CorrectorAnswer":

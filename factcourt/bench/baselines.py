@@ -1,0 +1,101 @@
+"""Single-agent baselines on the same providers: ``single``, ``fire`` and ``safe``."""
+
+from __future__ import annotations
+
+import asyncio
+
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from factcourt.context import Context
+from factcourt.nodes._shared import fence, format_evidence
+from factcourt.prompts import prompt
+from factcourt.providers.models import ask
+from factcourt.providers.search import search
+from factcourt.state import Evidence, FireStep, Rating, SearchQuery, Usage
+
+FIRE_MAX_STEPS = 5
+SAFE_SEARCHES = 5
+
+
+class Trace:
+    """What a baseline did: evidence, queries, usage and its steps."""
+
+    def __init__(self, given: list[Evidence]):
+        """Start from the given evidence."""
+        self.evidence, self.queries, self.steps = list(given), [], []
+        self.usage = Usage()
+
+    async def search(self, ctx: Context, query: str) -> bool:
+        """Search once; False when the query repeats (FIRE's and SAFE's stop condition)."""
+        if not query.strip() or query.lower() in (q.lower() for q in self.queries):
+            return False
+        found, real = await asyncio.to_thread(search, ctx, query)
+        self.queries.append(query)
+        known = {(e.url, e.text) for e in self.evidence}
+        self.evidence += [e for e in found if (e.url, e.text) not in known]
+        self.usage += Usage.search_call() if real else Usage()
+        return True
+
+
+async def _rate(ctx: Context, claim: str, trace: Trace, name: str) -> tuple[str | None, str | None]:
+    answer = await ask(ctx, "evaluator", Rating,
+                       [SystemMessage(prompt("en", "SINGLE_SYSTEM")),
+                        HumanMessage(prompt("en", "SINGLE_USER").format(
+                            claim=fence(claim), evidence=format_evidence(trace.evidence)))],
+                       run_name=name, tags=[f"method:{name}"])
+    trace.usage += answer.usage
+    if answer.value is None:
+        return None, answer.error
+    trace.steps.append(answer.value.model_dump())
+    return answer.value.verdict, None
+
+
+async def single(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
+    """One verifier call over the evidence retrieved for the claim itself."""
+    trace = Trace(given)
+    if ctx.retrieval_enabled:
+        await trace.search(ctx, claim)
+    verdict, error = await _rate(ctx, claim, trace, "single")
+    return verdict, error, trace
+
+
+async def fire(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
+    """FIRE: each step the agent answers (when confident) or searches again; it also stops when
+    a query repeats or after FIRE_MAX_STEPS steps, answering with its best verdict."""
+    trace, verdict = Trace(given), None
+    for step in range(1, FIRE_MAX_STEPS + 1):
+        answer = await ask(ctx, "evaluator", FireStep,
+                           [SystemMessage(prompt("en", "FIRE_SYSTEM")),
+                            HumanMessage(prompt("en", "FIRE_USER").format(
+                                claim=fence(claim), evidence=format_evidence(trace.evidence),
+                                queries="; ".join(trace.queries) or "none", step=step,
+                                max_steps=FIRE_MAX_STEPS))],
+                           run_name=f"fire step {step}", tags=["method:fire"])
+        trace.usage += answer.usage
+        if answer.value is None:
+            return verdict, answer.error, trace
+        value = answer.value
+        trace.steps.append(value.model_dump())
+        verdict = value.verdict
+        if value.action == "answer" and value.confidence >= ctx.theta:
+            break
+        if not ctx.retrieval_enabled or not await trace.search(ctx, value.search_query or claim):
+            break
+    return verdict, None, trace
+
+
+async def safe(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
+    """SAFE: a fixed number of model-written searches (up to 5), then one rating."""
+    trace = Trace(given)
+    for step in range(SAFE_SEARCHES if ctx.retrieval_enabled else 0):
+        answer = await ask(ctx, "query", SearchQuery,
+                           [SystemMessage(prompt("en", "SAFE_QUERY_SYSTEM")),
+                            HumanMessage(prompt("en", "SAFE_QUERY_USER").format(
+                                claim=fence(claim), evidence=format_evidence(trace.evidence),
+                                queries="; ".join(trace.queries) or "none"))],
+                           run_name=f"safe query {step + 1}", tags=["method:safe"])
+        trace.usage += answer.usage
+        if answer.value is None or not await trace.search(ctx, answer.value.query):
+            break
+    verdict, error = await _rate(ctx, claim, trace, "safe")
+    return verdict, error, trace

@@ -1,0 +1,65 @@
+"""The methods a benchmark compares, on the same model, retrieval and claims."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from factcourt.api import averify, make_context
+from factcourt.bench import baselines
+from factcourt.bench.datasets import Case
+from factcourt.context import Context
+from factcourt.state import Usage
+
+# method name -> context overrides of the debate engine
+DEBATE_METHODS: dict[str, dict[str, Any]] = {
+    "jury": {"protocol": "jury", "rule": "free"},
+    "jury-free": {"protocol": "jury", "rule": "free"},
+    "jury-mandatory_search": {"protocol": "jury", "rule": "mandatory_search"},
+    "jury-adaptive": {"protocol": "jury", "rule": "adaptive"},
+    "adversarial": {"protocol": "adversarial", "rule": "free"},
+    "adversarial-adaptive": {"protocol": "adversarial", "rule": "adaptive"},
+    "jury-no_roles": {"protocol": "jury", "rule": "free", "use_roles": False},
+    "jury-no_debate": {"protocol": "jury", "rule": "free", "use_debate": False},
+    "jury-no_search": {"protocol": "jury", "rule": "free", "search": "none"},
+}
+BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
+    "single": baselines.single, "fire": baselines.fire, "safe": baselines.safe,
+}
+METHODS = (*DEBATE_METHODS, *BASELINES)
+
+
+@dataclass
+class Prediction:
+    """One method's answer on one case, with what it cost."""
+
+    verdict: str | None
+    error: str | None
+    usage: Usage
+    seconds: float
+    evidence: list[str] = field(default_factory=list)
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+async def predict(method: str, case: Case, ctx: Context) -> Prediction:
+    """Run ``method`` on ``case``; exceptions become a failed prediction, never a verdict."""
+    start = time.perf_counter()
+    given = list(case.evidence) if ctx.search == "given" else []
+    try:
+        if method in BASELINES:
+            verdict, error, trace = await BASELINES[method](ctx, case.claim, given)
+            usage, evidence = trace.usage, [e.text for e in trace.evidence]
+            detail = {"steps": trace.steps, "queries": trace.queries}
+        else:
+            run_ctx = make_context(ctx, **DEBATE_METHODS[method])
+            result = await averify(case.claim, given or None, case.question, run_ctx)
+            verdict, error = result["verdict"], result["error"]
+            usage = Usage.model_validate(result["usage"])
+            evidence = [e["text"] for e in result["evidence"]]
+            detail = {"transcript": result["transcript"], "summaries": result["summaries"],
+                      "queries": result["queries"], "rounds": result["rounds"]}
+    except Exception as exc:  # noqa: BLE001  one broken case must not stop the benchmark
+        verdict, error, usage, evidence, detail = None, f"{type(exc).__name__}: {exc}", Usage(), [], {}
+    return Prediction(verdict, error, usage, time.perf_counter() - start, evidence, detail)

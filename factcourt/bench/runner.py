@@ -1,0 +1,94 @@
+"""Run methods over a dataset: resumable, concurrent, with a progress bar showing running F1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from factcourt.api import run_config
+from factcourt.bench.datasets import Case, Gold, load
+from factcourt.bench.methods import METHODS, predict
+from factcourt.bench.report import Prices, build_report, markdown, plot, write_wrong_predictions
+from factcourt.bench.store import PredictionStore
+from factcourt.context import Context
+from factcourt.errors import ConfigError
+from factcourt.metrics.classification import binary_report, to_binary
+
+EVIDENCE_CHARS = 1000  # stored per evidence piece: enough for METEOR, small enough to keep
+
+
+def select(dataset: Path, limit: int | None, seed: int | None) -> list[tuple[Case, Gold]]:
+    """The first ``limit`` cases, or a seeded random sample of them."""
+    pairs = load(dataset)
+    if seed is not None:
+        random.Random(seed).shuffle(pairs)
+    return pairs[:limit] if limit else pairs
+
+
+def _record(method: str, case: Case, gold: Gold, prediction: Any) -> dict[str, Any]:
+    return {"method": method, "id": case.id, "claim": case.claim, "gold": gold.label,
+            "gold_4way": gold.label_4way, "gold_evidence": list(gold.evidence_text),
+            "verdict": prediction.verdict, "error": prediction.error,
+            "usage": prediction.usage.model_dump(), "seconds": round(prediction.seconds, 3),
+            "evidence": [e[:EVIDENCE_CHARS] for e in prediction.evidence],
+            "detail": prediction.detail}
+
+
+async def run_bench(dataset: Path, methods: list[str], ctx: Context, out: Path, *,
+                    limit: int | None = None, seed: int | None = None, prices: Prices = Prices(),
+                    console: Console | None = None) -> dict[str, Any]:
+    """Run every method on every selected case (skipping stored ones) and write the reports."""
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise ConfigError(f"unknown method(s) {unknown}; choose from {list(METHODS)}")
+    pairs = select(dataset, limit, seed)
+    store = PredictionStore(out / "predictions.jsonl")
+    # method by method: consecutive calls share prompt prefixes the local server can reuse
+    todo = [(m, c, g) for m in methods for c, g in pairs if not store.done(m, c.id)]
+    gate = asyncio.Semaphore(run_config(ctx)["max_concurrency"])
+    console = console or Console(stderr=True)
+
+    def running_f1() -> str:
+        scores = []
+        for m in methods:
+            rs = [r for r in store.records.values() if r["method"] == m]
+            if rs:
+                b = binary_report([r["gold"] for r in rs], [to_binary(r["verdict"]) for r in rs])
+                scores.append(f"{m} F1(F)={b['false']['f1']:.2f}")
+        return "  ".join(scores)
+
+    async def one(method: str, case: Case, gold: Gold) -> None:
+        async with gate:
+            prediction = await predict(method, case, ctx)
+        store.append(_record(method, case, gold, prediction))
+
+    with Progress(TextColumn("[bold]bench"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TextColumn("{task.fields[f1]}"), console=console) as bar:
+        task = bar.add_task("bench", total=len(pairs) * len(methods),
+                            completed=len(pairs) * len(methods) - len(todo), f1=running_f1())
+        async def tracked(job: tuple) -> None:
+            await one(*job)
+            bar.update(task, advance=1, f1=running_f1())
+
+        await asyncio.gather(*(tracked(job) for job in todo))
+
+    ids = {c.id for c, _ in pairs}
+    records = [r for r in store.records.values() if r["id"] in ids and r["method"] in methods]
+    report = build_report(records, methods, prices)
+    out.mkdir(parents=True, exist_ok=True)
+    table = markdown(report)
+    (out / "report.md").write_text(table, encoding="utf-8")
+    wrong = write_wrong_predictions(records, out / "wrong_predictions.csv")
+    points = plot(report, out / "f1_false_vs_cost.png")
+    summary = {"dataset": str(dataset), "cases": len(pairs), "methods": methods,
+               "settings": {"model": ctx.model, "search": ctx.search, "seed": seed,
+                            "limit": limit, "prices": prices.__dict__},
+               "report": report, "plot_points": points, "wrong_predictions": wrong}
+    (out / "report.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return summary

@@ -1,0 +1,81 @@
+"""``factcourt synth-sft``: Debate-SFT's SynDeC data from the adversarial protocol.
+
+The debate runs on the claim and its gold evidence only; the gold label is used afterwards, to
+decide whether the Corrector must write the justification that leads to it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from factcourt.api import averify, make_context
+from factcourt.bench.datasets import Case, Gold, load
+from factcourt.bench.store import PredictionStore
+from factcourt.context import Context
+from factcourt.nodes._shared import fence, format_evidence, format_pool
+from factcourt.prompts import prompt
+from factcourt.providers.models import ask
+from factcourt.state import Evidence, SftJustification, Turn
+
+GOLD_BINARY = {True: "supported", False: "refuted"}
+
+
+def gold_verdict(gold: Gold) -> str:
+    """The four-way gold label where the dataset has one, else supported/refuted."""
+    return gold.label_4way or GOLD_BINARY[gold.label]
+
+
+async def sample(case: Case, gold: Gold, ctx: Context) -> dict[str, Any]:
+    """One chat-format training sample; ``corrected`` marks a Corrector-written target."""
+    debate_ctx = make_context(ctx, protocol="adversarial", search="given")
+    result = await averify(case.claim, list(case.evidence), case.question, debate_ctx)
+    evidence = [Evidence.model_validate(e) for e in result["evidence"]]
+    turns = [Turn.model_validate(t) for t in result["transcript"]]
+    context = prompt("en", "SFT_CONTEXT").format(
+        claim=fence(case.claim), evidence=format_evidence(evidence), pool=format_pool(turns))
+    target_verdict, justification = result["verdict"], result["justification"]
+    corrected, error = False, result["error"]
+    wanted = gold_verdict(gold)
+    if error is None and target_verdict != wanted:
+        answer = await ask(ctx, "corrector", SftJustification,
+                           [SystemMessage(prompt("en", "SFT_SYSTEM")),
+                            HumanMessage(prompt("en", "SFT_USER").format(
+                                claim=fence(case.claim), evidence=format_evidence(evidence),
+                                pool=format_pool(turns), verdict=wanted))],
+                           run_name="sft corrector", tags=["synth-sft"])
+        if answer.value is None:
+            error = f"corrector failed: {answer.error}"
+        else:
+            target_verdict, justification, corrected = wanted, answer.value.justification, True
+    return {
+        "id": case.id,
+        "messages": [
+            {"role": "system", "content": prompt("en", "SFT_TASK")},
+            {"role": "user", "content": context.strip()},
+            {"role": "assistant", "content": json.dumps(
+                {"verdict": target_verdict, "justification": justification}, ensure_ascii=False)},
+        ],
+        "corrected": corrected, "moderator_verdict": result["verdict"], "error": error,
+    }
+
+
+async def synth_sft(dataset: Path, out: Path, ctx: Context, limit: int | None = None) -> dict:
+    """Write one sample per case to ``out`` (JSONL, resumable); return counts."""
+    store = PredictionStore(out)
+    counts = {"written": 0, "corrected": 0, "failed": 0, "skipped": 0}
+    for case, gold in load(dataset, limit):
+        if store.done("sft", case.id):
+            counts["skipped"] += 1
+            continue
+        record = await sample(case, gold, ctx)
+        if record["error"]:
+            counts["failed"] += 1
+            continue  # a failed debate makes no training sample (and is retried next run)
+        store.append({"method": "sft", **record})
+        counts["written"] += 1
+        counts["corrected"] += record["corrected"]
+    return counts

@@ -1,0 +1,64 @@
+"""Claim-level classification metrics (MAD-Fact Table 3), four-way accuracy, AVeriTeC score.
+
+A failed prediction (``None``) is never dropped and never correct: it counts against accuracy
+and against the recall of its gold label, and adds to no label's predictions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from factcourt.metrics.meteor import evidence_match
+
+
+def _safe_div(num: float, den: float) -> float:
+    return num / den if den else 0.0
+
+
+def label_prf(gold: Sequence[bool], pred: Sequence[bool | None], label: bool) -> dict[str, float]:
+    """Precision, recall and F1 of one binary label."""
+    tp = sum(1 for g, p in zip(gold, pred, strict=True) if p is label and g is label)
+    predicted = sum(1 for p in pred if p is label)
+    actual = sum(1 for g in gold if g is label)
+    precision, recall = _safe_div(tp, predicted), _safe_div(tp, actual)
+    return {"precision": precision, "recall": recall,
+            "f1": _safe_div(2 * precision * recall, precision + recall)}
+
+
+def binary_report(gold: Sequence[bool], pred: Sequence[bool | None]) -> dict[str, object]:
+    """P/R/F1 for TRUE and FALSE, accuracy, macro-F1 and the failure count."""
+    true, false = label_prf(gold, pred, True), label_prf(gold, pred, False)
+    correct = sum(1 for g, p in zip(gold, pred, strict=True) if p is not None and p == g)
+    return {"n": len(gold), "failed": sum(1 for p in pred if p is None),
+            "accuracy": _safe_div(correct, len(gold)), "macro_f1": (true["f1"] + false["f1"]) / 2,
+            "true": true, "false": false}
+
+
+def to_binary(verdict: str | None, true_labels: Sequence[str] = ("supported",)) -> bool | None:
+    """Map a four-way verdict to TRUE/FALSE (supported -> TRUE by default); None stays None."""
+    return None if verdict is None else verdict in true_labels
+
+
+def four_way_report(gold: Sequence[str | None], pred: Sequence[str | None],
+                    evidence_ok: Sequence[bool] | None = None) -> dict[str, float]:
+    """Four-way accuracy, the neutral-verdict rate, and the AVeriTeC score.
+
+    The AVeriTeC score counts a correct verdict only where the evidence the method used matches
+    the gold evidence (``evidence_ok``, from :func:`evidence_match`).
+    """
+    pairs = [(g, p) for g, p in zip(gold, pred, strict=True) if g is not None]
+    n = len(pairs)
+    correct = [g == p for g, p in pairs]
+    ok = evidence_ok if evidence_ok is not None else [True] * len(gold)
+    ok = [o for o, g in zip(ok, gold, strict=True) if g is not None]
+    return {
+        "n": n,
+        "accuracy": _safe_div(sum(correct), n),
+        "neutral_rate": _safe_div(sum(1 for _, p in pairs if p == "not_enough_evidence"), n),
+        "false_neutral_rate": _safe_div(
+            sum(1 for g, p in pairs if p == "not_enough_evidence" and g != p), n),
+        "averitec_score": _safe_div(sum(c and o for c, o in zip(correct, ok, strict=True)), n),
+    }
+
+
+__all__ = ["binary_report", "evidence_match", "four_way_report", "label_prf", "to_binary"]

@@ -1,0 +1,59 @@
+"""Classification metrics against hand-computed tables, zero divisions and failures included."""
+
+import pytest
+
+from factcourt.metrics.classification import binary_report, four_way_report, label_prf, to_binary
+from factcourt.metrics.meteor import evidence_match, hungarian_meteor, meteor
+
+
+def test_binary_report_by_hand():
+    gold = [True, True, True, False, False]
+    pred = [True, False, True, False, True]
+    r = binary_report(gold, pred)
+    # TRUE: tp=2, predicted=3, actual=3 -> P=R=F1=2/3; FALSE: tp=1, predicted=2, actual=2 -> 1/2
+    assert r["true"]["precision"] == pytest.approx(2 / 3) and r["true"]["f1"] == pytest.approx(2 / 3)
+    assert r["false"]["recall"] == pytest.approx(0.5) and r["false"]["f1"] == pytest.approx(0.5)
+    assert r["accuracy"] == pytest.approx(0.6) and r["macro_f1"] == pytest.approx(7 / 12)
+
+
+def test_failures_count_as_wrong_and_are_counted():
+    r = binary_report([True, False], [None, False])
+    assert r["failed"] == 1 and r["accuracy"] == 0.5
+    assert r["true"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert r["false"]["precision"] == 1.0
+
+
+def test_zero_divisions_are_zero_not_errors():
+    assert label_prf([], [], True) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert binary_report([], [])["accuracy"] == 0.0
+
+
+def test_to_binary():
+    assert to_binary("supported") is True and to_binary("conflicting_evidence") is False
+    assert to_binary(None) is None
+    assert to_binary("not_enough_evidence", ("supported", "not_enough_evidence")) is True
+
+
+def test_four_way_neutral_rate_and_averitec_score():
+    gold = ["refuted", "supported", "refuted", "not_enough_evidence"]
+    pred = ["refuted", "not_enough_evidence", "not_enough_evidence", "not_enough_evidence"]
+    r = four_way_report(gold, pred, evidence_ok=[True, True, True, False])
+    assert r["accuracy"] == 0.5 and r["neutral_rate"] == 0.75
+    assert r["false_neutral_rate"] == 0.5
+    assert r["averitec_score"] == 0.25  # the NEE hit had no matching evidence
+
+
+def test_meteor_known_pairs():
+    assert meteor("the cat sat on the mat", "the cat sat on the mat") == pytest.approx(0.9977, abs=1e-3)
+    assert meteor("the cat sat on the mat", "a dog ran") == 0.0
+    assert meteor("the cat sat on the mat", "the cat was sitting on the mat") == pytest.approx(0.7934, abs=1e-3)
+    assert meteor("", "anything") == 0.0
+
+
+def test_hungarian_matching_pairs_each_gold_piece_once():
+    gold = ["Paris is the capital of France", "The tower opened in 1889"]
+    same = hungarian_meteor(gold, list(reversed(gold)))
+    assert same > 0.95
+    assert hungarian_meteor(gold, [gold[0]]) == pytest.approx(same / 2, abs=0.02)
+    assert evidence_match(gold, gold) and not evidence_match(gold, ["bananas are yellow"])
+    assert hungarian_meteor([], gold) == 0.0
