@@ -1,0 +1,109 @@
+"""The benchmark harness: resume after a crash, failures counted, reports written, SFT data."""
+
+import asyncio
+import json
+
+import pytest
+
+from factcourt.bench import methods as bench_methods
+from factcourt.bench.runner import run_bench
+from factcourt.bench.sft import synth_sft
+from factcourt.context import Context
+from tests.fakes import juror, moderator
+
+ROWS = [
+    {"id": f"r{i}", "claim": f"Claim {i} about Paris.", "label": i % 2 == 0,
+     "evidence": [f"Claim {i} about Paris is documented."],
+     "meta": {"label_4way": "Supported" if i % 2 == 0 else "Refuted",
+              "justification": "GOLD-ONLY-JUSTIFICATION"}}
+    for i in range(6)
+]
+
+
+@pytest.fixture
+def dataset(tmp_path):
+    path = tmp_path / "claims.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in ROWS), encoding="utf-8")
+    return path
+
+
+def test_a_killed_run_resumes_without_recomputing_finished_claims(dataset, tmp_path, monkeypatch):
+    ctx = Context(model="sim", search="given", cache=False, max_concurrency=1)
+    calls, crashed = [], []
+    real_predict = bench_methods.predict
+
+    async def crashing(method, case, c):
+        calls.append((method, case.id))
+        if len(calls) == 4 and not crashed:
+            crashed.append(True)
+            raise RuntimeError("killed")  # the process dies mid-run
+        return await real_predict(method, case, c)
+
+    monkeypatch.setattr("factcourt.bench.runner.predict", crashing)
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError, match="killed"):
+        asyncio.run(run_bench(dataset, ["single", "jury-adaptive"], ctx, out))
+    finished = (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(finished) == 3
+    with (out / "predictions.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write('{"method": "single", "id": "r3", "verd')  # a half-written line from kill -9
+    calls.clear()
+    summary = asyncio.run(run_bench(dataset, ["single", "jury-adaptive"], ctx, out))
+    redone = {c for c in calls}
+    assert len(redone) == 12 - 3 and not redone & {("single", "r0"), ("single", "r1"),
+                                                   ("single", "r2")}
+    assert summary["report"]["single"]["binary"]["n"] == 6
+    for name in ("report.md", "report.json", "wrong_predictions.csv", "f1_false_vs_cost.png"):
+        assert (out / name).exists()
+
+
+def test_failed_predictions_are_counted_never_correct(dataset, tmp_path, scripted):
+    scripted.script["Rating"] = [TimeoutError("down")]
+    ctx = Context(model="scripted", search="given", cache=False)
+    summary = asyncio.run(run_bench(dataset, ["single"], ctx, tmp_path / "o"))
+    binary = summary["report"]["single"]["binary"]
+    assert binary["failed"] == 6 and binary["accuracy"] == 0.0
+    assert summary["wrong_predictions"] == 6
+
+
+def test_meta_never_reaches_a_method(dataset, tmp_path, scripted):
+    ctx = Context(model="scripted", search="given", cache=False)
+    asyncio.run(run_bench(dataset, ["jury-adaptive", "adversarial", "fire", "safe"], ctx,
+                          tmp_path / "o"))
+    assert scripted.calls and not any("GOLD-ONLY" in prompt for _, prompt in scripted.calls)
+
+
+def test_four_way_and_cost_columns(dataset, tmp_path):
+    ctx = Context(model="sim", search="given", cache=False)
+    summary = asyncio.run(run_bench(dataset, ["adversarial"], ctx, tmp_path / "o"))
+    report = summary["report"]["adversarial"]
+    assert report["four_way"]["n"] == 6 and 0 <= report["four_way"]["averitec_score"] <= 1
+    assert report["cost"]["calls_per_claim"] > 0 and report["cost"]["dollars_per_1000_claims"] > 0
+    assert "AVeriTeC" in (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
+
+
+def test_sft_export_keeps_gold_labels_out_of_the_debate(dataset, tmp_path, scripted):
+    scripted.script["ModeratorAnswer"] = [moderator("not_enough_evidence", stop=True)]
+    scripted.script["SftJustification"] = [{"justification": "Evidence [E1] settles it."}]
+    ctx = Context(model="scripted", cache=False, rule="adaptive")
+    out = tmp_path / "sft.jsonl"
+    counts = asyncio.run(synth_sft(dataset, out, ctx, limit=2))
+    assert counts == {"written": 2, "corrected": 2, "failed": 0, "skipped": 0}
+    debate_prompts = [p for n, p in scripted.calls if n in ("DebaterAnswer", "ModeratorAnswer")]
+    assert not any("Correct verdict" in p or "GOLD-ONLY" in p for p in debate_prompts)
+    samples = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [json.loads(s["messages"][2]["content"])["verdict"] for s in samples] == [
+        "supported", "refuted"]
+    assert all(s["corrected"] for s in samples)
+    assert "supported" not in samples[0]["messages"][1]["content"].split("<debate>")[0]
+    assert asyncio.run(synth_sft(dataset, out, ctx, limit=2))["skipped"] == 2
+
+
+def test_sft_keeps_the_moderator_target_when_it_matches_gold(dataset, tmp_path, scripted):
+    scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
+    scripted.script["JurorAnswer"] = [juror("supported")]
+    out = tmp_path / "sft.jsonl"
+    asyncio.run(synth_sft(dataset, out, Context(model="scripted", cache=False, rule="adaptive"),
+                          limit=1))
+    [sample] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert not sample["corrected"] and scripted.count("SftJustification") == 0
