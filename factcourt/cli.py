@@ -367,5 +367,25 @@ def main(argv: list[str] | None = None) -> int:
         flush_traces()
 
 
+def run() -> None:
+    """Console entry point: ``main``, then an exit that no pending trace upload can delay.
+
+    With tracing on and LangSmith unreachable, the client's exit handlers retry for tens of
+    seconds; :func:`flush_traces` already gave uploads a bounded chance, so the process ends
+    here without running them (the embedded model server is stopped first).
+    """
+    code = main()
+    from factcourt.tracing import tracing_enabled
+
+    if not tracing_enabled():
+        sys.exit(code)
+    from factcourt.providers.local_server import stop_all
+
+    stop_all()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

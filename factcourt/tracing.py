@@ -8,6 +8,7 @@ most ``FLUSH_TIMEOUT_S`` for it.
 
 from __future__ import annotations
 
+import os
 import threading
 
 FLUSH_TIMEOUT_S = 1.5
@@ -26,3 +27,9 @@ def flush_traces(timeout_s: float = FLUSH_TIMEOUT_S) -> None:
     worker = threading.Thread(target=flush, daemon=True)
     worker.start()
     worker.join(timeout_s)
+
+
+def tracing_enabled() -> bool:
+    """Whether LangSmith tracing is switched on by the standard variables."""
+    value = os.environ.get("LANGSMITH_TRACING") or os.environ.get("LANGCHAIN_TRACING_V2") or ""
+    return value.strip().lower() in ("1", "true", "yes")

@@ -43,7 +43,7 @@ class ScriptedModel(BaseChatModel):
         name = kwargs["tools"][0]["function"]["name"]
         prompt = str(messages[-1].content)
         index = self.count(name)
-        self.calls.append((name, prompt))
+        self.calls.append((name, "\n".join(str(m.content) for m in messages)))
         entries = self.script.get(name)
         answer: Any = entries[min(index, len(entries) - 1)] if entries else rule_answer(name, prompt)
         if callable(answer) and not isinstance(answer, dict):

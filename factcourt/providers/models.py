@@ -13,6 +13,7 @@ what the server reports (never estimated with tiktoken, which needs the network)
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from pathlib import Path
@@ -152,17 +153,12 @@ async def ask(
     not parse is asked again with the parser's complaint, up to ``ctx.retries`` times. A failure
     is returned, not raised, so one bad item never stops a batch.
     """
-    choice = choose(ctx, role)
-    key = cache_key(choice.name, choice.endpoint if choice.endpoint != "embedded" else "",
-                    choice.method, schema.model_json_schema(), [m.model_dump() for m in messages],
-                    ctx.temperature, ctx.max_tokens)
-    cache = store("answers") if ctx.cache and choice.endpoint != "registered" else None
-    if cache is not None and (hit := cache.get(key)) is not None:
+    # Resolving the model may start the embedded server, and the cache is SQLite: both block,
+    # so they run in a thread and the event loop (the LangGraph server's) stays free.
+    choice, key, cache, hit, model = await asyncio.to_thread(_prepare, ctx, role, schema, messages)
+    if hit is not None:
         return Answer(schema.model_validate(hit), Usage(), cached=True)
-
-    runnable = chat_model(ctx, choice).with_structured_output(
-        schema, method=choice.method, include_raw=True
-    )
+    runnable = model.with_structured_output(schema, method=choice.method, include_raw=True)
     config = {"run_name": run_name, "tags": tags or [], "metadata": metadata or {}}
     usage, error, prompt = Usage(), None, list(messages)
     for _attempt in range(ctx.retries + 1):
@@ -173,7 +169,7 @@ async def ask(
         usage += _usage_of(role, out.get("raw"))
         if out.get("parsed") is not None:
             if cache is not None:
-                cache.put(key, out["parsed"].model_dump(mode="json"))
+                await asyncio.to_thread(cache.put, key, out["parsed"].model_dump(mode="json"))
             return Answer(out["parsed"], usage)
         error = f"unparsable answer: {out.get('parsing_error')}"[:500]
         prompt = [*messages, HumanMessage(
@@ -181,6 +177,17 @@ async def ask(
             f"the {schema.__name__} schema exactly."
         )]
     return Answer(None, usage, error)
+
+
+def _prepare(ctx: Context, role: str, schema: type[BaseModel], messages: list[BaseMessage]):
+    choice = choose(ctx, role)
+    key = cache_key(choice.name, choice.endpoint if choice.endpoint != "embedded" else "",
+                    choice.method, schema.model_json_schema(), [m.model_dump() for m in messages],
+                    ctx.temperature, ctx.max_tokens)
+    cache = store("answers") if ctx.cache and choice.endpoint != "registered" else None
+    hit = cache.get(key) if cache is not None else None
+    model = chat_model(ctx, choice) if hit is None else None
+    return choice, key, cache, hit, model
 
 
 def _usage_of(role: str, raw: Any) -> Usage:

@@ -1,0 +1,127 @@
+"""The real LangGraph server (``langgraph dev``): streamed runs, graph drawing, context schema."""
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from langgraph_sdk import get_client
+
+from factcourt.providers.local_server import free_port
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+TEXT = "The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite. Mount Everest is in Asia."
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """Start ``langgraph dev`` on a free port, wait for /ok, stop it by its process group."""
+    port = free_port()
+    cache = tmp_path_factory.mktemp("server-cache")
+    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true",
+           "LANGSMITH_TRACING": "false", "FACTCOURT_CACHE_DIR": str(cache)}
+    log = (cache / "server.log").open("wb")
+    langgraph = Path(sys.executable).with_name("langgraph")
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [str(langgraph), "dev", "--no-browser", "--no-reload", "--port", str(port)],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(240):
+            try:
+                with urllib.request.urlopen(f"{url}/ok", timeout=1) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                assert process.poll() is None, (cache / "server.log").read_text()
+                time.sleep(0.25)
+        else:
+            pytest.fail("langgraph dev did not answer /ok in 60 s")
+        yield {"url": url, "startup_s": time.monotonic() - started, "pid": process.pid}
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        log.close()
+
+
+@pytest.fixture
+def corpus_file(tmp_path):
+    docs = [{"id": "eiffel", "title": "Eiffel Tower", "text": "The Eiffel Tower is a tower in Paris."},
+            {"id": "moon", "title": "Moon", "text": "The Moon is Earth's only natural satellite."},
+            {"id": "rhine", "title": "Rhine", "text": "The Rhine flows from the Alps."},
+            {"id": "nile", "title": "Nile", "text": "The Nile is a river in Africa."}]
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("\n".join(json.dumps(d) for d in docs), encoding="utf-8")
+    return str(path)
+
+
+def test_streamed_factcheck_run_through_the_sdk(server, corpus_file):
+    async def run():
+        client = get_client(url=server["url"])
+        thread = await client.threads.create()
+        events, updates = [], []
+        async for part in client.runs.stream(
+            thread["thread_id"], "factcheck", input={"response": TEXT},
+            context={"model": "sim", "corpus": corpus_file, "rule": "adaptive"},
+            stream_mode=["updates", "custom"], stream_subgraphs=True,
+        ):
+            if part.event.startswith("custom"):
+                events.append(part.data)
+            elif part.event.startswith("updates"):
+                updates.append(part.data)
+        state = await client.threads.get_state(thread["thread_id"])
+        return events, updates, state["values"]
+
+    events, updates, values = asyncio.run(run())
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "claims" and kinds.count("claim_started") == 3 and kinds.count("verdict") == 3
+    assert any("decompose" in u for u in updates)
+    results = values["results"]
+    assert len(results) == 3 and values["scores"]["claims"] == 3
+    verdicts = {r["claim"]["text"]: r["verdict"] for r in results}
+    assert verdicts["The Eiffel Tower is in Paris."] == "supported", results
+
+
+def test_graph_shows_rule_branches_and_context_schema_is_described(server):
+    async def fetch():
+        client = get_client(url=server["url"])
+        [assistant] = await client.assistants.search(graph_id="factcheck")
+        graph = await client.assistants.get_graph(assistant["assistant_id"], xray=True)
+        schemas = await client.assistants.get_schemas(assistant["assistant_id"])
+        return graph, schemas
+
+    graph, schemas = asyncio.run(fetch())
+    labels = {e.get("data") for e in graph["edges"] if e.get("conditional")}
+    assert {"retrieval_first", "adaptive_unanimous", "converged", "moderate"} <= labels
+    node_names = {n["id"].split(":")[-1] for n in graph["nodes"]}
+    assert {"decompose", "retrieve", "debater_turn", "moderator", "judge_vote", "score",
+            "correct"} <= node_names
+    fields = schemas["context_schema"]["properties"]
+    assert {"rule", "protocol", "model", "search"} <= set(fields)
+    undescribed = [name for name, spec in fields.items() if not spec.get("description")]
+    assert not undescribed
+
+
+def test_assistants_for_each_protocol_and_rule(server):
+    from factcourt.server import create_standard_assistants
+
+    created = asyncio.run(create_standard_assistants(server["url"]))
+    names = {a["name"] for a in created}
+    assert {"factcheck-jury-free", "factcheck-jury-adaptive", "factcheck-adversarial-free",
+            "verify-adversarial-adaptive"} <= names
+    again = asyncio.run(create_standard_assistants(server["url"]))
+    assert {a["assistant_id"] for a in again} == {a["assistant_id"] for a in created}
+    adaptive = next(a for a in created if a["name"] == "factcheck-jury-adaptive")
+    assert adaptive["context"]["rule"] == "adaptive"
