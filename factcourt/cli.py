@@ -132,16 +132,12 @@ def preflight(ctx: Context) -> None:
 # --------------------------------------------------------------------------- running
 
 
-async def run_with_progress(graph: Any, payload: dict, ctx: Context, quiet: bool) -> dict:
+async def run_with_progress(graph: Any, payload: dict | None, ctx: Context, config: dict,
+                            quiet: bool) -> dict:
     """Stream a run, drawing a progress bar from its custom events; return the final state."""
-    from factcourt.api import run_config
-
-    config = run_config(ctx)
-    if quiet:
-        return await graph.ainvoke(payload, config=config, context=ctx)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=err,
-                        transient=True)
+                        transient=True, disable=quiet)
     task = progress.add_task("decomposing", total=None, last="")
     final: dict = {}
     with progress:
@@ -159,6 +155,16 @@ async def run_with_progress(graph: Any, payload: dict, ctx: Context, quiet: bool
             elif chunk["event"] == "turn_done":
                 progress.update(task, last=f"{chunk['claim_id']} {chunk['speaker']} r{chunk['round']}")
     return final
+
+
+async def check_resumably(text: str, question: str, ctx: Context, quiet: bool) -> dict:
+    """Run ``factcheck`` under a SQLite checkpointer so that a crashed run resumes."""
+    from factcourt.api import resumable_check
+
+    async with resumable_check(text, question, ctx) as (graph, payload, config, resumed):
+        if resumed and not quiet:
+            err.print("[yellow]resuming the interrupted run of this text[/]")
+        return await run_with_progress(graph, payload, ctx, config, quiet)
 
 
 def print_report(result: dict) -> None:
@@ -216,15 +222,13 @@ def emit_result(result: dict, args: argparse.Namespace, render) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     """Check a long-form text."""
     from factcourt.api import report
-    from factcourt.graphs.factcheck import graph
     from factcourt.nodes.decompose import response_problem
 
     text = read_text(args.file)
     if problem := response_problem(text):
         raise InputError(problem)
     ctx = settings_from(args)
-    payload = {"response": text, "question": args.question or ""}
-    state = asyncio.run(run_with_progress(graph, payload, ctx, args.json or args.quiet))
+    state = asyncio.run(check_resumably(text, args.question or "", ctx, args.json or args.quiet))
     result = report(state, ctx) | {"response": text}
     emit_result(result, args, print_report)
     return 0
@@ -291,6 +295,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0  # not reached
 
 
+def cmd_assistants(args: argparse.Namespace) -> int:
+    """Create one assistant per graph, protocol and rule on a running server."""
+    from factcourt.server import create_standard_assistants
+
+    made = asyncio.run(create_standard_assistants(args.url))
+    table = Table(title=f"Assistants on {args.url}")
+    for col in ("name", "assistant_id", "context"):
+        table.add_column(col)
+    for a in made:
+        table.add_row(a["name"], a["assistant_id"], json.dumps(a.get("context") or {}))
+    out.print(table)
+    return 0
+
+
 def project_root() -> Path:
     """The folder that holds langgraph.json."""
     return Path(__file__).resolve().parent.parent
@@ -336,6 +354,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=2024)
     p.add_argument("--no-reload", action="store_true")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("assistants", help="create the standard assistants on a LangGraph server",
+                       description="One assistant per graph (factcheck, verify), protocol and "
+                                   "rule, e.g. factcheck-jury-adaptive. Existing ones are kept.")
+    p.add_argument("--url", default="http://127.0.0.1:2024", help="the server's URL")
+    p.set_defaults(func=cmd_assistants)
 
     from factcourt.bench.cli import add_bench_commands
 

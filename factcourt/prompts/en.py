@@ -58,12 +58,12 @@ JUROR_USER = """<question>{question}</question>
 {pool}
 </debate>
 Queries already made: {queries}
-Round {round}. You are {persona}. Give your verdict, confidence, a short explanation (at most
-two sentences, citing evidence as [E1]) and search query."""
+Round {round}. You are {persona}. Give a one-sentence explanation (cite evidence as [E1]),
+your verdict, confidence and search query."""
 
 DEBATER_SYSTEM = f"""You are a debater in a fact-checking debate about one claim; the message ends
 with your side. Argue from the evidence only, citing each piece you use as [E1] and naming its URL; answer the
-other side's last points. Be concise: at most five sentences.
+other side's last points. Be concise: at most three sentences.
 "confidence" is the probability, from 0 to 1, that your side is right.
 If the evidence is too thin for your side, put a new web search query in "search_query" (not
 among the queries already made); otherwise leave it empty.
@@ -84,12 +84,12 @@ Round {round}. You are the {side} debater: {stance} Give your argument."""
 
 MODERATOR_SYSTEM = f"""You are the Moderator of a fact-checking debate between an Affirmative and a
 Negative debater. At the end of each round:
-1. Summarise the new insights of this round and the evidence still missing.
+1. Summarise the new insights of this round in one sentence, and the evidence still missing.
 2. Set "new_insights" to false when the round only repeated earlier points.
 3. Set "stop" to true when the debate has converged (no new insights, or the evidence already
    decides the claim); otherwise false.
-4. Give the verdict the debate supports now, with a justification that cites the debate and
-   the evidence: "supported", "refuted", "not_enough_evidence" or "conflicting_evidence".
+4. Give the verdict the debate supports now, with a justification of at most two sentences
+   that cites the debate and the evidence: "supported", "refuted", "not_enough_evidence" or "conflicting_evidence".
 Decide when the evidence decides. "not_enough_evidence" is only for claims that the evidence
 and well-established knowledge truly leave open; "conflicting_evidence" only when reliable
 sources disagree. Do not pick a neutral verdict to avoid a decision.

@@ -1,6 +1,7 @@
 """The command line: JSON shape, exit codes and one-sentence errors."""
 
 import json
+import time
 
 from factcourt.cli import main
 
@@ -84,3 +85,34 @@ def test_models_command_lists_every_role(capsys):
     shown = capsys.readouterr().out
     for role in ("clerk", "evaluator", "moderator", "corrector"):
         assert role in shown
+
+
+def test_a_crashed_check_resumes_without_rechecking_finished_claims(tmp_path, capsys, scripted):
+    text = tmp_path / "t.txt"
+    text.write_text("Alpha is one. Beta is two. Gamma is three.", encoding="utf-8")
+    state = {"crash": True}
+
+    def answer(prompt):
+        if "Gamma" in prompt and state["crash"]:
+            time.sleep(0.3)  # as a real model call would: the finished branches get saved
+            raise SystemExit("the process dies")  # not an Exception: nothing catches it
+        return {"explanation": "ok", "verdict": "supported", "confidence": 0.9, "search_query": ""}
+
+    scripted.script["JurorAnswer"] = [answer]
+    args = ["check", str(text), "--model", "scripted", "--search", "none", "--rule", "adaptive",
+            "--no-cache", "--json", "--concurrency", "1"]
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(args)
+    capsys.readouterr()
+    before = scripted.count("JurorAnswer")
+    state["crash"] = False
+    assert main(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [c["verdict"] for c in result["claims"]] == ["supported"] * 3
+    rechecked = [p for n, p in scripted.calls[before:] if n == "JurorAnswer"]
+    assert rechecked and all("Gamma" in p for p in rechecked), "finished claims were not redone"
+    assert scripted.count("ClerkOutput") == 1
+    assert main(args) == 0  # a finished run is not "resumed": it starts afresh
+    assert json.loads(capsys.readouterr().out)["scores"]["claims"] == 3
