@@ -372,6 +372,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     parser = build_parser()
     args = parser.parse_args(argv)
+    from factcourt.providers.local_server import install_exit_handlers
+
+    install_exit_handlers()
     try:
         return args.func(args)
     except FactcourtError as exc:

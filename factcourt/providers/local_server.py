@@ -66,14 +66,15 @@ class LocalModelServer:
                     stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                     start_new_session=True,  # Ctrl-C reaches us; we stop it ourselves
                 )
+            _register(self)  # from the spawn on: a signal during start-up must stop it too
             if self._wait_ready(timeout_s):
-                _register(self)
                 return self
             if self.process.poll() is None:
                 self.stop()
                 break
             if b"address already in use" not in self.log_path.read_bytes()[-4000:].lower():
                 break
+        _running.pop(self.model_path, None)
         raise BackendError(
             f"the local model server did not start; see its log: {self.log_path}"
         )
@@ -119,6 +120,7 @@ class LocalModelServer:
 _running: dict[Path, LocalModelServer] = {}
 _lock = threading.Lock()
 _hooks_installed = False
+_sigterm_installed = False
 
 
 def shared_server(model_path: Path) -> LocalModelServer:
@@ -145,19 +147,26 @@ def stop_all() -> None:
 
 
 def _register(server: LocalModelServer) -> None:
-    global _hooks_installed
     _running[server.model_path] = server
-    if _hooks_installed:
+    install_exit_handlers()
+
+
+def install_exit_handlers() -> None:
+    """Stop the servers at exit and on SIGTERM (the SIGTERM part only from the main thread,
+    where Python allows it; the CLI calls this at start-up for that reason)."""
+    global _hooks_installed, _sigterm_installed
+    if not _hooks_installed:
+        _hooks_installed = True
+        atexit.register(stop_all)
+    if _sigterm_installed or threading.current_thread() is not threading.main_thread():
         return
-    _hooks_installed = True
-    atexit.register(stop_all)
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.getsignal(signal.SIGTERM)
+    _sigterm_installed = True
+    previous = signal.getsignal(signal.SIGTERM)
 
-        def on_sigterm(signum: int, frame: object) -> None:
-            stop_all()
-            if callable(previous):
-                previous(signum, frame)
-            raise SystemExit(128 + signum)
+    def on_sigterm(signum: int, frame: object) -> None:
+        stop_all()
+        if callable(previous):
+            previous(signum, frame)
+        raise SystemExit(128 + signum)
 
-        signal.signal(signal.SIGTERM, on_sigterm)
+    signal.signal(signal.SIGTERM, on_sigterm)

@@ -1,7 +1,13 @@
 """The real embedded path: llama.cpp server with SmolLM2, a structured call through ChatOpenAI."""
 
 import asyncio
+import json
+import os
+import signal
 import socket
+import subprocess
+import sys
+import time
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -38,8 +44,6 @@ def test_structured_call_through_chatopenai_then_the_server_is_gone(smollm2):
     local_server.stop_all()
     assert server.process.poll() is not None and not port_open(port)
     with pytest.raises(ProcessLookupError):
-        import os
-
         os.kill(pid, 0)
 
 
@@ -65,3 +69,41 @@ def test_whole_factcheck_graph_on_the_embedded_model(smollm2, corpus):
     judged = [c for c in result["claims"] if c["verdict"]]
     assert judged, [c["error"] for c in result["claims"]]
     assert not local_server._running
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_an_interrupted_cli_run_leaves_no_server_behind(smollm2, tmp_path, signum):
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris. " * 20, encoding="utf-8")
+    env = {**os.environ, "FACTCOURT_CACHE_DIR": str(tmp_path / "cache")}
+    cli = subprocess.Popen([sys.executable, "-m", "factcourt.cli", "check", str(text), "--quiet",
+                            "--search", "none", "--set", f"local_weights={json.dumps(str(smollm2))}"],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    servers = []
+    while time.monotonic() < deadline and not servers:
+        servers = [p for p in children_of(cli.pid)
+                   if "llama_cpp.server" in open(f"/proc/{p}/cmdline", "rb").read().decode()]
+        time.sleep(0.2)
+    assert servers, "the CLI never started its model server"
+    time.sleep(1.0)
+    cli.send_signal(signum)
+    cli.wait(timeout=30)
+    time.sleep(0.5)
+    for pid in servers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
