@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -169,16 +170,18 @@ async def check_resumably(text: str, question: str, ctx: Context, quiet: bool) -
 
 def print_report(result: dict) -> None:
     """A readable table of claims, then scores, drops and usage."""
-    table = Table(title="Claims", show_lines=False, expand=True)
-    for col, kw in [("id", {"width": 4}), ("claim", {"ratio": 5}), ("verdict", {"width": 22}),
+    table = Table(title="Claims", expand=True)
+    for col, kw in [("id", {"width": 4}), ("claim", {"ratio": 5}), ("verdict", {"ratio": 2}),
                     ("votes", {"ratio": 2}), ("evidence", {"ratio": 2})]:
         table.add_column(col, **kw)
     for c in result["claims"]:
         verdict = c["verdict"] or f"failed: {c['error']}"
-        votes = ", ".join(f"{k}: {v}" for k, v in c["votes"].items())
-        urls = ", ".join(dict.fromkeys(e["url"] for e in c["evidence"] if e["url"]))[:120]
+        tally = Counter(c["votes"].values())
+        votes = ", ".join(f"{n} {v.replace('_', ' ')}" for v, n in tally.most_common())
+        urls = list(dict.fromkeys(e["url"] for e in c["evidence"] if e["url"]))
+        evidence = f"{len(c['evidence'])}: {urls[0]}" if urls else str(len(c["evidence"]))
         table.add_row(c["id"], c["text"], f"[{VERDICT_STYLE.get(c['verdict'], '')}]{verdict}[/]",
-                      votes, urls)
+                      votes, evidence)
     out.print(table)
     s = result["scores"]
     precision = "n/a" if s.get("precision") is None else f"{s['precision']:.2f}"

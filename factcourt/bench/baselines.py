@@ -60,8 +60,10 @@ async def single(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
 
 
 async def fire(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
-    """FIRE: each step the agent answers (when confident) or searches again; it also stops when
-    a query repeats or after FIRE_MAX_STEPS steps, answering with its best verdict."""
+    """FIRE: each step the agent answers (when confident) or searches again.
+
+    It also stops when a query repeats or after FIRE_MAX_STEPS steps, with its best verdict.
+    """
     trace, verdict = Trace(given), None
     for step in range(1, FIRE_MAX_STEPS + 1):
         answer = await ask(ctx, "evaluator", FireStep,

@@ -90,8 +90,11 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
 
 
 def read_evidence_file(path: Path) -> list[Evidence]:
-    """Evidence for ``factcourt verify --evidence``: a JSON list or JSONL of strings or objects
-    with ``text`` (and optional ``url``, ``title``). Errors name the line."""
+    """Read evidence for ``factcourt verify --evidence``; errors name the line.
+
+    The file is a JSON list or JSONL of strings or objects with ``text`` (optional ``url``,
+    ``title``).
+    """
     if not path.is_file():
         raise InputError(f"no such evidence file: {path}")
     text = path.read_text(encoding="utf-8")

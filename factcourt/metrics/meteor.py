@@ -31,8 +31,11 @@ def meteor(reference: str, hypothesis: str) -> float:
 
 
 def hungarian_meteor(gold: Sequence[str], predicted: Sequence[str]) -> float:
-    """AVeriTeC's evidence score: best one-to-one pairing of gold and predicted pieces by METEOR,
-    summed and divided by the number of gold pieces."""
+    """AVeriTeC's evidence score.
+
+    The best one-to-one pairing of gold and predicted pieces by METEOR, summed and divided by
+    the number of gold pieces.
+    """
     if not gold or not predicted:
         return 0.0
     import numpy as np

@@ -30,8 +30,11 @@ def weighted_precision(supported: Sequence[bool], weights: Sequence[float]) -> f
 
 
 def recall_at_gamma(supported_weight: float, pyramid_weight: float, gamma: float) -> float | None:
-    """Recall@gamma: true, important content found over gamma times the pyramid's weight, capped
-    at 1 (MAD-Fact; gamma is the expected share of the pyramid a good answer covers)."""
+    """Recall@gamma of MAD-Fact.
+
+    True, important content found over gamma times the pyramid's weight, capped at 1 (gamma is
+    the share of the pyramid a good answer is expected to cover).
+    """
     if pyramid_weight <= 0 or gamma <= 0:
         return None
     return min(1.0, supported_weight / (gamma * pyramid_weight))

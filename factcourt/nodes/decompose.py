@@ -44,8 +44,10 @@ def split_sentences(text: str) -> list[str]:
 
 
 def chunk(text: str, limit: int = CHUNK_CHARS) -> list[str]:
-    """Group whole sentences into chunks of at most ``limit`` characters (a longer sentence
-    stays whole), so that no sentence is cut or dropped."""
+    """Group whole sentences into chunks of at most ``limit`` characters.
+
+    A longer sentence stays whole, so no sentence is cut or dropped.
+    """
     chunks: list[str] = []
     for sentence in split_sentences(text):
         if chunks and len(chunks[-1]) + 1 + len(sentence) <= limit:
@@ -81,8 +83,11 @@ def uncovered(part: str, output: ClerkOutput) -> list[str]:
 
 
 async def _clerk(ctx: Context, language: str, question: str, part: str, name: str) -> tuple:
-    """Ask the Clerk about ``part``; sentences it skipped are asked again, then kept whole as
-    claims, so no sentence disappears silently (small local models skip list items)."""
+    """Ask the Clerk about ``part``.
+
+    Sentences it skipped are asked again, then kept whole as claims, so no sentence disappears
+    silently (small local models skip list items).
+    """
     messages = lambda text: [  # noqa: E731
         SystemMessage(prompt(language, "CLERK_SYSTEM")),
         HumanMessage(prompt(language, "CLERK_USER").format(question=question, response=fence(text))),

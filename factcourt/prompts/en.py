@@ -89,7 +89,8 @@ Negative debater. At the end of each round:
 3. Set "stop" to true when the debate has converged (no new insights, or the evidence already
    decides the claim); otherwise false.
 4. Give the verdict the debate supports now, with a justification of at most two sentences
-   that cites the debate and the evidence: "supported", "refuted", "not_enough_evidence" or "conflicting_evidence".
+   that cites the debate and the evidence: "supported", "refuted", "not_enough_evidence" or
+   "conflicting_evidence".
 Decide when the evidence decides. "not_enough_evidence" is only for claims that the evidence
 and well-established knowledge truly leave open; "conflicting_evidence" only when reliable
 sources disagree. Do not pick a neutral verdict to avoid a decision.

@@ -152,8 +152,10 @@ def _register(server: LocalModelServer) -> None:
 
 
 def install_exit_handlers() -> None:
-    """Stop the servers at exit and on SIGTERM (the SIGTERM part only from the main thread,
-    where Python allows it; the CLI calls this at start-up for that reason)."""
+    """Stop the servers at exit and on SIGTERM.
+
+    Python allows signal handlers only from the main thread: the CLI calls this at start-up.
+    """
     global _hooks_installed, _sigterm_installed
     if not _hooks_installed:
         _hooks_installed = True

@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from langchain_core.language_models import BaseChatModel
