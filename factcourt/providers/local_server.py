@@ -140,6 +140,14 @@ def shared_server(model_path: Path) -> LocalModelServer:
         return server
 
 
+def death_note(model_path: Path) -> str:
+    """A sentence naming the log when the server for ``model_path`` has died, else ''."""
+    server = _running.get(Path(model_path))
+    if server is not None and not server.alive():
+        return f" (the local model server stopped; see its log: {server.log_path})"
+    return ""
+
+
 def stop_all() -> None:
     """Stop every server this process started."""
     for server in list(_running.values()):

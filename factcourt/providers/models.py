@@ -165,7 +165,12 @@ async def ask(
         try:
             out = await runnable.ainvoke(prompt, config=config)
         except Exception as exc:  # noqa: BLE001  the client already retried; report, don't crash
-            return Answer(None, usage, f"{type(exc).__name__}: {exc}"[:500])
+            note = ""
+            if choice.endpoint == "embedded":
+                from factcourt.providers.local_server import death_note
+
+                note = death_note(Path(choice.weights))
+            return Answer(None, usage, f"{type(exc).__name__}: {exc}"[:400] + note)
         usage += _usage_of(role, out.get("raw"))
         if out.get("parsed") is not None:
             if cache is not None:

@@ -107,3 +107,16 @@ def test_an_interrupted_cli_run_leaves_no_server_behind(smollm2, tmp_path, signu
     for pid in servers:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_a_server_that_dies_mid_run_is_reported_with_its_log(smollm2):
+    ctx = Context(local_weights=str(smollm2), cache=False, max_tokens=64, retries=1, timeout_s=10)
+    messages = [HumanMessage("<claim>Paris is in France.</claim>")]
+    first = asyncio.run(models.ask(ctx, "evaluator", JurorAnswer, messages, run_name="alive"))
+    assert first.usage.calls >= 1
+    [server] = local_server._running.values()
+    server.process.kill()
+    server.process.wait()
+    second = asyncio.run(models.ask(ctx, "evaluator", JurorAnswer, messages, run_name="dead"))
+    assert second.value is None and "see its log" in second.error
+    assert str(server.log_path) in second.error
