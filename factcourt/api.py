@@ -33,10 +33,13 @@ def run_config(ctx: Context, **extra: Any) -> dict[str, Any]:
     from factcourt.providers.models import choose
 
     embedded = choose(ctx, "evaluator").endpoint == "embedded"
-    return {"max_concurrency": 1 if embedded else ctx.max_concurrency,
-            "tags": [f"protocol:{ctx.protocol}", f"rule:{ctx.rule}"],
-            "metadata": {"protocol": ctx.protocol, "rule": ctx.rule, "search": ctx.search},
-            "recursion_limit": 200, **extra}
+    return {
+        "max_concurrency": 1 if embedded else ctx.max_concurrency,
+        "tags": [f"protocol:{ctx.protocol}", f"rule:{ctx.rule}"],
+        "metadata": {"protocol": ctx.protocol, "rule": ctx.rule, "search": ctx.search},
+        "recursion_limit": 200,
+        **extra,
+    }
 
 
 def claim_json(result: ClaimResult) -> dict[str, Any]:
@@ -78,8 +81,14 @@ def report(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
     return {
         "question": state.get("question", ""),
         "language": state.get("language"),
-        "settings": {"protocol": ctx.protocol, "rule": ctx.rule, "search": ctx.search,
-                     "model": ctx.model, "jurors": len(ctx.speakers), "rounds": ctx.max_rounds},
+        "settings": {
+            "protocol": ctx.protocol,
+            "rule": ctx.rule,
+            "search": ctx.search,
+            "model": ctx.model,
+            "jurors": len(ctx.speakers),
+            "rounds": ctx.max_rounds,
+        },
         "claims": [claim_json(r) for r in results],
         "dropped": [d.model_dump(mode="json") for d in state.get("dropped", [])],
         "scores": state.get("scores", {}),
@@ -88,19 +97,22 @@ def report(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
     }
 
 
-async def acheck(text: str, question: str = "", settings: dict[str, Any] | Context | None = None,
-                 **overrides: Any) -> dict[str, Any]:
+async def acheck(
+    text: str, question: str = "", settings: dict[str, Any] | Context | None = None, **overrides: Any
+) -> dict[str, Any]:
     """Check a long-form text (async)."""
     from factcourt.graphs.factcheck import graph
 
     ctx = make_context(settings, **overrides)
-    state = await graph.ainvoke({"response": text, "question": question or ""},
-                                config=run_config(ctx), context=ctx)
+    state = await graph.ainvoke(
+        {"response": text, "question": question or ""}, config=run_config(ctx), context=ctx
+    )
     return report(state, ctx)
 
 
-def check(text: str, question: str = "", settings: dict[str, Any] | Context | None = None,
-          **overrides: Any) -> dict[str, Any]:
+def check(
+    text: str, question: str = "", settings: dict[str, Any] | Context | None = None, **overrides: Any
+) -> dict[str, Any]:
     """Check a long-form text; the result is the same structure ``factcourt check --json`` prints.
 
     Example:
@@ -109,8 +121,13 @@ def check(text: str, question: str = "", settings: dict[str, Any] | Context | No
     return asyncio.run(acheck(text, question, settings, **overrides))
 
 
-async def averify(claim: str, evidence: list[Evidence] | None = None, question: str = "",
-                  settings: dict[str, Any] | Context | None = None, **overrides: Any) -> dict:
+async def averify(
+    claim: str,
+    evidence: list[Evidence] | None = None,
+    question: str = "",
+    settings: dict[str, Any] | Context | None = None,
+    **overrides: Any,
+) -> dict:
     """Check one claim (async)."""
     from factcourt.graphs.verify import graph
 
@@ -124,8 +141,13 @@ async def averify(claim: str, evidence: list[Evidence] | None = None, question: 
     return claim_json(state["results"][0])
 
 
-def verify(claim: str, evidence: list[Evidence] | None = None, question: str = "",
-           settings: dict[str, Any] | Context | None = None, **overrides: Any) -> dict:
+def verify(
+    claim: str,
+    evidence: list[Evidence] | None = None,
+    question: str = "",
+    settings: dict[str, Any] | Context | None = None,
+    **overrides: Any,
+) -> dict:
     """Check one claim, with optional given evidence; returns one claim's JSON."""
     return asyncio.run(averify(claim, evidence, question, settings, **overrides))
 

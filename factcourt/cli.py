@@ -25,8 +25,13 @@ from factcourt.errors import ConfigError, FactcourtError, InputError
 
 err = Console(stderr=True)
 out = Console()
-VERDICT_STYLE = {"supported": "green", "refuted": "red", "not_enough_evidence": "yellow",
-                 "conflicting_evidence": "magenta", None: "bold red"}
+VERDICT_STYLE = {
+    "supported": "green",
+    "refuted": "red",
+    "not_enough_evidence": "yellow",
+    "conflicting_evidence": "magenta",
+    None: "bold red",
+}
 
 
 # ------------------------------------------------------------------------------ input
@@ -65,33 +70,55 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     """The options every checking command shares; each fills a Context field."""
     g = parser.add_argument_group("debate")
     g.add_argument("--protocol", choices=["jury", "adversarial"], help="who debates (default jury)")
-    g.add_argument("--rule", choices=["free", "mandatory_search", "adaptive"],
-                   help="debate rule (default free)")
+    g.add_argument(
+        "--rule", choices=["free", "mandatory_search", "adaptive"], help="debate rule (default free)"
+    )
     g.add_argument("--jurors", type=int, help="number of jury evaluators (default 3)")
     g.add_argument("--rounds", type=int, help="debate rounds (default: jury 2, adversarial 3)")
     g.add_argument("--theta", type=float, help="confidence below which a speaker retrieves (0.7)")
     g = parser.add_argument_group("models and search")
     g.add_argument("--model", help="model for every role: auto, local, sim, or a model name")
     g.add_argument("--base-url", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...)")
-    g.add_argument("--role-model", action="append", default=[], metavar="ROLE=MODEL",
-                   help=f"per-role model; roles: {', '.join(ROLES)}")
-    g.add_argument("--search", choices=["local", "tavily", "serper", "given", "none"],
-                   help="search backend (default local: offline Wikipedia)")
+    g.add_argument(
+        "--role-model",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help=f"per-role model; roles: {', '.join(ROLES)}",
+    )
+    g.add_argument(
+        "--search",
+        choices=["local", "tavily", "serper", "given", "none"],
+        help="search backend (default local: offline Wikipedia)",
+    )
     g.add_argument("--corpus", help="local corpus: JSONL file or folder of .txt files")
     g = parser.add_argument_group("run")
     g.add_argument("--concurrency", type=int, help="claims checked at once (default 4)")
     g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    g.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="any other context setting, VALUE as JSON (e.g. --set use_roles=false)")
+    g.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="any other context setting, VALUE as JSON (e.g. --set use_roles=false)",
+    )
 
 
 def settings_from(args: argparse.Namespace) -> Context:
     """Turn the parsed options into a Context."""
     values: dict[str, Any] = {}
-    for option, key in [("protocol", "protocol"), ("rule", "rule"), ("jurors", "jurors"),
-                        ("rounds", "rounds"), ("theta", "theta"), ("model", "model"),
-                        ("base_url", "base_url"), ("search", "search"), ("corpus", "corpus"),
-                        ("concurrency", "max_concurrency")]:
+    for option, key in [
+        ("protocol", "protocol"),
+        ("rule", "rule"),
+        ("jurors", "jurors"),
+        ("rounds", "rounds"),
+        ("theta", "theta"),
+        ("model", "model"),
+        ("base_url", "base_url"),
+        ("search", "search"),
+        ("corpus", "corpus"),
+        ("concurrency", "max_concurrency"),
+    ]:
         if getattr(args, option, None) is not None:
             values[key] = getattr(args, option)
     if getattr(args, "no_cache", False):
@@ -133,12 +160,20 @@ def preflight(ctx: Context) -> None:
 # --------------------------------------------------------------------------- running
 
 
-async def run_with_progress(graph: Any, payload: dict | None, ctx: Context, config: dict,
-                            quiet: bool) -> dict:
+async def run_with_progress(
+    graph: Any, payload: dict | None, ctx: Context, config: dict, quiet: bool
+) -> dict:
     """Stream a run, drawing a progress bar from its custom events; return the final state."""
-    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=err,
-                        transient=True, disable=quiet)
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[last]}"),
+        console=err,
+        transient=True,
+        disable=quiet,
+    )
     task = progress.add_task("decomposing", total=None, last="")
     final: dict = {}
     with progress:
@@ -171,8 +206,13 @@ async def check_resumably(text: str, question: str, ctx: Context, quiet: bool) -
 def print_report(result: dict) -> None:
     """A readable table of claims, then scores, drops and usage."""
     table = Table(title="Claims", expand=True)
-    for col, kw in [("id", {"width": 4}), ("claim", {"ratio": 5}), ("verdict", {"ratio": 2}),
-                    ("votes", {"ratio": 2}), ("evidence", {"ratio": 2})]:
+    for col, kw in [
+        ("id", {"width": 4}),
+        ("claim", {"ratio": 5}),
+        ("verdict", {"ratio": 2}),
+        ("votes", {"ratio": 2}),
+        ("evidence", {"ratio": 2}),
+    ]:
         table.add_column(col, **kw)
     for c in result["claims"]:
         verdict = c["verdict"] or f"failed: {c['error']}"
@@ -180,19 +220,24 @@ def print_report(result: dict) -> None:
         votes = ", ".join(f"{n} {v.replace('_', ' ')}" for v, n in tally.most_common())
         urls = list(dict.fromkeys(e["url"] for e in c["evidence"] if e["url"]))
         evidence = f"{len(c['evidence'])}: {urls[0]}" if urls else str(len(c["evidence"]))
-        table.add_row(c["id"], c["text"], f"[{VERDICT_STYLE.get(c['verdict'], '')}]{verdict}[/]",
-                      votes, evidence)
+        table.add_row(
+            c["id"], c["text"], f"[{VERDICT_STYLE.get(c['verdict'], '')}]{verdict}[/]", votes, evidence
+        )
     out.print(table)
     s = result["scores"]
     precision = "n/a" if s.get("precision") is None else f"{s['precision']:.2f}"
-    out.print(f"[bold]precision {precision}[/]  supported {s.get('supported', 0)}  refuted "
-              f"{s.get('refuted', 0)}  not enough evidence {s.get('not_enough_evidence', 0)}  "
-              f"conflicting {s.get('conflicting_evidence', 0)}  failed {s.get('failed', 0)}")
+    out.print(
+        f"[bold]precision {precision}[/]  supported {s.get('supported', 0)}  refuted "
+        f"{s.get('refuted', 0)}  not enough evidence {s.get('not_enough_evidence', 0)}  "
+        f"conflicting {s.get('conflicting_evidence', 0)}  failed {s.get('failed', 0)}"
+    )
     for d in result["dropped"]:
         out.print(f"[dim]dropped ({d['reason']}): {d['sentence']}[/]")
     u = result["usage"]
-    out.print(f"[dim]{u['calls']} model calls, {u['input_tokens']} input + {u['output_tokens']} "
-              f"output tokens, {u['search_calls']} searches[/]")
+    out.print(
+        f"[dim]{u['calls']} model calls, {u['input_tokens']} input + {u['output_tokens']} "
+        f"output tokens, {u['search_calls']} searches[/]"
+    )
     if result.get("correction"):
         print_correction(result)
 
@@ -203,8 +248,9 @@ def print_correction(result: dict) -> None:
     out.rule("corrected text")
     out.print(corrected, markup=False)
     out.rule("diff")
-    diff = difflib.unified_diff(result["response"].splitlines(), corrected.splitlines(),
-                                "original", "corrected", lineterm="")
+    diff = difflib.unified_diff(
+        result["response"].splitlines(), corrected.splitlines(), "original", "corrected", lineterm=""
+    )
     out.print("\n".join(diff) or "(no change)", markup=False)
 
 
@@ -253,8 +299,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     def render(r: dict) -> None:
         out.print(f"[bold]{r['text']}[/]")
-        out.print(f"verdict: [{VERDICT_STYLE.get(r['verdict'], '')}]{r['verdict']}[/] after "
-                  f"{r['rounds']} round(s)")
+        out.print(
+            f"verdict: [{VERDICT_STYLE.get(r['verdict'], '')}]{r['verdict']}[/] after {r['rounds']} round(s)"
+        )
         if r["justification"]:
             out.print(f"justification: {r['justification']}")
         for t in r["transcript"]:
@@ -290,8 +337,15 @@ def cmd_models(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run ``langgraph dev`` for this project (Studio and the HTTP API)."""
     env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true"}
-    command = [str(Path(sys.executable).with_name("langgraph")), "dev", "--no-browser",
-               "--port", str(args.port), "--config", str(project_root() / "langgraph.json")]
+    command = [
+        str(Path(sys.executable).with_name("langgraph")),
+        "dev",
+        "--no-browser",
+        "--port",
+        str(args.port),
+        "--config",
+        str(project_root() / "langgraph.json"),
+    ]
     if args.no_reload:
         command.append("--no-reload")
     os.execvpe(command[0], command, env)
@@ -322,14 +376,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="factcourt",
         description="Check what an LLM wrote: agents debate each claim over retrieved evidence. "
-                    "With no OPENAI_API_KEY it runs offline on an embedded llama.cpp model and a "
-                    "local Wikipedia corpus.",
+        "With no OPENAI_API_KEY it runs offline on an embedded llama.cpp model and a "
+        "local Wikipedia corpus.",
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("check", help="check a long-form text (MAD-Fact pipeline)",
-                       description="Split a text into claims, debate each, and score the text.")
+    p = sub.add_parser(
+        "check",
+        help="check a long-form text (MAD-Fact pipeline)",
+        description="Split a text into claims, debate each, and score the text.",
+    )
     p.add_argument("file", nargs="?", default="-", help="text file, or - for standard input")
     p.add_argument("--question", "-q", help="the question the text answers")
     p.add_argument("--correct", action="store_true", help="rewrite refuted claims and show a diff")
@@ -339,8 +396,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_settings(p)
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("verify", help="check one claim (DebateCV or jury)",
-                       description="Debate one claim, over given evidence or retrieved evidence.")
+    p = sub.add_parser(
+        "verify",
+        help="check one claim (DebateCV or jury)",
+        description="Debate one claim, over given evidence or retrieved evidence.",
+    )
     p.add_argument("--claim", required=True, help="the claim")
     p.add_argument("--evidence", help="JSON or JSONL file of evidence ({'text', 'url', 'title'})")
     p.add_argument("--question", "-q", help="context for the claim")
@@ -358,9 +418,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-reload", action="store_true")
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("assistants", help="create the standard assistants on a LangGraph server",
-                       description="One assistant per graph (factcheck, verify), protocol and "
-                                   "rule, e.g. factcheck-jury-adaptive. Existing ones are kept.")
+    p = sub.add_parser(
+        "assistants",
+        help="create the standard assistants on a LangGraph server",
+        description="One assistant per graph (factcheck, verify), protocol and "
+        "rule, e.g. factcheck-jury-adaptive. Existing ones are kept.",
+    )
     p.add_argument("--url", default="http://127.0.0.1:2024", help="the server's URL")
     p.set_defaults(func=cmd_assistants)
 

@@ -73,8 +73,11 @@ class Context:
     roles: list[str] = _describe(
         "Jury roles by name; empty = the first N of: " + ", ".join(JURY_ROLES), factory=list
     )
-    rounds: int = _describe("Debate rounds: the jury's rounds, or the adversarial round limit. "
-                            "0 = the protocol's default (jury 2, adversarial 3).", 0)
+    rounds: int = _describe(
+        "Debate rounds: the jury's rounds, or the adversarial round limit. "
+        "0 = the protocol's default (jury 2, adversarial 3).",
+        0,
+    )
     theta: float = _describe(
         "Confidence threshold: a speaker below it retrieves evidence and answers again.", 0.7
     )

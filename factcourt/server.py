@@ -14,9 +14,16 @@ RULES = ("free", "mandatory_search", "adaptive")
 
 def standard_assistants() -> list[dict[str, Any]]:
     """Name, graph and context of every standard assistant."""
-    return [{"name": f"{graph}-{protocol}-{rule}", "graph_id": graph,
-             "context": {"protocol": protocol, "rule": rule}}
-            for graph in ("factcheck", "verify") for protocol in PROTOCOLS for rule in RULES]
+    return [
+        {
+            "name": f"{graph}-{protocol}-{rule}",
+            "graph_id": graph,
+            "context": {"protocol": protocol, "rule": rule},
+        }
+        for graph in ("factcheck", "verify")
+        for protocol in PROTOCOLS
+        for rule in RULES
+    ]
 
 
 async def create_standard_assistants(url: str) -> list[dict[str, Any]]:
@@ -30,7 +37,12 @@ async def create_standard_assistants(url: str) -> list[dict[str, Any]]:
         if spec["name"] in existing:
             made.append(existing[spec["name"]])
             continue
-        made.append(await client.assistants.create(
-            spec["graph_id"], context=spec["context"], name=spec["name"],
-            metadata={"created_by": "factcourt"}))
+        made.append(
+            await client.assistants.create(
+                spec["graph_id"],
+                context=spec["context"],
+                name=spec["name"],
+                metadata={"created_by": "factcourt"},
+            )
+        )
     return made

@@ -189,9 +189,7 @@ class JurorAnswer(BaseModel):
     confidence: float = Field(
         ge=0.0, le=1.0, description="probability, 0 to 1, that your own verdict is correct"
     )
-    search_query: str = Field(
-        default="", description="a new web search query that would help, or empty"
-    )
+    search_query: str = Field(default="", description="a new web search query that would help, or empty")
 
 
 class DebaterAnswer(BaseModel):
@@ -199,12 +197,8 @@ class DebaterAnswer(BaseModel):
 
     argument: str = Field(description="the argument, citing evidence as [E1] (content, URL)")
     citations: list[int] = Field(default_factory=list, description="numbers of cited evidence")
-    confidence: float = Field(
-        ge=0.0, le=1.0, description="probability, 0 to 1, that your side is right"
-    )
-    search_query: str = Field(
-        default="", description="a new web search query that would help, or empty"
-    )
+    confidence: float = Field(ge=0.0, le=1.0, description="probability, 0 to 1, that your side is right")
+    search_query: str = Field(default="", description="a new web search query that would help, or empty")
 
 
 class ModeratorAnswer(BaseModel):

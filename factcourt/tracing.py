@@ -16,6 +16,7 @@ FLUSH_TIMEOUT_S = 1.5
 
 def flush_traces(timeout_s: float = FLUSH_TIMEOUT_S) -> None:
     """Wait up to ``timeout_s`` for pending trace uploads; never raise, never block longer."""
+
     def flush() -> None:
         try:
             from langchain_core.tracers.langchain import wait_for_all_tracers

@@ -27,10 +27,16 @@ def corpus(tmp_path):
     path = tmp_path / "corpus.jsonl"
     docs = [
         {"id": "paris", "title": "Paris", "text": "Paris is the capital and largest city of France."},
-        {"id": "eiffel", "title": "Eiffel Tower",
-         "text": "The Eiffel Tower is a wrought-iron tower in Paris, completed in 1889."},
-        {"id": "everest", "title": "Mount Everest",
-         "text": "Mount Everest, in the Himalayas of Asia, is Earth's highest mountain."},
+        {
+            "id": "eiffel",
+            "title": "Eiffel Tower",
+            "text": "The Eiffel Tower is a wrought-iron tower in Paris, completed in 1889.",
+        },
+        {
+            "id": "everest",
+            "title": "Mount Everest",
+            "text": "Mount Everest, in the Himalayas of Asia, is Earth's highest mountain.",
+        },
         {"id": "moon", "title": "Moon", "text": "The Moon is Earth's only natural satellite."},
     ]
     import json
@@ -51,5 +57,4 @@ def scripted():
 
 @pytest.fixture
 def evidence():
-    return [Evidence(text="Paris is the capital of France.", url="https://example.org/paris",
-                     title="Paris")]
+    return [Evidence(text="Paris is the capital of France.", url="https://example.org/paris", title="Paris")]

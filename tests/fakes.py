@@ -54,24 +54,43 @@ class ScriptedModel(BaseChatModel):
         if isinstance(answer, str):
             message = AIMessage(content=answer, usage_metadata=usage)
         else:
-            message = AIMessage(content="", usage_metadata=usage, tool_calls=[
-                {"name": name, "args": answer, "id": f"call_{len(self.calls)}", "type": "tool_call"}])
+            message = AIMessage(
+                content="",
+                usage_metadata=usage,
+                tool_calls=[
+                    {"name": name, "args": answer, "id": f"call_{len(self.calls)}", "type": "tool_call"}
+                ],
+            )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
 def juror(verdict: str, confidence: float = 0.9, query: str = "") -> dict:
-    return {"explanation": f"I say {verdict}.", "verdict": verdict, "confidence": confidence,
-            "search_query": query}
+    return {
+        "explanation": f"I say {verdict}.",
+        "verdict": verdict,
+        "confidence": confidence,
+        "search_query": query,
+    }
 
 
 def moderator(verdict: str, stop: bool, new_insights: bool = False) -> dict:
-    return {"summary": "round summary", "new_insights": new_insights, "gaps": "", "stop": stop,
-            "justification": f"The debate shows {verdict}.", "verdict": verdict}
+    return {
+        "summary": "round summary",
+        "new_insights": new_insights,
+        "gaps": "",
+        "stop": stop,
+        "justification": f"The debate shows {verdict}.",
+        "verdict": verdict,
+    }
 
 
 def debater(confidence: float = 0.9, query: str = "") -> dict:
-    return {"argument": "Per [E1] it holds.", "citations": [1], "confidence": confidence,
-            "search_query": query}
+    return {
+        "argument": "Per [E1] it holds.",
+        "citations": [1],
+        "confidence": confidence,
+        "search_query": query,
+    }
 
 
 def dumps(value: Any) -> str:

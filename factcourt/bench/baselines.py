@@ -38,11 +38,21 @@ class Trace:
 
 
 async def _rate(ctx: Context, claim: str, trace: Trace, name: str) -> tuple[str | None, str | None]:
-    answer = await ask(ctx, "evaluator", Rating,
-                       [SystemMessage(prompt("en", "SINGLE_SYSTEM")),
-                        HumanMessage(prompt("en", "SINGLE_USER").format(
-                            claim=fence(claim), evidence=format_evidence(trace.evidence)))],
-                       run_name=name, tags=[f"method:{name}"])
+    answer = await ask(
+        ctx,
+        "evaluator",
+        Rating,
+        [
+            SystemMessage(prompt("en", "SINGLE_SYSTEM")),
+            HumanMessage(
+                prompt("en", "SINGLE_USER").format(
+                    claim=fence(claim), evidence=format_evidence(trace.evidence)
+                )
+            ),
+        ],
+        run_name=name,
+        tags=[f"method:{name}"],
+    )
     trace.usage += answer.usage
     if answer.value is None:
         return None, answer.error
@@ -66,13 +76,25 @@ async def fire(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
     """
     trace, verdict = Trace(given), None
     for step in range(1, FIRE_MAX_STEPS + 1):
-        answer = await ask(ctx, "evaluator", FireStep,
-                           [SystemMessage(prompt("en", "FIRE_SYSTEM")),
-                            HumanMessage(prompt("en", "FIRE_USER").format(
-                                claim=fence(claim), evidence=format_evidence(trace.evidence),
-                                queries="; ".join(trace.queries) or "none", step=step,
-                                max_steps=FIRE_MAX_STEPS))],
-                           run_name=f"fire step {step}", tags=["method:fire"])
+        answer = await ask(
+            ctx,
+            "evaluator",
+            FireStep,
+            [
+                SystemMessage(prompt("en", "FIRE_SYSTEM")),
+                HumanMessage(
+                    prompt("en", "FIRE_USER").format(
+                        claim=fence(claim),
+                        evidence=format_evidence(trace.evidence),
+                        queries="; ".join(trace.queries) or "none",
+                        step=step,
+                        max_steps=FIRE_MAX_STEPS,
+                    )
+                ),
+            ],
+            run_name=f"fire step {step}",
+            tags=["method:fire"],
+        )
         trace.usage += answer.usage
         if answer.value is None:
             return verdict, answer.error, trace
@@ -90,12 +112,23 @@ async def safe(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
     """SAFE: a fixed number of model-written searches (up to 5), then one rating."""
     trace = Trace(given)
     for step in range(SAFE_SEARCHES if ctx.retrieval_enabled else 0):
-        answer = await ask(ctx, "query", SearchQuery,
-                           [SystemMessage(prompt("en", "SAFE_QUERY_SYSTEM")),
-                            HumanMessage(prompt("en", "SAFE_QUERY_USER").format(
-                                claim=fence(claim), evidence=format_evidence(trace.evidence),
-                                queries="; ".join(trace.queries) or "none"))],
-                           run_name=f"safe query {step + 1}", tags=["method:safe"])
+        answer = await ask(
+            ctx,
+            "query",
+            SearchQuery,
+            [
+                SystemMessage(prompt("en", "SAFE_QUERY_SYSTEM")),
+                HumanMessage(
+                    prompt("en", "SAFE_QUERY_USER").format(
+                        claim=fence(claim),
+                        evidence=format_evidence(trace.evidence),
+                        queries="; ".join(trace.queries) or "none",
+                    )
+                ),
+            ],
+            run_name=f"safe query {step + 1}",
+            tags=["method:safe"],
+        )
         trace.usage += answer.usage
         if answer.value is None or not await trace.search(ctx, answer.value.query):
             break

@@ -28,11 +28,16 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     ctx = settings_from(args)
     prices = Prices(args.price_input, args.price_output, args.price_search)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    summary = asyncio.run(run_bench(Path(args.dataset), methods, ctx, Path(args.out),
-                                    limit=args.limit, seed=args.seed, prices=prices))
+    summary = asyncio.run(
+        run_bench(
+            Path(args.dataset), methods, ctx, Path(args.out), limit=args.limit, seed=args.seed, prices=prices
+        )
+    )
     out.print((Path(args.out) / "report.md").read_text(encoding="utf-8"), markup=False)
-    out.print(f"[dim]reports in {args.out}: report.json, report.md, wrong_predictions.csv "
-              f"({summary['wrong_predictions']} rows), f1_false_vs_cost.png[/]")
+    out.print(
+        f"[dim]reports in {args.out}: report.json, report.md, wrong_predictions.csv "
+        f"({summary['wrong_predictions']} rows), f1_false_vs_cost.png[/]"
+    )
     return 0
 
 
@@ -46,13 +51,26 @@ def cmd_bench_perf(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     table = Table(title=f"{args.claims} claims, simulated model at {args.latency * 1000:.0f} ms/call")
-    for col in ("concurrency", "calls", "wall s", "critical path s", "bound at concurrency s",
-                "wall / bound", "overhead ms/call"):
+    for col in (
+        "concurrency",
+        "calls",
+        "wall s",
+        "critical path s",
+        "bound at concurrency s",
+        "wall / bound",
+        "overhead ms/call",
+    ):
         table.add_column(col, justify="right")
     for r in rows:
-        table.add_row(str(r["concurrency"]), str(r["calls"]), f"{r['wall_s']:.2f}",
-                      f"{r['critical_path_s']:.2f}", f"{r['bound_at_concurrency_s']:.2f}",
-                      f"{r['wall_over_bound']:.3f}", f"{r['overhead_ms_per_call']:.2f}")
+        table.add_row(
+            str(r["concurrency"]),
+            str(r["calls"]),
+            f"{r['wall_s']:.2f}",
+            f"{r['critical_path_s']:.2f}",
+            f"{r['bound_at_concurrency_s']:.2f}",
+            f"{r['wall_over_bound']:.3f}",
+            f"{r['overhead_ms_per_call']:.2f}",
+        )
     out.print(table)
     return 0
 
@@ -64,9 +82,11 @@ def cmd_synth_sft(args: argparse.Namespace) -> int:
 
     ctx = settings_from(args)
     counts = asyncio.run(synth_sft(Path(args.dataset), Path(args.out), ctx, args.limit))
-    out.print(f"{counts['written']} samples written to {args.out} ({counts['corrected']} with a "
-              f"Corrector-written target), {counts['failed']} failed, {counts['skipped']} "
-              "already there")
+    out.print(
+        f"{counts['written']} samples written to {args.out} ({counts['corrected']} with a "
+        f"Corrector-written target), {counts['failed']} failed, {counts['skipped']} "
+        "already there"
+    )
     return 0 if counts["failed"] == 0 else 1
 
 
@@ -76,22 +96,33 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCH")
 
     p = bench_sub.add_parser(
-        "run", help="compare methods on a labelled dataset",
+        "run",
+        help="compare methods on a labelled dataset",
         description="Runs each method on the same claims with the same model and retrieval, "
-                    "writes every prediction as it finishes (the same command resumes), and "
-                    "reports P/R/F1 per label, accuracy, cost and time per claim.")
-    p.add_argument("--dataset", required=True,
-                   help="claims.jsonl or qa.jsonl in the shared schema (meta is never shown "
-                        "to a method)")
-    p.add_argument("--methods", default="jury,adversarial,single",
-                   help=f"comma-separated, from: {', '.join(METHODS)}")
-    p.add_argument("--evidence", choices=["given", "local", "tavily", "serper", "none"],
-                   help="evidence condition (same as --search)")
+        "writes every prediction as it finishes (the same command resumes), and "
+        "reports P/R/F1 per label, accuracy, cost and time per claim.",
+    )
+    p.add_argument(
+        "--dataset",
+        required=True,
+        help="claims.jsonl or qa.jsonl in the shared schema (meta is never shown to a method)",
+    )
+    p.add_argument(
+        "--methods", default="jury,adversarial,single", help=f"comma-separated, from: {', '.join(METHODS)}"
+    )
+    p.add_argument(
+        "--evidence",
+        choices=["given", "local", "tavily", "serper", "none"],
+        help="evidence condition (same as --search)",
+    )
     p.add_argument("--limit", type=int, help="first N cases (after shuffling with --seed)")
     p.add_argument("--seed", type=int, help="shuffle the cases with this seed before --limit")
     p.add_argument("--out", default="bench-out", help="folder for predictions and reports")
-    p.add_argument("--cache", action="store_true",
-                   help="reuse cached model answers (cost columns then count only new calls)")
+    p.add_argument(
+        "--cache",
+        action="store_true",
+        help="reuse cached model answers (cost columns then count only new calls)",
+    )
     p.add_argument("--price-input", type=float, default=0.15, help="$ per 1M input tokens")
     p.add_argument("--price-output", type=float, default=0.60, help="$ per 1M output tokens")
     p.add_argument("--price-search", type=float, default=0.0, help="$ per search query")

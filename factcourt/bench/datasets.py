@@ -14,9 +14,12 @@ from pathlib import Path
 from factcourt.errors import InputError
 from factcourt.state import Evidence
 
-FOUR_WAY = {"Supported": "supported", "Refuted": "refuted",
-            "Not Enough Evidence": "not_enough_evidence",
-            "Conflicting Evidence/Cherrypicking": "conflicting_evidence"}
+FOUR_WAY = {
+    "Supported": "supported",
+    "Refuted": "refuted",
+    "Not Enough Evidence": "not_enough_evidence",
+    "Conflicting Evidence/Cherrypicking": "conflicting_evidence",
+}
 
 
 @dataclass(frozen=True)
@@ -57,8 +60,14 @@ def _evidence_of(items: list) -> tuple[Evidence, ...]:
     out = []
     for item in items or []:
         if isinstance(item, dict):
-            out.append(Evidence(text=item.get("text", ""), url=item.get("url", ""),
-                                title=item.get("title", ""), source="given"))
+            out.append(
+                Evidence(
+                    text=item.get("text", ""),
+                    url=item.get("url", ""),
+                    title=item.get("title", ""),
+                    source="given",
+                )
+            )
         elif isinstance(item, str) and not item.startswith(("http://", "https://")):
             out.append(Evidence(text=item, source="given", url=""))
     return tuple(e for e in out if e.text.strip())
@@ -70,17 +79,25 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
     for number, row in _rows(Path(path)):
         try:
             if "claim" in row:
-                case = Case(id=row["id"], claim=row["claim"],
-                            question=row.get("source_question") or "",
-                            evidence=_evidence_of(row.get("evidence", [])))
+                case = Case(
+                    id=row["id"],
+                    claim=row["claim"],
+                    question=row.get("source_question") or "",
+                    evidence=_evidence_of(row.get("evidence", [])),
+                )
             else:  # HaluEval QA: checked as the claim "the answer to Q is A"
-                case = Case(id=row["id"], question=row["question"],
-                            claim=f'The answer to the question "{row["question"]}" is '
-                                  f'"{row["answer"]}".',
-                            evidence=_evidence_of([row.get("knowledge", "")]))
+                case = Case(
+                    id=row["id"],
+                    question=row["question"],
+                    claim=f'The answer to the question "{row["question"]}" is "{row["answer"]}".',
+                    evidence=_evidence_of([row.get("knowledge", "")]),
+                )
             meta = row.get("meta") or {}
-            gold = Gold(label=bool(row["label"]), label_4way=FOUR_WAY.get(meta.get("label_4way")),
-                        evidence_text=tuple(e.text for e in case.evidence))
+            gold = Gold(
+                label=bool(row["label"]),
+                label_4way=FOUR_WAY.get(meta.get("label_4way")),
+                evidence_text=tuple(e.text for e in case.evidence),
+            )
         except KeyError as exc:
             raise InputError(f"{path}:{number}: missing field {exc}") from exc
         pairs.append((case, gold))
@@ -108,8 +125,14 @@ def read_evidence_file(path: Path) -> list[Evidence]:
         if isinstance(item, str):
             evidence.append(Evidence(text=item, source="given"))
         elif isinstance(item, dict) and isinstance(item.get("text"), str):
-            evidence.append(Evidence(text=item["text"], url=str(item.get("url", "")),
-                                     title=str(item.get("title", "")), source="given"))
+            evidence.append(
+                Evidence(
+                    text=item["text"],
+                    url=str(item.get("url", "")),
+                    title=str(item.get("title", "")),
+                    source="given",
+                )
+            )
         else:
             raise InputError(f"{path}: item {index} is neither a string nor an object with 'text'")
     return evidence

@@ -26,7 +26,9 @@ DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "jury-no_search": {"protocol": "jury", "rule": "free", "search": "none"},
 }
 BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
-    "single": baselines.single, "fire": baselines.fire, "safe": baselines.safe,
+    "single": baselines.single,
+    "fire": baselines.fire,
+    "safe": baselines.safe,
 }
 METHODS = (*DEBATE_METHODS, *BASELINES)
 
@@ -58,8 +60,12 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
             verdict, error = result["verdict"], result["error"]
             usage = Usage.model_validate(result["usage"])
             evidence = [e["text"] for e in result["evidence"]]
-            detail = {"transcript": result["transcript"], "summaries": result["summaries"],
-                      "queries": result["queries"], "rounds": result["rounds"]}
+            detail = {
+                "transcript": result["transcript"],
+                "summaries": result["summaries"],
+                "queries": result["queries"],
+                "rounds": result["rounds"],
+            }
     except Exception as exc:  # noqa: BLE001  one broken case must not stop the benchmark
         verdict, error, usage, evidence, detail = None, f"{type(exc).__name__}: {exc}", Usage(), [], {}
     return Prediction(verdict, error, usage, time.perf_counter() - start, evidence, detail)

@@ -28,15 +28,22 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
     pred = [to_binary(r["verdict"]) for r in records]
     report: dict[str, Any] = {"binary": binary_report(gold, pred)}
     if any(r.get("gold_4way") for r in records):
-        ok = [evidence_match(r["gold_evidence"], r["evidence"]) if r.get("gold_evidence") else False
-              for r in records]
-        report["four_way"] = four_way_report([r.get("gold_4way") for r in records],
-                                             [r["verdict"] for r in records], ok)
-    totals = {k: sum(r["usage"].get(k, 0) for r in records)
-              for k in ("calls", "input_tokens", "output_tokens", "search_calls")}
-    dollars = (totals["input_tokens"] * prices.input_per_m / 1e6
-               + totals["output_tokens"] * prices.output_per_m / 1e6
-               + totals["search_calls"] * prices.per_search)
+        ok = [
+            evidence_match(r["gold_evidence"], r["evidence"]) if r.get("gold_evidence") else False
+            for r in records
+        ]
+        report["four_way"] = four_way_report(
+            [r.get("gold_4way") for r in records], [r["verdict"] for r in records], ok
+        )
+    totals = {
+        k: sum(r["usage"].get(k, 0) for r in records)
+        for k in ("calls", "input_tokens", "output_tokens", "search_calls")
+    }
+    dollars = (
+        totals["input_tokens"] * prices.input_per_m / 1e6
+        + totals["output_tokens"] * prices.output_per_m / 1e6
+        + totals["search_calls"] * prices.per_search
+    )
     per = (lambda x: x / n) if n else (lambda x: 0.0)
     report["cost"] = {
         "calls_per_claim": per(totals["calls"]),
@@ -61,22 +68,34 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
     head = ["method", "n", "failed", "P/R/F1 TRUE", "P/R/F1 FALSE", "acc", "macro-F1"]
     if four:
         head += ["acc 4-way", "NEE rate", "AVeriTeC"]
-    head += ["calls/claim", "tokens in/out per claim", "searches/claim", "$/1k claims",
-             "s/claim"]
+    head += ["calls/claim", "tokens in/out per claim", "searches/claim", "$/1k claims", "s/claim"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for method, r in report.items():
         b, c = r["binary"], r["cost"]
         prf = lambda x: f"{x['precision']:.2f}/{x['recall']:.2f}/{x['f1']:.2f}"  # noqa: E731
-        row = [method, str(b["n"]), str(b["failed"]), prf(b["true"]), prf(b["false"]),
-               f"{b['accuracy']:.3f}", f"{b['macro_f1']:.3f}"]
+        row = [
+            method,
+            str(b["n"]),
+            str(b["failed"]),
+            prf(b["true"]),
+            prf(b["false"]),
+            f"{b['accuracy']:.3f}",
+            f"{b['macro_f1']:.3f}",
+        ]
         if four:
             f = r.get("four_way") or {}
-            row += [f"{f.get('accuracy', 0):.3f}", f"{f.get('neutral_rate', 0):.2f}",
-                    f"{f.get('averitec_score', 0):.3f}"]
-        row += [f"{c['calls_per_claim']:.1f}",
-                f"{c['input_tokens_per_claim']:.0f}/{c['output_tokens_per_claim']:.0f}",
-                f"{c['searches_per_claim']:.2f}", f"{c['dollars_per_1000_claims']:.3f}",
-                f"{c['seconds_per_claim']:.1f}"]
+            row += [
+                f"{f.get('accuracy', 0):.3f}",
+                f"{f.get('neutral_rate', 0):.2f}",
+                f"{f.get('averitec_score', 0):.3f}",
+            ]
+        row += [
+            f"{c['calls_per_claim']:.1f}",
+            f"{c['input_tokens_per_claim']:.0f}/{c['output_tokens_per_claim']:.0f}",
+            f"{c['searches_per_claim']:.2f}",
+            f"{c['dollars_per_1000_claims']:.3f}",
+            f"{c['seconds_per_claim']:.1f}",
+        ]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
 
@@ -88,8 +107,17 @@ def write_wrong_predictions(records: list[dict[str, Any]], path: Path) -> int:
         writer = csv.writer(fh)
         writer.writerow(["method", "id", "claim", "gold", "verdict", "error", "transcript"])
         for r in rows:
-            writer.writerow([r["method"], r["id"], r["claim"], r["gold"], r["verdict"],
-                             r["error"] or "", json.dumps(r.get("detail", {}), ensure_ascii=False)])
+            writer.writerow(
+                [
+                    r["method"],
+                    r["id"],
+                    r["claim"],
+                    r["gold"],
+                    r["verdict"],
+                    r["error"] or "",
+                    json.dumps(r.get("detail", {}), ensure_ascii=False),
+                ]
+            )
     return len(rows)
 
 
@@ -100,13 +128,24 @@ def plot(report: dict[str, dict[str, Any]], path: Path) -> list[dict[str, float 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    points = [{"method": m, "dollars_per_1000_claims": r["cost"]["dollars_per_1000_claims"],
-               "f1_false": r["binary"]["false"]["f1"]} for m, r in report.items()]
+    points = [
+        {
+            "method": m,
+            "dollars_per_1000_claims": r["cost"]["dollars_per_1000_claims"],
+            "f1_false": r["binary"]["false"]["f1"],
+        }
+        for m, r in report.items()
+    ]
     fig, ax = plt.subplots(figsize=(6, 4), dpi=120)
     for p in points:
         ax.scatter(p["dollars_per_1000_claims"], p["f1_false"])
-        ax.annotate(p["method"], (p["dollars_per_1000_claims"], p["f1_false"]),
-                    textcoords="offset points", xytext=(4, 4), fontsize=8)
+        ax.annotate(
+            p["method"],
+            (p["dollars_per_1000_claims"], p["f1_false"]),
+            textcoords="offset points",
+            xytext=(4, 4),
+            fontsize=8,
+        )
     ax.set_xlabel("$ per 1,000 claims (token prices of the price table)")
     ax.set_ylabel("F1 of label FALSE")
     ax.set_title("Quality against cost")

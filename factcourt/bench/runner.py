@@ -32,17 +32,33 @@ def select(dataset: Path, limit: int | None, seed: int | None) -> list[tuple[Cas
 
 
 def _record(method: str, case: Case, gold: Gold, prediction: Any) -> dict[str, Any]:
-    return {"method": method, "id": case.id, "claim": case.claim, "gold": gold.label,
-            "gold_4way": gold.label_4way, "gold_evidence": list(gold.evidence_text),
-            "verdict": prediction.verdict, "error": prediction.error,
-            "usage": prediction.usage.model_dump(), "seconds": round(prediction.seconds, 3),
-            "evidence": [e[:EVIDENCE_CHARS] for e in prediction.evidence],
-            "detail": prediction.detail}
+    return {
+        "method": method,
+        "id": case.id,
+        "claim": case.claim,
+        "gold": gold.label,
+        "gold_4way": gold.label_4way,
+        "gold_evidence": list(gold.evidence_text),
+        "verdict": prediction.verdict,
+        "error": prediction.error,
+        "usage": prediction.usage.model_dump(),
+        "seconds": round(prediction.seconds, 3),
+        "evidence": [e[:EVIDENCE_CHARS] for e in prediction.evidence],
+        "detail": prediction.detail,
+    }
 
 
-async def run_bench(dataset: Path, methods: list[str], ctx: Context, out: Path, *,
-                    limit: int | None = None, seed: int | None = None, prices: Prices = Prices(),
-                    console: Console | None = None) -> dict[str, Any]:
+async def run_bench(
+    dataset: Path,
+    methods: list[str],
+    ctx: Context,
+    out: Path,
+    *,
+    limit: int | None = None,
+    seed: int | None = None,
+    prices: Prices = Prices(),
+    console: Console | None = None,
+) -> dict[str, Any]:
     """Run every method on every selected case (skipping stored ones) and write the reports."""
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
@@ -68,10 +84,21 @@ async def run_bench(dataset: Path, methods: list[str], ctx: Context, out: Path, 
             prediction = await predict(method, case, ctx)
         store.append(_record(method, case, gold, prediction))
 
-    with Progress(TextColumn("[bold]bench"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("{task.fields[f1]}"), console=console) as bar:
-        task = bar.add_task("bench", total=len(pairs) * len(methods),
-                            completed=len(pairs) * len(methods) - len(todo), f1=running_f1())
+    with Progress(
+        TextColumn("[bold]bench"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[f1]}"),
+        console=console,
+    ) as bar:
+        task = bar.add_task(
+            "bench",
+            total=len(pairs) * len(methods),
+            completed=len(pairs) * len(methods) - len(todo),
+            f1=running_f1(),
+        )
+
         async def tracked(job: tuple) -> None:
             await one(*job)
             bar.update(task, advance=1, f1=running_f1())
@@ -86,9 +113,20 @@ async def run_bench(dataset: Path, methods: list[str], ctx: Context, out: Path, 
     (out / "report.md").write_text(table, encoding="utf-8")
     wrong = write_wrong_predictions(records, out / "wrong_predictions.csv")
     points = plot(report, out / "f1_false_vs_cost.png")
-    summary = {"dataset": str(dataset), "cases": len(pairs), "methods": methods,
-               "settings": {"model": ctx.model, "search": ctx.search, "seed": seed,
-                            "limit": limit, "prices": prices.__dict__},
-               "report": report, "plot_points": points, "wrong_predictions": wrong}
+    summary = {
+        "dataset": str(dataset),
+        "cases": len(pairs),
+        "methods": methods,
+        "settings": {
+            "model": ctx.model,
+            "search": ctx.search,
+            "seed": seed,
+            "limit": limit,
+            "prices": prices.__dict__,
+        },
+        "report": report,
+        "plot_points": points,
+        "wrong_predictions": wrong,
+    }
     (out / "report.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return summary

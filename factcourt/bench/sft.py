@@ -36,17 +36,30 @@ async def sample(case: Case, gold: Gold, ctx: Context) -> dict[str, Any]:
     evidence = [Evidence.model_validate(e) for e in result["evidence"]]
     turns = [Turn.model_validate(t) for t in result["transcript"]]
     context = prompt("en", "SFT_CONTEXT").format(
-        claim=fence(case.claim), evidence=format_evidence(evidence), pool=format_pool(turns))
+        claim=fence(case.claim), evidence=format_evidence(evidence), pool=format_pool(turns)
+    )
     target_verdict, justification = result["verdict"], result["justification"]
     corrected, error = False, result["error"]
     wanted = gold_verdict(gold)
     if error is None and target_verdict != wanted:
-        answer = await ask(ctx, "corrector", SftJustification,
-                           [SystemMessage(prompt("en", "SFT_SYSTEM")),
-                            HumanMessage(prompt("en", "SFT_USER").format(
-                                claim=fence(case.claim), evidence=format_evidence(evidence),
-                                pool=format_pool(turns), verdict=wanted))],
-                           run_name="sft corrector", tags=["synth-sft"])
+        answer = await ask(
+            ctx,
+            "corrector",
+            SftJustification,
+            [
+                SystemMessage(prompt("en", "SFT_SYSTEM")),
+                HumanMessage(
+                    prompt("en", "SFT_USER").format(
+                        claim=fence(case.claim),
+                        evidence=format_evidence(evidence),
+                        pool=format_pool(turns),
+                        verdict=wanted,
+                    )
+                ),
+            ],
+            run_name="sft corrector",
+            tags=["synth-sft"],
+        )
         if answer.value is None:
             error = f"corrector failed: {answer.error}"
         else:
@@ -56,10 +69,16 @@ async def sample(case: Case, gold: Gold, ctx: Context) -> dict[str, Any]:
         "messages": [
             {"role": "system", "content": prompt("en", "SFT_TASK")},
             {"role": "user", "content": context.strip()},
-            {"role": "assistant", "content": json.dumps(
-                {"verdict": target_verdict, "justification": justification}, ensure_ascii=False)},
+            {
+                "role": "assistant",
+                "content": json.dumps(
+                    {"verdict": target_verdict, "justification": justification}, ensure_ascii=False
+                ),
+            },
         ],
-        "corrected": corrected, "moderator_verdict": result["verdict"], "error": error,
+        "corrected": corrected,
+        "moderator_verdict": result["verdict"],
+        "error": error,
     }
 
 

@@ -26,14 +26,19 @@ def fan_out(state: FactcheckState) -> list[Send] | Literal["score"]:
     claims = state.get("claims", [])
     if not claims:
         return "score"
-    return [Send("check_claim", {"claim": claim, "question": state.get("question", ""),
-                                 "language": state.get("language", "en")}) for claim in claims]
+    return [
+        Send(
+            "check_claim",
+            {"claim": claim, "question": state.get("question", ""), "language": state.get("language", "en")},
+        )
+        for claim in claims
+    ]
 
 
-def after_score(state: FactcheckState, runtime: Runtime[Context]) -> Literal["correct", "__end__"]:
+def after_score(state: FactcheckState, runtime: Runtime[Context]) -> Literal["corrector", "__end__"]:
     """The corrector runs only when asked and when a claim was refuted."""
     refuted = any(r.verdict == "refuted" for r in state.get("results", []))
-    return "correct" if runtime.context.correct and refuted else END
+    return "corrector" if runtime.context.correct and refuted else END
 
 
 def build() -> StateGraph:
@@ -42,12 +47,12 @@ def build() -> StateGraph:
     builder.add_node("decompose", decompose)
     builder.add_node("check_claim", build_verify().compile(name="check_claim"))
     builder.add_node("score", score)
-    builder.add_node("correct", correct)
+    builder.add_node("corrector", correct)
     builder.add_edge(START, "decompose")
     builder.add_conditional_edges("decompose", fan_out, ["check_claim", "score"])
     builder.add_edge("check_claim", "score")
     builder.add_conditional_edges("score", after_score)
-    builder.add_edge("correct", END)
+    builder.add_edge("corrector", END)
     return builder
 
 

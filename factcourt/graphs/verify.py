@@ -40,14 +40,18 @@ def after_retrieve(state: ClaimState) -> Literal["answer", "failed"]:
     return "failed" if state.get("error") else "answer"
 
 
-AFTER_TURN = {**TURN_START, "unsure_retrieve": "retrieve", "moderate": "moderator",
-              "last_round": "judge_vote", "adaptive_unanimous": "judge_vote"}
+AFTER_TURN = {
+    **TURN_START,
+    "unsure_retrieve": "retrieve",
+    "moderate": "moderator",
+    "last_round": "judge_vote",
+    "adaptive_unanimous": "judge_vote",
+}
 
 
 def after_turn(
     state: ClaimState, runtime: Runtime[Context]
-) -> Literal["unsure_retrieve", "retrieval_first", "direct", "moderate", "last_round",
-             "adaptive_unanimous"]:
+) -> Literal["unsure_retrieve", "retrieval_first", "direct", "moderate", "last_round", "adaptive_unanimous"]:
     """Unsure speaker -> retrieve; mid-round -> next speaker; end of round -> the rule decides."""
     ctx = runtime.context
     if state.get("awaiting_evidence"):
@@ -78,8 +82,9 @@ def after_moderator(
 
 def build() -> StateGraph:
     """Wire the single-claim debate."""
-    builder = StateGraph(ClaimState, context_schema=Context, input_schema=ClaimInput,
-                         output_schema=ClaimOutput)
+    builder = StateGraph(
+        ClaimState, context_schema=Context, input_schema=ClaimInput, output_schema=ClaimOutput
+    )
     builder.add_node("open_case", open_case)
     builder.add_node("retrieve", retrieve)
     builder.add_node("debater_turn", debater_turn)
@@ -87,8 +92,9 @@ def build() -> StateGraph:
     builder.add_node("judge_vote", judge_vote)
     builder.add_edge(START, "open_case")
     builder.add_conditional_edges("open_case", after_open, TURN_START)
-    builder.add_conditional_edges("retrieve", after_retrieve,
-                                  {"answer": "debater_turn", "failed": "judge_vote"})
+    builder.add_conditional_edges(
+        "retrieve", after_retrieve, {"answer": "debater_turn", "failed": "judge_vote"}
+    )
     builder.add_conditional_edges("debater_turn", after_turn, AFTER_TURN)
     builder.add_conditional_edges("moderator", after_moderator, AFTER_MODERATOR)
     builder.add_edge("judge_vote", END)

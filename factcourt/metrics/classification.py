@@ -21,17 +21,25 @@ def label_prf(gold: Sequence[bool], pred: Sequence[bool | None], label: bool) ->
     predicted = sum(1 for p in pred if p is label)
     actual = sum(1 for g in gold if g is label)
     precision, recall = _safe_div(tp, predicted), _safe_div(tp, actual)
-    return {"precision": precision, "recall": recall,
-            "f1": _safe_div(2 * precision * recall, precision + recall)}
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1": _safe_div(2 * precision * recall, precision + recall),
+    }
 
 
 def binary_report(gold: Sequence[bool], pred: Sequence[bool | None]) -> dict[str, object]:
     """P/R/F1 for TRUE and FALSE, accuracy, macro-F1 and the failure count."""
     true, false = label_prf(gold, pred, True), label_prf(gold, pred, False)
     correct = sum(1 for g, p in zip(gold, pred, strict=True) if p is not None and p == g)
-    return {"n": len(gold), "failed": sum(1 for p in pred if p is None),
-            "accuracy": _safe_div(correct, len(gold)), "macro_f1": (true["f1"] + false["f1"]) / 2,
-            "true": true, "false": false}
+    return {
+        "n": len(gold),
+        "failed": sum(1 for p in pred if p is None),
+        "accuracy": _safe_div(correct, len(gold)),
+        "macro_f1": (true["f1"] + false["f1"]) / 2,
+        "true": true,
+        "false": false,
+    }
 
 
 def to_binary(verdict: str | None, true_labels: Sequence[str] = ("supported",)) -> bool | None:
@@ -39,8 +47,9 @@ def to_binary(verdict: str | None, true_labels: Sequence[str] = ("supported",)) 
     return None if verdict is None else verdict in true_labels
 
 
-def four_way_report(gold: Sequence[str | None], pred: Sequence[str | None],
-                    evidence_ok: Sequence[bool] | None = None) -> dict[str, float]:
+def four_way_report(
+    gold: Sequence[str | None], pred: Sequence[str | None], evidence_ok: Sequence[bool] | None = None
+) -> dict[str, float]:
     """Four-way accuracy, the neutral-verdict rate, and the AVeriTeC score.
 
     The AVeriTeC score counts a correct verdict only where the evidence the method used matches
@@ -55,8 +64,7 @@ def four_way_report(gold: Sequence[str | None], pred: Sequence[str | None],
         "n": n,
         "accuracy": _safe_div(sum(correct), n),
         "neutral_rate": _safe_div(sum(1 for _, p in pairs if p == "not_enough_evidence"), n),
-        "false_neutral_rate": _safe_div(
-            sum(1 for g, p in pairs if p == "not_enough_evidence" and g != p), n),
+        "false_neutral_rate": _safe_div(sum(1 for g, p in pairs if p == "not_enough_evidence" and g != p), n),
         "averitec_score": _safe_div(sum(c and o for c, o in zip(correct, ok, strict=True)), n),
     }
 

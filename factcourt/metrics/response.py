@@ -16,8 +16,12 @@ def response_scores(verdicts: Iterable[str | None]) -> dict[str, float | int | N
     counts: dict[str, float | int | None] = {v: verdicts.count(v) for v in VERDICTS}
     failed = sum(1 for v in verdicts if v is None)
     judged = len(verdicts) - failed
-    counts.update(claims=len(verdicts), failed=failed, judged=judged,
-                  precision=counts["supported"] / judged if judged else None)
+    counts.update(
+        claims=len(verdicts),
+        failed=failed,
+        judged=judged,
+        precision=counts["supported"] / judged if judged else None,
+    )
     return counts
 
 

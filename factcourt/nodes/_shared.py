@@ -35,7 +35,8 @@ def format_evidence(evidence: list[Evidence]) -> str:
     start = max(0, len(evidence) - EVIDENCE_SHOWN)
     return "\n".join(
         f"[E{i + 1}] {fence(e.title)} ({e.url}): {fence(e.text[:EVIDENCE_CHARS])}"
-        for i, e in enumerate(evidence) if i >= start
+        for i, e in enumerate(evidence)
+        if i >= start
     )
 
 

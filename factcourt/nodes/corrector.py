@@ -27,7 +27,7 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
         start, end = edit.span
         replacement = edit.replacement
         if not replacement:  # a removed sentence takes one adjoining space with it
-            end += 1 if text[end:end + 1] == " " else 0
+            end += 1 if text[end : end + 1] == " " else 0
         text = text[:start] + replacement + text[end:]
     return text
 
@@ -44,16 +44,26 @@ async def correct(state: FactcheckState, runtime: Runtime[Context]) -> dict:
     language = state.get("language", "en")
 
     async def fix(span: tuple[int, int], results: list[ClaimResult]):
-        sentence = response[span[0]:span[1]]
+        sentence = response[span[0] : span[1]]
         evidence = [e for r in results for e in r.evidence]
         return await ask(
-            ctx, "corrector", CorrectorAnswer,
-            [SystemMessage(prompt(language, "CORRECTOR_SYSTEM")),
-             HumanMessage(prompt(language, "CORRECTOR_USER").format(
-                 sentence=fence(sentence), claim=fence("; ".join(r.claim.text for r in results)),
-                 justification=fence(" ".join(r.justification for r in results)[:600]),
-                 evidence=format_evidence(evidence)))],
-            run_name="corrector", tags=["corrector"])
+            ctx,
+            "corrector",
+            CorrectorAnswer,
+            [
+                SystemMessage(prompt(language, "CORRECTOR_SYSTEM")),
+                HumanMessage(
+                    prompt(language, "CORRECTOR_USER").format(
+                        sentence=fence(sentence),
+                        claim=fence("; ".join(r.claim.text for r in results)),
+                        justification=fence(" ".join(r.justification for r in results)[:600]),
+                        evidence=format_evidence(evidence),
+                    )
+                ),
+            ],
+            run_name="corrector",
+            tags=["corrector"],
+        )
 
     spans = sorted(by_span)
     answers = await asyncio.gather(*(fix(s, by_span[s]) for s in spans))
@@ -63,8 +73,13 @@ async def correct(state: FactcheckState, runtime: Runtime[Context]) -> dict:
         if answer.value is None:
             continue  # a failed rewrite leaves the sentence as it was
         results = by_span[span]
-        edits.append(Edit(original=response[span[0]:span[1]], replacement=answer.value.replacement.strip(),
-                          span=span, claim_id=",".join(r.claim.id for r in results),
-                          evidence=sorted({e.url for r in results for e in r.evidence if e.url})))
+        edits.append(
+            Edit(
+                original=response[span[0] : span[1]],
+                replacement=answer.value.replacement.strip(),
+                span=span,
+                claim_id=",".join(r.claim.id for r in results),
+                evidence=sorted({e.url for r in results for e in r.evidence if e.url}),
+            )
+        )
     return {"correction": Correction(text=apply_edits(response, edits), edits=edits), "usage": usage}
-

@@ -25,12 +25,14 @@ def _messages(ctx: Context, state: ClaimState, speaker: str, language: str) -> l
     if ctx.protocol == "adversarial":
         stance = "AFFIRMATIVE_STANCE" if speaker == "Affirmative" else "NEGATIVE_STANCE"
         user = prompt(language, "DEBATER_USER").format(
-            side=speaker, stance=prompt(language, stance), **shared)
+            side=speaker, stance=prompt(language, stance), **shared
+        )
         return [SystemMessage(prompt(language, "DEBATER_SYSTEM")), HumanMessage(user)]
     # the persona comes last so every juror shares the prompt prefix (llama.cpp reuses its cache)
     persona = prompt(language, f"ROLE:{speaker}") if ctx.use_roles else prompt(language, "NEUTRAL_ROLE")
     user = prompt(language, "JUROR_USER").format(
-        question=fence(state.get("question", "")), persona=persona, **shared)
+        question=fence(state.get("question", "")), persona=persona, **shared
+    )
     return [SystemMessage(prompt(language, "JUROR_SYSTEM")), HumanMessage(user)]
 
 
@@ -43,31 +45,51 @@ async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:
     adversarial = ctx.protocol == "adversarial"
     role = "debater" if adversarial else "evaluator"
     answer = await ask(
-        ctx, role, DebaterAnswer if adversarial else JurorAnswer,
+        ctx,
+        role,
+        DebaterAnswer if adversarial else JurorAnswer,
         _messages(ctx, state, speaker, language),
         run_name=f"{role}:{speaker} round {round_}",
         tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}"],
         metadata={"claim_id": claim.id, "round": round_, "speaker": speaker},
     )
     retrieved = state.get("retrieved_for_turn", False)
-    if (answer.value is not None and answer.value.confidence < ctx.theta and not retrieved
-            and may_retrieve_when_unsure(ctx, round_)):
+    if (
+        answer.value is not None
+        and answer.value.confidence < ctx.theta
+        and not retrieved
+        and may_retrieve_when_unsure(ctx, round_)
+    ):
         # the unsure first answer is not put in the pool: the speaker answers again with evidence
-        return {"awaiting_evidence": True, "suggested_query": answer.value.search_query,
-                "usage": answer.usage}
+        return {
+            "awaiting_evidence": True,
+            "suggested_query": answer.value.search_query,
+            "usage": answer.usage,
+        }
     value = answer.value
     turn = Turn(
-        speaker=speaker, round=round_, retrieved_before=retrieved, failed=answer.error,
+        speaker=speaker,
+        round=round_,
+        retrieved_before=retrieved,
+        failed=answer.error,
         verdict=getattr(value, "verdict", None),
         confidence=value.confidence if value else None,
         text=(value.argument if adversarial else value.explanation) if value else "",
         citations=getattr(value, "citations", []) if value else [],
     )
-    emit("turn_done", claim_id=claim.id, speaker=speaker, round=round_,
-         verdict=turn.verdict, failed=turn.failed)
+    emit(
+        "turn_done",
+        claim_id=claim.id,
+        speaker=speaker,
+        round=round_,
+        verdict=turn.verdict,
+        failed=turn.failed,
+    )
     last_of_round = index + 1 == len(ctx.speakers)
     return {
-        "turns": [turn], "usage": answer.usage, "retrieved_for_turn": False,
+        "turns": [turn],
+        "usage": answer.usage,
+        "retrieved_for_turn": False,
         "round": round_ + 1 if last_of_round else round_,
         "turn_in_round": 0 if last_of_round else index + 1,
     }

@@ -33,8 +33,10 @@ def response_problem(text: str) -> str | None:
     if not text or not text.strip():
         return "the text to check is empty"
     if len(text) > MAX_RESPONSE_CHARS:
-        return (f"the text has {len(text):,} characters; the limit is {MAX_RESPONSE_CHARS:,}: "
-                "split it and check the parts")
+        return (
+            f"the text has {len(text):,} characters; the limit is {MAX_RESPONSE_CHARS:,}: "
+            "split it and check the parts"
+        )
     return None
 
 
@@ -98,8 +100,14 @@ async def _clerk(ctx: Context, language: str, question: str, part: str, name: st
         return None, usage
     missing = uncovered(part, output)
     if missing:
-        again = await ask(ctx, "clerk", ClerkOutput, messages(" ".join(missing)),
-                          run_name=f"{name} (skipped sentences)", tags=["clerk"])
+        again = await ask(
+            ctx,
+            "clerk",
+            ClerkOutput,
+            messages(" ".join(missing)),
+            run_name=f"{name} (skipped sentences)",
+            tags=["clerk"],
+        )
         usage += again.usage
         if again.value is not None:
             output.claims += again.value.claims
@@ -116,17 +124,20 @@ async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
     language = ctx.language if ctx.language != "auto" else detect_language(response)
     question = fence(state.get("question", ""))
     parts = chunk(response)
-    answers = await asyncio.gather(*(
-        _clerk(ctx, language, question, part, f"clerk chunk {i + 1}") for i, part in enumerate(parts)
-    ))
+    answers = await asyncio.gather(
+        *(_clerk(ctx, language, question, part, f"clerk chunk {i + 1}") for i, part in enumerate(parts))
+    )
     usage, claims, dropped, seen = Usage(), [], [], set()
     for part, (output, spent) in zip(parts, answers, strict=True):
         usage += spent
         if output is None:
             dropped.append(DroppedSentence(sentence=part, reason="clerk_failed"))
             continue
-        dropped += [DroppedSentence(sentence=d.sentence, reason=d.reason) for d in output.dropped
-                    if any(_same(d.sentence, s) for s in split_sentences(part))]
+        dropped += [
+            DroppedSentence(sentence=d.sentence, reason=d.reason)
+            for d in output.dropped
+            if any(_same(d.sentence, s) for s in split_sentences(part))
+        ]
         for item in output.claims:
             key = " ".join(item.claim.lower().split())
             if not key or key in seen:
@@ -135,7 +146,13 @@ async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
             if len(claims) >= ctx.max_claims:
                 dropped.append(DroppedSentence(sentence=item.claim, reason="over_limit"))
                 continue
-            claims.append(Claim(id=f"c{len(claims) + 1}", text=item.claim.strip(),
-                                sentence=item.sentence, span=locate(item.sentence, response)))
+            claims.append(
+                Claim(
+                    id=f"c{len(claims) + 1}",
+                    text=item.claim.strip(),
+                    sentence=item.sentence,
+                    span=locate(item.sentence, response),
+                )
+            )
     emit("claims", count=len(claims), dropped=len(dropped))
     return {"claims": claims, "dropped": dropped, "language": language, "usage": usage}

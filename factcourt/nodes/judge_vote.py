@@ -45,11 +45,18 @@ async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
         if verdict is None:
             error = "every turn failed: " + "; ".join(sorted({t.failed or "" for t in turns}))[:400]
     result = ClaimResult(
-        claim=claim, verdict=verdict, justification=justification, confidence=confidence,
+        claim=claim,
+        verdict=verdict,
+        justification=justification,
+        confidence=confidence,
         votes={s: t.verdict for s, t in final.items() if t.verdict},
-        rounds=max([t.round for t in turns], default=0), turns=turns, summaries=summaries,
-        evidence=state.get("evidence", []), queries=state.get("queries", []),
-        usage=state.get("usage"), error=error,
+        rounds=max([t.round for t in turns], default=0),
+        turns=turns,
+        summaries=summaries,
+        evidence=state.get("evidence", []),
+        queries=state.get("queries", []),
+        usage=state.get("usage"),
+        error=error,
     )
     emit("verdict", claim_id=claim.id, verdict=verdict, error=error)
     return {"results": [result]}

@@ -20,14 +20,23 @@ async def moderator(state: ClaimState, runtime: Runtime[Context]) -> dict:
     language = state["language"]
     last = finished >= ctx.max_rounds
     answer = await ask(
-        ctx, "moderator", ModeratorAnswer,
-        [SystemMessage(prompt(language, "MODERATOR_SYSTEM")),
-         HumanMessage(prompt(language, "MODERATOR_USER").format(
-             claim=fence(claim.text), evidence=format_evidence(state.get("evidence", [])),
-             pool=format_pool(state.get("turns", [])),
-             summaries=format_summaries(state.get("summaries", [])),
-             round=finished, max_rounds=ctx.max_rounds,
-             last_round_note=prompt(language, "LAST_ROUND_NOTE") if last else ""))],
+        ctx,
+        "moderator",
+        ModeratorAnswer,
+        [
+            SystemMessage(prompt(language, "MODERATOR_SYSTEM")),
+            HumanMessage(
+                prompt(language, "MODERATOR_USER").format(
+                    claim=fence(claim.text),
+                    evidence=format_evidence(state.get("evidence", [])),
+                    pool=format_pool(state.get("turns", [])),
+                    summaries=format_summaries(state.get("summaries", [])),
+                    round=finished,
+                    max_rounds=ctx.max_rounds,
+                    last_round_note=prompt(language, "LAST_ROUND_NOTE") if last else "",
+                )
+            ),
+        ],
         run_name=f"moderator round {finished}",
         tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}"],
         metadata={"claim_id": claim.id, "round": finished},
@@ -36,8 +45,14 @@ async def moderator(state: ClaimState, runtime: Runtime[Context]) -> dict:
         return {"usage": answer.usage, "error": f"moderator failed: {answer.error}"}
     value = answer.value
     stop = last or (value.stop and moderator_may_stop(ctx, finished))
-    summary = RoundSummary(round=finished, summary=value.summary, new_insights=value.new_insights,
-                           gaps=value.gaps, stop=stop, verdict=value.verdict,
-                           justification=value.justification)
+    summary = RoundSummary(
+        round=finished,
+        summary=value.summary,
+        new_insights=value.new_insights,
+        gaps=value.gaps,
+        stop=stop,
+        verdict=value.verdict,
+        justification=value.justification,
+    )
     emit("round_summary", claim_id=claim.id, round=finished, stop=stop, verdict=value.verdict)
     return {"summaries": [summary], "stop": stop, "usage": answer.usage}

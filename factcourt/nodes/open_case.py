@@ -24,13 +24,18 @@ async def open_case(state: ClaimState, runtime: Runtime[Context]) -> dict:
     """Start the debate at round 1 with the given evidence in the knowledge base."""
     claim = state["claim"]
     emit("claim_started", claim_id=claim.id, claim=claim.text)
-    update: dict = {"round": 1, "turn_in_round": 0, "awaiting_evidence": False,
-                    "retrieved_for_turn": False, "stop": False,
-                    "language": state.get("language") or (
-                        runtime.context.language if runtime.context.language != "auto"
-                        else detect_language(claim.text))}
+    update: dict = {
+        "round": 1,
+        "turn_in_round": 0,
+        "awaiting_evidence": False,
+        "retrieved_for_turn": False,
+        "stop": False,
+        "language": state.get("language")
+        or (runtime.context.language if runtime.context.language != "auto" else detect_language(claim.text)),
+    }
     if problem := claim_problem(claim.text):
         update["error"] = problem
-    update["evidence"] = [e.model_copy(update={"source": e.source or "given"})
-                          for e in state.get("given_evidence") or []]
+    update["evidence"] = [
+        e.model_copy(update={"source": e.source or "given"}) for e in state.get("given_evidence") or []
+    ]
     return update

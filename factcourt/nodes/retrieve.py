@@ -25,15 +25,25 @@ async def retrieve(state: ClaimState, runtime: Runtime[Context]) -> dict:
     ctx, claim = runtime.context, state["claim"]
     made = {_norm(q) for q in state.get("queries", [])}
     usage = Usage()
-    query = next((q for q in (state.get("suggested_query", ""), claim.text)
-                  if q.strip() and _norm(q) not in made), None)
+    query = next(
+        (q for q in (state.get("suggested_query", ""), claim.text) if q.strip() and _norm(q) not in made),
+        None,
+    )
     if query is None:
         answer = await ask(
-            ctx, "query", SearchQuery,
-            [SystemMessage(prompt("en", "QUERY_SYSTEM")),
-             HumanMessage(prompt("en", "QUERY_USER").format(
-                 claim=fence(claim.text), queries="; ".join(state.get("queries", [])) or "none"))],
-            run_name="query_writer", tags=[f"claim:{claim.id}"],
+            ctx,
+            "query",
+            SearchQuery,
+            [
+                SystemMessage(prompt("en", "QUERY_SYSTEM")),
+                HumanMessage(
+                    prompt("en", "QUERY_USER").format(
+                        claim=fence(claim.text), queries="; ".join(state.get("queries", [])) or "none"
+                    )
+                ),
+            ],
+            run_name="query_writer",
+            tags=[f"claim:{claim.id}"],
         )
         usage += answer.usage
         if answer.value and answer.value.query.strip() and _norm(answer.value.query) not in made:
@@ -48,5 +58,9 @@ async def retrieve(state: ClaimState, runtime: Runtime[Context]) -> dict:
     known = {(e.url, e.text) for e in state.get("evidence", [])}
     new = [e for e in found if (e.url, e.text) not in known]
     emit("retrieved", claim_id=claim.id, query=query, found=len(new))
-    return {**done, "evidence": new, "queries": [query],
-            "usage": usage + (Usage.search_call() if real_call else Usage())}
+    return {
+        **done,
+        "evidence": new,
+        "queries": [query],
+        "usage": usage + (Usage.search_call() if real_call else Usage()),
+    }

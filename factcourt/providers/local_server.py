@@ -59,11 +59,26 @@ class LocalModelServer:
             self.port = free_port()
             with self.log_path.open("ab") as log:
                 self.process = subprocess.Popen(
-                    [sys.executable, "-m", "llama_cpp.server",
-                     "--model", str(self.model_path), "--host", "127.0.0.1",
-                     "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-                     "--n_threads", str(self.threads), "--model_alias", self.model_path.stem],
-                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    [
+                        sys.executable,
+                        "-m",
+                        "llama_cpp.server",
+                        "--model",
+                        str(self.model_path),
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        str(self.port),
+                        "--n_ctx",
+                        str(self.n_ctx),
+                        "--n_threads",
+                        str(self.threads),
+                        "--model_alias",
+                        self.model_path.stem,
+                    ],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
                     start_new_session=True,  # Ctrl-C reaches us; we stop it ourselves
                 )
             _register(self)  # from the spawn on: a signal during start-up must stop it too
@@ -75,9 +90,7 @@ class LocalModelServer:
             if b"address already in use" not in self.log_path.read_bytes()[-4000:].lower():
                 break
         _running.pop(self.model_path, None)
-        raise BackendError(
-            f"the local model server did not start; see its log: {self.log_path}"
-        )
+        raise BackendError(f"the local model server did not start; see its log: {self.log_path}")
 
     def _wait_ready(self, timeout_s: float) -> bool:
         deadline = time.monotonic() + timeout_s

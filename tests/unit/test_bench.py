@@ -12,10 +12,16 @@ from factcourt.context import Context
 from tests.fakes import juror, moderator
 
 ROWS = [
-    {"id": f"r{i}", "claim": f"Claim {i} about Paris.", "label": i % 2 == 0,
-     "evidence": [f"Claim {i} about Paris is documented."],
-     "meta": {"label_4way": "Supported" if i % 2 == 0 else "Refuted",
-              "justification": "GOLD-ONLY-JUSTIFICATION"}}
+    {
+        "id": f"r{i}",
+        "claim": f"Claim {i} about Paris.",
+        "label": i % 2 == 0,
+        "evidence": [f"Claim {i} about Paris is documented."],
+        "meta": {
+            "label_4way": "Supported" if i % 2 == 0 else "Refuted",
+            "justification": "GOLD-ONLY-JUSTIFICATION",
+        },
+    }
     for i in range(6)
 ]
 
@@ -50,8 +56,7 @@ def test_a_killed_run_resumes_without_recomputing_finished_claims(dataset, tmp_p
     calls.clear()
     summary = asyncio.run(run_bench(dataset, ["single", "jury-adaptive"], ctx, out))
     redone = {c for c in calls}
-    assert len(redone) == 12 - 3 and not redone & {("single", "r0"), ("single", "r1"),
-                                                   ("single", "r2")}
+    assert len(redone) == 12 - 3 and not redone & {("single", "r0"), ("single", "r1"), ("single", "r2")}
     assert summary["report"]["single"]["binary"]["n"] == 6
     for name in ("report.md", "report.json", "wrong_predictions.csv", "f1_false_vs_cost.png"):
         assert (out / name).exists()
@@ -68,8 +73,7 @@ def test_failed_predictions_are_counted_never_correct(dataset, tmp_path, scripte
 
 def test_meta_never_reaches_a_method(dataset, tmp_path, scripted):
     ctx = Context(model="scripted", search="given", cache=False)
-    asyncio.run(run_bench(dataset, ["jury-adaptive", "adversarial", "fire", "safe"], ctx,
-                          tmp_path / "o"))
+    asyncio.run(run_bench(dataset, ["jury-adaptive", "adversarial", "fire", "safe"], ctx, tmp_path / "o"))
     assert scripted.calls and not any("GOLD-ONLY" in prompt for _, prompt in scripted.calls)
 
 
@@ -92,8 +96,7 @@ def test_sft_export_keeps_gold_labels_out_of_the_debate(dataset, tmp_path, scrip
     debate_prompts = [p for n, p in scripted.calls if n in ("DebaterAnswer", "ModeratorAnswer")]
     assert not any("Correct verdict" in p or "GOLD-ONLY" in p for p in debate_prompts)
     samples = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert [json.loads(s["messages"][2]["content"])["verdict"] for s in samples] == [
-        "supported", "refuted"]
+    assert [json.loads(s["messages"][2]["content"])["verdict"] for s in samples] == ["supported", "refuted"]
     assert all(s["corrected"] for s in samples)
     assert "supported" not in samples[0]["messages"][1]["content"].split("<debate>")[0]
     assert asyncio.run(synth_sft(dataset, out, ctx, limit=2))["skipped"] == 2
@@ -103,7 +106,6 @@ def test_sft_keeps_the_moderator_target_when_it_matches_gold(dataset, tmp_path, 
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     scripted.script["JurorAnswer"] = [juror("supported")]
     out = tmp_path / "sft.jsonl"
-    asyncio.run(synth_sft(dataset, out, Context(model="scripted", cache=False, rule="adaptive"),
-                          limit=1))
+    asyncio.run(synth_sft(dataset, out, Context(model="scripted", cache=False, rule="adaptive"), limit=1))
     [sample] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert not sample["corrected"] and scripted.count("SftJustification") == 0

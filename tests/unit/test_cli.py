@@ -8,11 +8,11 @@ from factcourt.cli import main
 
 def test_check_json_has_the_documented_shape(tmp_path, capsys, corpus):
     text = tmp_path / "t.txt"
-    text.write_text("The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite.",
-                    encoding="utf-8")
+    text.write_text(
+        "The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite.", encoding="utf-8"
+    )
     out = tmp_path / "r.json"
-    assert main(["check", str(text), "--model", "sim", "--corpus", corpus, "--json",
-                 "--out", str(out)]) == 0
+    assert main(["check", str(text), "--model", "sim", "--corpus", corpus, "--json", "--out", str(out)]) == 0
     result = json.loads(capsys.readouterr().out)
     assert json.loads(out.read_text(encoding="utf-8")) == result
     assert set(result) >= {"claims", "scores", "usage", "dropped"}
@@ -25,8 +25,7 @@ def test_check_json_has_the_documented_shape(tmp_path, capsys, corpus):
 def test_second_identical_run_makes_no_model_or_search_call(tmp_path, capsys, corpus):
     text = tmp_path / "t.txt"
     text.write_text("The Eiffel Tower is in Paris. Mount Everest is in Africa.", encoding="utf-8")
-    args = ["check", str(text), "--model", "sim", "--corpus", corpus, "--json",
-            "--rule", "mandatory_search"]
+    args = ["check", str(text), "--model", "sim", "--corpus", corpus, "--json", "--rule", "mandatory_search"]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)
     assert main(args) == 0
@@ -71,10 +70,27 @@ def test_missing_key_names_the_variable(tmp_path, capsys):
 
 def test_verify_with_an_evidence_file(tmp_path, capsys):
     evidence = tmp_path / "ev.json"
-    evidence.write_text(json.dumps([{"text": "The Eiffel Tower is in Paris, France.",
-                                     "url": "https://example.org/e"}]), encoding="utf-8")
-    assert main(["verify", "--claim", "The Eiffel Tower is in Paris.", "--evidence", str(evidence),
-                 "--model", "sim", "--protocol", "adversarial", "--json"]) == 0
+    evidence.write_text(
+        json.dumps([{"text": "The Eiffel Tower is in Paris, France.", "url": "https://example.org/e"}]),
+        encoding="utf-8",
+    )
+    assert (
+        main(
+            [
+                "verify",
+                "--claim",
+                "The Eiffel Tower is in Paris.",
+                "--evidence",
+                str(evidence),
+                "--model",
+                "sim",
+                "--protocol",
+                "adversarial",
+                "--json",
+            ]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["verdict"] == "supported" and result["usage"]["search_calls"] == 0
     assert result["evidence"][0]["url"] == "https://example.org/e"
@@ -99,8 +115,20 @@ def test_a_crashed_check_resumes_without_rechecking_finished_claims(tmp_path, ca
         return {"explanation": "ok", "verdict": "supported", "confidence": 0.9, "search_query": ""}
 
     scripted.script["JurorAnswer"] = [answer]
-    args = ["check", str(text), "--model", "scripted", "--search", "none", "--rule", "adaptive",
-            "--no-cache", "--json", "--concurrency", "1"]
+    args = [
+        "check",
+        str(text),
+        "--model",
+        "scripted",
+        "--search",
+        "none",
+        "--rule",
+        "adaptive",
+        "--no-cache",
+        "--json",
+        "--concurrency",
+        "1",
+    ]
     import pytest
 
     with pytest.raises(SystemExit):
@@ -116,3 +144,46 @@ def test_a_crashed_check_resumes_without_rechecking_finished_claims(tmp_path, ca
     assert scripted.count("ClerkOutput") == 1
     assert main(args) == 0  # a finished run is not "resumed": it starts afresh
     assert json.loads(capsys.readouterr().out)["scores"]["claims"] == 3
+
+
+def test_verify_rejects_empty_and_oversized_claims_and_bad_evidence(tmp_path, capsys):
+    assert main(["verify", "--claim", "   ", "--model", "sim"]) == 2
+    assert "empty" in capsys.readouterr().err
+    assert main(["verify", "--claim", "x" * 5000, "--model", "sim"]) == 2
+    assert "limit" in capsys.readouterr().err
+    bad = tmp_path / "ev.jsonl"
+    bad.write_text('{"text": "fine"}\nnot json\n', encoding="utf-8")
+    assert (
+        main(["verify", "--claim", "The Moon orbits the Earth.", "--evidence", str(bad), "--model", "sim"])
+        == 2
+    )
+    assert "ev.jsonl:2" in capsys.readouterr().err
+
+
+def test_correct_prints_the_revised_text_and_a_diff(tmp_path, capsys, scripted, corpus):
+    from tests.fakes import juror
+
+    scripted.script["JurorAnswer"] = [lambda p: juror("refuted") if "1789" in p else juror("supported")]
+    scripted.script["CorrectorAnswer"] = [{"replacement": "It was completed in 1889."}]
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris. It was completed in 1789.", encoding="utf-8")
+    assert (
+        main(
+            [
+                "check",
+                str(text),
+                "--model",
+                "scripted",
+                "--corpus",
+                corpus,
+                "--correct",
+                "--quiet",
+                "--rule",
+                "adaptive",
+            ]
+        )
+        == 0
+    )
+    shown = capsys.readouterr().out
+    assert "corrected text" in shown and "-The Eiffel Tower is in Paris. It was completed in 1789." in shown
+    assert "+The Eiffel Tower is in Paris. It was completed in 1889." in shown

@@ -9,8 +9,9 @@ from factcourt.errors import InputError
 from factcourt.graphs.factcheck import graph
 from tests.fakes import juror
 
-TEXT = ("The Eiffel Tower is in Paris. It was completed in 1889. "
-        "Mount Everest is the highest mountain on Earth.")
+TEXT = (
+    "The Eiffel Tower is in Paris. It was completed in 1889. Mount Everest is the highest mountain on Earth."
+)
 
 
 def test_claims_are_checked_in_parallel_branches_and_scored(scripted, corpus):
@@ -41,8 +42,9 @@ def test_one_failing_claim_does_not_stop_the_others(scripted, corpus):
 
 
 def test_a_text_with_no_check_worthy_claim_is_a_valid_empty_result(scripted):
-    scripted.script["ClerkOutput"] = [{"claims": [], "dropped": [
-        {"sentence": "I think jazz is the best music.", "reason": "opinion"}]}]
+    scripted.script["ClerkOutput"] = [
+        {"claims": [], "dropped": [{"sentence": "I think jazz is the best music.", "reason": "opinion"}]}
+    ]
     result = factcourt.check("I think jazz is the best music.", model="scripted", cache=False)
     assert result["claims"] == [] and result["scores"]["precision"] is None
     assert result["dropped"] == [{"sentence": "I think jazz is the best music.", "reason": "opinion"}]
@@ -61,8 +63,12 @@ def test_huge_text_is_a_clear_error(scripted):
 
 def test_sentences_the_clerk_skips_are_asked_again_then_kept_whole(scripted, corpus):
     scripted.script["ClerkOutput"] = [
-        {"claims": [{"sentence": "The Eiffel Tower is in Paris.", "claim": "The Eiffel Tower is in Paris."}],
-         "dropped": []},
+        {
+            "claims": [
+                {"sentence": "The Eiffel Tower is in Paris.", "claim": "The Eiffel Tower is in Paris."}
+            ],
+            "dropped": [],
+        },
         {"claims": [], "dropped": []},
     ]
     result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False)
@@ -72,16 +78,18 @@ def test_sentences_the_clerk_skips_are_asked_again_then_kept_whole(scripted, cor
 
 def test_long_text_is_chunked_and_every_chunk_decomposed(scripted, corpus):
     text = " ".join(f"Fact number {i} is about Paris." for i in range(120))
-    result = factcourt.check(text, model="scripted", corpus=corpus, cache=False, max_claims=200,
-                             rule="adaptive", search="none")
+    result = factcourt.check(
+        text, model="scripted", corpus=corpus, cache=False, max_claims=200, rule="adaptive", search="none"
+    )
     assert scripted.count("ClerkOutput") > 1
     assert len(result["claims"]) == 120
 
 
 def test_max_claims_guard_records_the_overflow(scripted):
     text = "A is B. C is D. E is F."
-    result = factcourt.check(text, model="scripted", cache=False, max_claims=2, search="none",
-                             rule="adaptive")
+    result = factcourt.check(
+        text, model="scripted", cache=False, max_claims=2, search="none", rule="adaptive"
+    )
     assert len(result["claims"]) == 2
     assert [d["reason"] for d in result["dropped"]] == ["over_limit"]
 
@@ -90,9 +98,13 @@ def test_stream_carries_per_claim_progress_events(scripted, corpus):
     ctx = factcourt.Context(model="scripted", corpus=corpus, cache=False, rule="adaptive")
 
     async def collect():
-        return [chunk async for _, mode, chunk in graph.astream(
-            {"response": TEXT}, context=ctx, stream_mode=["updates", "custom"], subgraphs=True)
-            if mode == "custom"]
+        return [
+            chunk
+            async for _, mode, chunk in graph.astream(
+                {"response": TEXT}, context=ctx, stream_mode=["updates", "custom"], subgraphs=True
+            )
+            if mode == "custom"
+        ]
 
     events = asyncio.run(collect())
     kinds = [e["event"] for e in events]
@@ -101,8 +113,9 @@ def test_stream_carries_per_claim_progress_events(scripted, corpus):
 
 
 def test_chinese_text_uses_chinese_prompts(scripted):
-    result = factcourt.check("北京是中国的首都。长城位于中国北方。", model="scripted", cache=False,
-                             search="none", rule="adaptive")
+    result = factcourt.check(
+        "北京是中国的首都。长城位于中国北方。", model="scripted", cache=False, search="none", rule="adaptive"
+    )
     assert result["language"] == "zh" and len(result["claims"]) == 2
     juror_prompts = [p for n, p in scripted.calls if n == "JurorAnswer"]
     assert any("<claim>北京是中国的首都。</claim>" in p for p in juror_prompts)
@@ -113,6 +126,5 @@ def test_draw_mermaid_shows_the_rule_branches():
     drawing = graph.get_graph(xray=True).draw_mermaid()
     for label in ("retrieval_first", "adaptive_unanimous", "converged", "moderate"):
         assert label in drawing
-    for node in ("decompose", "retrieve", "debater_turn", "moderator", "judge_vote", "score",
-                 "correct"):
+    for node in ("decompose", "retrieve", "debater_turn", "moderator", "judge_vote", "score", "corrector"):
         assert node in drawing

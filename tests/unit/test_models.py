@@ -18,7 +18,7 @@ def test_roles_resolve_to_endpoints(monkeypatch):
     assert choose(ctx, "evaluator").method == "function_calling"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert choose(ctx, "evaluator").name == "gpt-4o-mini"
-    assert choose(ctx, "moderator") .name == "gpt-4o"
+    assert choose(ctx, "moderator").name == "gpt-4o"
     assert choose(ctx, "moderator").method == "json_schema"
     vllm = Context(base_url="http://127.0.0.1:8000/v1", model="qwen")
     assert choose(vllm, "clerk").endpoint == "http://127.0.0.1:8000/v1"
@@ -31,8 +31,9 @@ def test_a_named_model_without_key_or_endpoint_is_a_config_error():
 
 
 def call(ctx):
-    return asyncio.run(ask(ctx, "evaluator", JurorAnswer, [HumanMessage("<claim>x</claim>")],
-                           run_name="test"))
+    return asyncio.run(
+        ask(ctx, "evaluator", JurorAnswer, [HumanMessage("<claim>x</claim>")], run_name="test")
+    )
 
 
 def test_usage_is_counted_from_the_server_reply(scripted):

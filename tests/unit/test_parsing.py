@@ -40,11 +40,22 @@ def test_evidence_file_json_jsonl_and_errors(tmp_path):
 
 def test_dataset_rows_keep_gold_and_meta_away_from_the_case(tmp_path):
     rows = [
-        {"id": "a", "claim": "C", "label": False, "source_question": "Q",
-         "evidence": ["Q: x A: y", "https://only.a/url"],
-         "meta": {"label_4way": "Refuted", "justification": "secret"}},
-        {"id": "b", "question": "Who?", "answer": "Me", "knowledge": "K", "label": True,
-         "meta": {"right_answer": "Me"}},
+        {
+            "id": "a",
+            "claim": "C",
+            "label": False,
+            "source_question": "Q",
+            "evidence": ["Q: x A: y", "https://only.a/url"],
+            "meta": {"label_4way": "Refuted", "justification": "secret"},
+        },
+        {
+            "id": "b",
+            "question": "Who?",
+            "answer": "Me",
+            "knowledge": "K",
+            "label": True,
+            "meta": {"right_answer": "Me"},
+        },
     ]
     path = tmp_path / "d.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")

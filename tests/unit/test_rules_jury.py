@@ -50,8 +50,12 @@ def test_adaptive_unanimous_round_1_goes_straight_to_the_vote(scripted, corpus):
 
 
 def test_adaptive_split_jury_must_retrieve_before_round_2(scripted, corpus):
-    scripted.script["JurorAnswer"] = [juror("supported"), juror("refuted"), juror("supported"),
-                                      juror("supported")]
+    scripted.script["JurorAnswer"] = [
+        juror("supported"),
+        juror("refuted"),
+        juror("supported"),
+        juror("supported"),
+    ]
     scripted.script["SearchQuery"] = [{"query": "q two"}, {"query": "q three"}]
     result = run(scripted, corpus, rule="adaptive")
     assert scripted.count("JurorAnswer") == 6
@@ -76,13 +80,17 @@ def test_no_roles_ablation_uses_identical_evaluators(scripted, corpus):
 
 
 def test_unparsable_turn_is_retried_then_recorded_failed_and_vote_uses_the_rest(scripted, corpus):
-    scripted.script["JurorAnswer"] = [juror("refuted"), "not json at all", "still not",
-                                      "nope", juror("refuted")]
+    scripted.script["JurorAnswer"] = [
+        juror("refuted"),
+        "not json at all",
+        "still not",
+        "nope",
+        juror("refuted"),
+    ]
     result = run(scripted, corpus, rule="free", use_debate=False, retries=2)
     failed = [t for t in result["transcript"] if t["failed"]]
     assert len(failed) == 1 and failed[0]["speaker"] == "Critic"
-    assert result["verdict"] == "refuted" and set(result["votes"]) == {"General Public",
-                                                                      "News Author"}
+    assert result["verdict"] == "refuted" and set(result["votes"]) == {"General Public", "News Author"}
 
 
 def test_model_timeouts_fail_the_claim_with_a_reason_not_a_verdict(scripted, corpus):

