@@ -118,6 +118,7 @@ def check(
     Example:
         >>> factcourt.check("Paris is the capital of France.", rule="adaptive")["scores"]
     """
+    _stop_servers_on_sigterm()
     return asyncio.run(acheck(text, question, settings, **overrides))
 
 
@@ -149,7 +150,16 @@ def verify(
     **overrides: Any,
 ) -> dict:
     """Check one claim, with optional given evidence; returns one claim's JSON."""
+    _stop_servers_on_sigterm()
     return asyncio.run(averify(claim, evidence, question, settings, **overrides))
+
+
+def _stop_servers_on_sigterm() -> None:
+    # The embedded server starts in a worker thread, where Python cannot install signal
+    # handlers: install them here, in the caller's (usually the main) thread.
+    from factcourt.providers.local_server import install_exit_handlers
+
+    install_exit_handlers()
 
 
 @asynccontextmanager

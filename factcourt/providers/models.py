@@ -89,11 +89,15 @@ def _method(ctx: Context, endpoint_default: str) -> str:
     return endpoint_default if ctx.structured_output == "auto" else ctx.structured_output
 
 
-def chat_model(ctx: Context, choice: ModelChoice) -> BaseChatModel:
-    """Return the chat model for a resolved choice, built once per process and settings."""
+def chat_model(ctx: Context, choice: ModelChoice, loop_id: int = 0) -> BaseChatModel:
+    """Return the chat model for a resolved choice, built once per event loop and settings.
+
+    ChatOpenAI's async HTTP client belongs to the event loop it was first used in, so each
+    ``asyncio.run`` (two ``factcourt.check`` calls in one script) gets its own instance.
+    """
     if choice.endpoint == "registered":
         return _registered[choice.name]
-    key = (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries)
+    key = (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries, loop_id)
     with _built_lock:
         if key not in _built:
             _built[key] = _build(ctx, choice)
@@ -163,7 +167,8 @@ async def ask(
     """
     # Resolving the model may start the embedded server, and the cache is SQLite: both block,
     # so they run in a thread and the event loop (the LangGraph server's) stays free.
-    choice, key, cache, hit, model = await asyncio.to_thread(_prepare, ctx, role, schema, messages)
+    loop_id = id(asyncio.get_running_loop())
+    choice, key, cache, hit, model = await asyncio.to_thread(_prepare, ctx, role, schema, messages, loop_id)
     if hit is not None:
         return Answer(schema.model_validate(hit), Usage(), cached=True)
     runnable = model.with_structured_output(schema, method=choice.method, include_raw=True)
@@ -195,7 +200,7 @@ async def ask(
     return Answer(None, usage, error)
 
 
-def _prepare(ctx: Context, role: str, schema: type[BaseModel], messages: list[BaseMessage]):
+def _prepare(ctx: Context, role: str, schema: type[BaseModel], messages: list[BaseMessage], loop_id: int):
     choice = choose(ctx, role)
     key = cache_key(
         choice.name,
@@ -208,7 +213,7 @@ def _prepare(ctx: Context, role: str, schema: type[BaseModel], messages: list[Ba
     )
     cache = store("answers") if ctx.cache and choice.endpoint != "registered" else None
     hit = cache.get(key) if cache is not None else None
-    model = chat_model(ctx, choice) if hit is None else None
+    model = chat_model(ctx, choice, loop_id) if hit is None else None
     return choice, key, cache, hit, model
 
 

@@ -147,3 +147,19 @@ def test_a_server_that_dies_mid_run_is_reported_with_its_log(smollm2):
     second = asyncio.run(models.ask(ctx, "evaluator", JurorAnswer, messages, run_name="dead"))
     assert second.value is None and "see its log" in second.error
     assert str(server.log_path) in second.error
+
+
+def test_two_api_calls_in_one_script_each_get_a_working_client(smollm2):
+    """ChatOpenAI's async client is bound to its event loop; each asyncio.run needs its own."""
+    settings = {
+        "local_weights": str(smollm2),
+        "cache": False,
+        "search": "none",
+        "jurors": 1,
+        "use_debate": False,
+        "max_tokens": 96,
+    }
+    first = factcourt.verify("Paris is in France.", **settings)
+    second = factcourt.verify("The Moon orbits the Earth.", **settings)
+    assert first["usage"]["calls"] >= 1 and second["usage"]["calls"] >= 1
+    assert not (second["error"] or "").startswith(("RuntimeError", "APIConnectionError"))
