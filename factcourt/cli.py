@@ -40,6 +40,8 @@ VERDICT_STYLE = {
 def read_text(source: str) -> str:
     """Read UTF-8 text from a file or '-' (standard input); a wrong encoding is a clear error."""
     if source == "-":
+        if sys.stdin.isatty():
+            err.print("[dim]reading the text from standard input; end it with Ctrl-D[/]")
         data = sys.stdin.buffer.read()
         name = "standard input"
     else:
