@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -34,7 +35,10 @@ T = TypeVar("T", bound=BaseModel)
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 
 _registered: dict[str, BaseChatModel] = {}
-_built: dict[tuple, BaseChatModel] = {}
+# per event loop (weakly: a finished asyncio.run frees its clients), then per settings
+_built: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, BaseChatModel]] = (
+    weakref.WeakKeyDictionary()
+)
 _built_lock = threading.Lock()
 
 
@@ -89,7 +93,7 @@ def _method(ctx: Context, endpoint_default: str) -> str:
     return endpoint_default if ctx.structured_output == "auto" else ctx.structured_output
 
 
-def chat_model(ctx: Context, choice: ModelChoice, loop_id: int = 0) -> BaseChatModel:
+def chat_model(ctx: Context, choice: ModelChoice, loop: asyncio.AbstractEventLoop) -> BaseChatModel:
     """Return the chat model for a resolved choice, built once per event loop and settings.
 
     ChatOpenAI's async HTTP client belongs to the event loop it was first used in, so each
@@ -97,11 +101,12 @@ def chat_model(ctx: Context, choice: ModelChoice, loop_id: int = 0) -> BaseChatM
     """
     if choice.endpoint == "registered":
         return _registered[choice.name]
-    key = (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries, loop_id)
+    key = (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries)
     with _built_lock:
-        if key not in _built:
-            _built[key] = _build(ctx, choice)
-        return _built[key]
+        built = _built.setdefault(loop, {})
+        if key not in built:
+            built[key] = _build(ctx, choice)
+        return built[key]
 
 
 def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
@@ -110,9 +115,13 @@ def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
 
         latency = float(choice.name.partition(":")[2] or 0)
         return SimulatedChatModel(latency_s=latency)
+    import httpx
     from langchain_openai import ChatOpenAI
 
     common: dict[str, Any] = {
+        # langchain-openai shares one async HTTP client per process by default, bound to the
+        # first event loop; each of our instances belongs to one loop, so it gets its own
+        "http_async_client": httpx.AsyncClient(timeout=ctx.timeout_s),
         "temperature": ctx.temperature,
         "timeout": ctx.timeout_s,
         "max_retries": ctx.retries,  # the OpenAI client backs off exponentially
@@ -167,8 +176,9 @@ async def ask(
     """
     # Resolving the model may start the embedded server, and the cache is SQLite: both block,
     # so they run in a thread and the event loop (the LangGraph server's) stays free.
-    loop_id = id(asyncio.get_running_loop())
-    choice, key, cache, hit, model = await asyncio.to_thread(_prepare, ctx, role, schema, messages, loop_id)
+    choice, key, cache, hit, model = await asyncio.to_thread(
+        _prepare, ctx, role, schema, messages, asyncio.get_running_loop()
+    )
     if hit is not None:
         return Answer(schema.model_validate(hit), Usage(), cached=True)
     runnable = model.with_structured_output(schema, method=choice.method, include_raw=True)
@@ -200,7 +210,13 @@ async def ask(
     return Answer(None, usage, error)
 
 
-def _prepare(ctx: Context, role: str, schema: type[BaseModel], messages: list[BaseMessage], loop_id: int):
+def _prepare(
+    ctx: Context,
+    role: str,
+    schema: type[BaseModel],
+    messages: list[BaseMessage],
+    loop: asyncio.AbstractEventLoop,
+):
     choice = choose(ctx, role)
     key = cache_key(
         choice.name,
@@ -213,7 +229,7 @@ def _prepare(ctx: Context, role: str, schema: type[BaseModel], messages: list[Ba
     )
     cache = store("answers") if ctx.cache and choice.endpoint != "registered" else None
     hit = cache.get(key) if cache is not None else None
-    model = chat_model(ctx, choice, loop_id) if hit is None else None
+    model = chat_model(ctx, choice, loop) if hit is None else None
     return choice, key, cache, hit, model
 
 
