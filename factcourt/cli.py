@@ -287,13 +287,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check one claim."""
-    from factcourt.api import verify
+    from factcourt.api import make_context, verify
     from factcourt.bench.datasets import read_evidence_file
 
     ctx = settings_from(args)
     evidence = read_evidence_file(Path(args.evidence)) if args.evidence else None
-    if evidence is not None and ctx.search == "local" and "search" not in _explicit(args):
-        ctx = Context.from_dict({**ctx.__dict__, "search": "given"})
+    if evidence is not None and args.search is None:  # given evidence, no search unless asked
+        ctx = make_context(ctx, search="given")
     result = verify(args.claim, evidence, args.question or "", ctx)
     if result["error"]:
         emit_result(result, args, lambda r: err.print(f"[red]failed:[/] {r['error']}"))
@@ -312,10 +312,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     emit_result(result, args, render)
     return 0
-
-
-def _explicit(args: argparse.Namespace) -> set[str]:
-    return {k for k, v in vars(args).items() if v not in (None, False, [])}
 
 
 def cmd_models(args: argparse.Namespace) -> int:
