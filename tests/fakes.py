@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -91,7 +90,3 @@ def debater(confidence: float = 0.9, query: str = "") -> dict:
         "confidence": confidence,
         "search_query": query,
     }
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value)

@@ -123,12 +123,6 @@ class LocalModelServer:
                 self.process.wait()
         _running.pop(self.model_path, None)
 
-    def __enter__(self) -> LocalModelServer:
-        return self.start() if not self.alive() else self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
 
 _running: dict[Path, LocalModelServer] = {}
 _lock = threading.Lock()
@@ -149,8 +143,7 @@ def shared_server(model_path: Path) -> LocalModelServer:
                 _running.pop(model_path, None)
                 raise BackendError(f"the local model server stopped; see its log: {server.log_path}")
             return server
-        server = LocalModelServer(model_path).start()
-        return server
+        return LocalModelServer(model_path).start()
 
 
 def death_note(model_path: Path) -> str:
