@@ -75,6 +75,52 @@ def cmd_bench_perf(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_rules(args: argparse.Namespace) -> int:
+    """One text under each rule."""
+    from factcourt.bench.rules import run_rules
+    from factcourt.cli import read_text
+
+    rows = run_rules(
+        read_text(args.file),
+        [r.strip() for r in args.rules.split(",")],
+        **({"model": args.model} if args.model else {}),
+    )
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    table = Table(title="Cost per claim by rule")
+    for col in (
+        "rule",
+        "claims",
+        "wall s",
+        "calls/claim",
+        "tokens in/out per claim",
+        "searches/claim",
+        "verdicts",
+    ):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(
+            r["rule"],
+            str(r["claims"]),
+            str(r["wall_s"]),
+            str(r["calls_per_claim"]),
+            f"{r['input_tokens_per_claim']}/{r['output_tokens_per_claim']}",
+            str(r["searches_per_claim"]),
+            ", ".join(str(v) for v in r["verdicts"]),
+        )
+    out.print(table)
+    return 0
+
+
+def cmd_bench_server(args: argparse.Namespace) -> int:
+    """The LangGraph server's cold start and per-run overhead."""
+    from factcourt.bench.server import run_server_bench
+
+    print(json.dumps(run_server_bench(args.runs), indent=2))
+    return 0
+
+
 def cmd_synth_sft(args: argparse.Namespace) -> int:
     """Build Debate-SFT training data."""
     from factcourt.bench.sft import synth_sft
@@ -136,6 +182,17 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     p.add_argument("--rule", default="free", choices=["free", "mandatory_search", "adaptive"])
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench_perf)
+
+    p = bench_sub.add_parser("rules", help="one text under each debate rule: time, calls, tokens")
+    p.add_argument("file", help="text file to check")
+    p.add_argument("--rules", default="free,mandatory_search,adaptive")
+    p.add_argument("--model", help="as in check (default: auto)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench_rules)
+
+    p = bench_sub.add_parser("server", help="langgraph dev: cold start and streamed-run overhead")
+    p.add_argument("--runs", type=int, default=5)
+    p.set_defaults(func=cmd_bench_server)
 
     p = sub.add_parser("synth-sft", help="build Debate-SFT data (adversarial debate + Corrector)")
     p.add_argument("--dataset", required=True, help="labelled claims with evidence")

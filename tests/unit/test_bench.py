@@ -109,3 +109,24 @@ def test_sft_keeps_the_moderator_target_when_it_matches_gold(dataset, tmp_path, 
     asyncio.run(synth_sft(dataset, out, Context(model="scripted", cache=False, rule="adaptive"), limit=1))
     [sample] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert not sample["corrected"] and scripted.count("SftJustification") == 0
+
+
+def test_rules_bench_counts_each_rule(corpus):
+    from factcourt.bench.rules import run_rules
+
+    rows = run_rules("The Eiffel Tower is in Paris. The Moon orbits the Earth.",
+                     ["free", "adaptive"], model="sim", corpus=corpus)
+    assert [r["rule"] for r in rows] == ["free", "adaptive"]
+    assert all(r["claims"] == 2 and r["calls_per_claim"] > 0 for r in rows)
+    assert rows[1]["calls_per_claim"] <= rows[0]["calls_per_claim"]
+
+
+def test_perf_bench_reports_bounds_and_overhead():
+    from factcourt.bench.perf import run_perf
+
+    rows = run_perf(claims=6, concurrencies=(1, 3), latency_s=0.01, rule="adaptive")
+    assert [r["concurrency"] for r in rows] == [1, 3]
+    for r in rows:
+        assert r["claims"] == 6 and r["wall_s"] >= r["bound_at_concurrency_s"] * 0.9
+        assert r["critical_path_s"] <= r["bound_at_concurrency_s"]
+    assert rows[1]["wall_s"] < rows[0]["wall_s"]
