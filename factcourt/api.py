@@ -16,10 +16,7 @@ from factcourt.state import Claim, ClaimResult, Evidence, Usage
 
 def make_context(settings: dict[str, Any] | Context | None = None, **overrides: Any) -> Context:
     """Build a Context from a dict or an existing one plus keyword overrides."""
-    if isinstance(settings, Context):
-        values = {k: getattr(settings, k) for k in settings.__dataclass_fields__}
-    else:
-        values = dict(settings or {})
+    values = asdict(settings) if isinstance(settings, Context) else dict(settings or {})
     values.update(overrides)
     return Context.from_dict(values)
 
