@@ -90,8 +90,9 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--search",
-        choices=["local", "tavily", "serper", "given", "none"],
-        help="search backend (default local: offline Wikipedia)",
+        choices=["auto", "local", "tavily", "serper", "given", "none"],
+        help="search backend (default auto: Tavily or Serper when its key is set, else local "
+        "offline Wikipedia)",
     )
     g.add_argument("--corpus", help="local corpus: JSONL file or folder of .txt files")
     g = parser.add_argument_group("run")

@@ -7,6 +7,7 @@ the environment only and never stored here.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
@@ -84,11 +85,13 @@ class Context:
     use_roles: bool = _describe("Ablation: false makes every evaluator an identical checker.", True)
     use_debate: bool = _describe("Ablation: false stops after one round (no debate).", True)
 
-    search: Literal["local", "tavily", "serper", "given", "none"] = _describe(
-        "Search backend: 'local' BM25 over a corpus (default: offline Wikipedia summaries), "
+    search: Literal["auto", "local", "tavily", "serper", "given", "none"] = _describe(
+        "Search backend. 'auto': tavily when TAVILY_API_KEY is set, else serper when "
+        "SERPER_API_KEY is set, else local. 'local': BM25 over a corpus (default: offline "
+        "Wikipedia summaries), "
         "'tavily' (TAVILY_API_KEY), 'serper' (SERPER_API_KEY), 'given' (only the evidence that "
         "came with the input), 'none' (ablation: no retrieval).",
-        "local",
+        "auto",
     )
     corpus: str | None = _describe(
         "Local corpus: a JSONL file ({'text', 'title', 'id'|'url'}) or a folder of .txt files. "
@@ -105,7 +108,15 @@ class Context:
     cache: bool = _describe("Cache model and search calls in SQLite under the user cache.", True)
 
     def __post_init__(self) -> None:
-        """Check the values a user is most likely to get wrong."""
+        """Resolve 'auto' search and check the values a user is most likely to get wrong."""
+        if self.search == "auto":
+            self.search = (
+                "tavily"
+                if os.environ.get("TAVILY_API_KEY")
+                else "serper"
+                if os.environ.get("SERPER_API_KEY")
+                else "local"
+            )
         if self.jurors < 1 or self.jurors > len(JURY_ROLES) and not self.roles:
             raise ConfigError(f"jurors must be between 1 and {len(JURY_ROLES)}, not {self.jurors}")
         unknown = [r for r in self.roles if r not in JURY_ROLES]

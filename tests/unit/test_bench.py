@@ -114,8 +114,12 @@ def test_sft_keeps_the_moderator_target_when_it_matches_gold(dataset, tmp_path, 
 def test_rules_bench_counts_each_rule(corpus):
     from factcourt.bench.rules import run_rules
 
-    rows = run_rules("The Eiffel Tower is in Paris. The Moon orbits the Earth.",
-                     ["free", "adaptive"], model="sim", corpus=corpus)
+    rows = run_rules(
+        "The Eiffel Tower is in Paris. The Moon orbits the Earth.",
+        ["free", "adaptive"],
+        model="sim",
+        corpus=corpus,
+    )
     assert [r["rule"] for r in rows] == ["free", "adaptive"]
     assert all(r["claims"] == 2 and r["calls_per_claim"] > 0 for r in rows)
     assert rows[1]["calls_per_claim"] <= rows[0]["calls_per_claim"]

@@ -66,3 +66,12 @@ def test_second_identical_call_is_served_by_the_cache(monkeypatch):
     assert second.cached and second.usage.calls == 0 and second.value == first.value
     third = call(Context(model="sim", cache=False))
     assert third.usage.calls == 1
+
+
+def test_search_auto_follows_the_keys(monkeypatch):
+    assert Context().search == "local"
+    monkeypatch.setenv("SERPER_API_KEY", "s")
+    assert Context().search == "serper"
+    monkeypatch.setenv("TAVILY_API_KEY", "t")
+    assert Context().search == "tavily"
+    assert Context(search="local").search == "local"
