@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from langchain_core.messages import HumanMessage, SystemMessage
-
 from factcourt.context import Context
 from factcourt.nodes._shared import fence, format_evidence
-from factcourt.prompts import prompt
+from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
 from factcourt.state import Evidence, FireStep, Rating, SearchQuery, Usage
@@ -42,14 +40,7 @@ async def _rate(ctx: Context, claim: str, trace: Trace, name: str) -> tuple[str 
         ctx,
         "evaluator",
         Rating,
-        [
-            SystemMessage(prompt("en", "SINGLE_SYSTEM")),
-            HumanMessage(
-                prompt("en", "SINGLE_USER").format(
-                    claim=fence(claim), evidence=format_evidence(trace.evidence)
-                )
-            ),
-        ],
+        conversation("en", "SINGLE", claim=fence(claim), evidence=format_evidence(trace.evidence)),
         run_name=name,
         tags=[f"method:{name}"],
     )
@@ -80,18 +71,15 @@ async def fire(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
             ctx,
             "evaluator",
             FireStep,
-            [
-                SystemMessage(prompt("en", "FIRE_SYSTEM")),
-                HumanMessage(
-                    prompt("en", "FIRE_USER").format(
-                        claim=fence(claim),
-                        evidence=format_evidence(trace.evidence),
-                        queries="; ".join(trace.queries) or "none",
-                        step=step,
-                        max_steps=FIRE_MAX_STEPS,
-                    )
-                ),
-            ],
+            conversation(
+                "en",
+                "FIRE",
+                claim=fence(claim),
+                evidence=format_evidence(trace.evidence),
+                queries="; ".join(trace.queries) or "none",
+                step=step,
+                max_steps=FIRE_MAX_STEPS,
+            ),
             run_name=f"fire step {step}",
             tags=["method:fire"],
         )
@@ -116,16 +104,13 @@ async def safe(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
             ctx,
             "query",
             SearchQuery,
-            [
-                SystemMessage(prompt("en", "SAFE_QUERY_SYSTEM")),
-                HumanMessage(
-                    prompt("en", "SAFE_QUERY_USER").format(
-                        claim=fence(claim),
-                        evidence=format_evidence(trace.evidence),
-                        queries="; ".join(trace.queries) or "none",
-                    )
-                ),
-            ],
+            conversation(
+                "en",
+                "SAFE_QUERY",
+                claim=fence(claim),
+                evidence=format_evidence(trace.evidence),
+                queries="; ".join(trace.queries) or "none",
+            ),
             run_name=f"safe query {step + 1}",
             tags=["method:safe"],
         )

@@ -10,14 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
-
 from factcourt.api import averify, make_context
 from factcourt.bench.datasets import Case, Gold, load
 from factcourt.bench.store import PredictionStore
 from factcourt.context import Context
 from factcourt.nodes._shared import fence, format_evidence, format_pool
-from factcourt.prompts import prompt
+from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.state import Evidence, SftJustification, Turn
 
@@ -46,17 +44,14 @@ async def sample(case: Case, gold: Gold, ctx: Context) -> dict[str, Any]:
             ctx,
             "corrector",
             SftJustification,
-            [
-                SystemMessage(prompt("en", "SFT_SYSTEM")),
-                HumanMessage(
-                    prompt("en", "SFT_USER").format(
-                        claim=fence(case.claim),
-                        evidence=format_evidence(evidence),
-                        pool=format_pool(turns),
-                        verdict=wanted,
-                    )
-                ),
-            ],
+            conversation(
+                "en",
+                "SFT",
+                claim=fence(case.claim),
+                evidence=format_evidence(evidence),
+                pool=format_pool(turns),
+                verdict=wanted,
+            ),
             run_name="sft corrector",
             tags=["synth-sft"],
         )

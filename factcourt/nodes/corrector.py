@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import fence, format_evidence
-from factcourt.prompts import prompt
+from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import (
     ClaimResult,
@@ -50,17 +49,14 @@ async def correct(state: FactcheckState, runtime: Runtime[Context]) -> dict:
             ctx,
             "corrector",
             CorrectorAnswer,
-            [
-                SystemMessage(prompt(language, "CORRECTOR_SYSTEM")),
-                HumanMessage(
-                    prompt(language, "CORRECTOR_USER").format(
-                        sentence=fence(sentence),
-                        claim=fence("; ".join(r.claim.text for r in results)),
-                        justification=fence(" ".join(r.justification for r in results)[:600]),
-                        evidence=format_evidence(evidence),
-                    )
-                ),
-            ],
+            conversation(
+                language,
+                "CORRECTOR",
+                sentence=fence(sentence),
+                claim=fence("; ".join(r.claim.text for r in results)),
+                justification=fence(" ".join(r.justification for r in results)[:600]),
+                evidence=format_evidence(evidence),
+            ),
             run_name="corrector",
             tags=["corrector"],
         )

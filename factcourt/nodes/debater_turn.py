@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit, fence, format_evidence, format_pool
-from factcourt.prompts import prompt
+from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.rules import may_retrieve_when_unsure
 from factcourt.state import ClaimState, DebaterAnswer, JurorAnswer, Turn
@@ -24,16 +23,12 @@ def _messages(ctx: Context, state: ClaimState, speaker: str, language: str) -> l
     }
     if ctx.protocol == "adversarial":
         stance = "AFFIRMATIVE_STANCE" if speaker == "Affirmative" else "NEGATIVE_STANCE"
-        user = prompt(language, "DEBATER_USER").format(
-            side=speaker, stance=prompt(language, stance), **shared
-        )
-        return [SystemMessage(prompt(language, "DEBATER_SYSTEM")), HumanMessage(user)]
+        return conversation(language, "DEBATER", side=speaker, stance=prompt(language, stance), **shared)
     # the persona comes last so every juror shares the prompt prefix (llama.cpp reuses its cache)
     persona = prompt(language, f"ROLE:{speaker}") if ctx.use_roles else prompt(language, "NEUTRAL_ROLE")
-    user = prompt(language, "JUROR_USER").format(
-        question=fence(state.get("question", "")), persona=persona, **shared
+    return conversation(
+        language, "JUROR", question=fence(state.get("question", "")), persona=persona, **shared
     )
-    return [SystemMessage(prompt(language, "JUROR_SYSTEM")), HumanMessage(user)]
 
 
 async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:

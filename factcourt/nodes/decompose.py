@@ -6,13 +6,12 @@ import asyncio
 import difflib
 import re
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.errors import InputError
 from factcourt.nodes._shared import detect_language, emit, fence
-from factcourt.prompts import prompt
+from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import (
     Claim,
@@ -90,10 +89,10 @@ async def _clerk(ctx: Context, language: str, question: str, part: str, name: st
     Sentences it skipped are asked again, then kept whole as claims, so no sentence disappears
     silently (small local models skip list items).
     """
-    messages = lambda text: [  # noqa: E731
-        SystemMessage(prompt(language, "CLERK_SYSTEM")),
-        HumanMessage(prompt(language, "CLERK_USER").format(question=question, response=fence(text))),
-    ]
+
+    def messages(text: str) -> list:
+        return conversation(language, "CLERK", question=question, response=fence(text))
+
     answer = await ask(ctx, "clerk", ClerkOutput, messages(part), run_name=name, tags=["clerk"])
     usage, output = answer.usage, answer.value
     if output is None:

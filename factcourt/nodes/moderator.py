@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit, fence, format_evidence, format_pool, format_summaries
-from factcourt.prompts import prompt
+from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.rules import moderator_may_stop
 from factcourt.state import ClaimState, ModeratorAnswer, RoundSummary
@@ -23,20 +22,17 @@ async def moderator(state: ClaimState, runtime: Runtime[Context]) -> dict:
         ctx,
         "moderator",
         ModeratorAnswer,
-        [
-            SystemMessage(prompt(language, "MODERATOR_SYSTEM")),
-            HumanMessage(
-                prompt(language, "MODERATOR_USER").format(
-                    claim=fence(claim.text),
-                    evidence=format_evidence(state.get("evidence", [])),
-                    pool=format_pool(state.get("turns", [])),
-                    summaries=format_summaries(state.get("summaries", [])),
-                    round=finished,
-                    max_rounds=ctx.max_rounds,
-                    last_round_note=prompt(language, "LAST_ROUND_NOTE") if last else "",
-                )
-            ),
-        ],
+        conversation(
+            language,
+            "MODERATOR",
+            claim=fence(claim.text),
+            evidence=format_evidence(state.get("evidence", [])),
+            pool=format_pool(state.get("turns", [])),
+            summaries=format_summaries(state.get("summaries", [])),
+            round=finished,
+            max_rounds=ctx.max_rounds,
+            last_round_note=prompt(language, "LAST_ROUND_NOTE") if last else "",
+        ),
         run_name=f"moderator round {finished}",
         tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}"],
         metadata={"claim_id": claim.id, "round": finished},

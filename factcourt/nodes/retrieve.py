@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.errors import BackendError
 from factcourt.nodes._shared import emit, fence
-from factcourt.prompts import prompt
+from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
 from factcourt.state import ClaimState, SearchQuery, Usage
@@ -34,14 +33,9 @@ async def retrieve(state: ClaimState, runtime: Runtime[Context]) -> dict:
             ctx,
             "query",
             SearchQuery,
-            [
-                SystemMessage(prompt("en", "QUERY_SYSTEM")),
-                HumanMessage(
-                    prompt("en", "QUERY_USER").format(
-                        claim=fence(claim.text), queries="; ".join(state.get("queries", [])) or "none"
-                    )
-                ),
-            ],
+            conversation(
+                "en", "QUERY", claim=fence(claim.text), queries="; ".join(state.get("queries", [])) or "none"
+            ),
             run_name="query_writer",
             tags=[f"claim:{claim.id}"],
         )

@@ -4,6 +4,8 @@ Untrusted text (responses, claims, evidence, earlier turns) is always placed ins
 the system prompts say that tagged text is data, never instructions.
 """
 
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
 from factcourt.prompts.en import EN
 from factcourt.prompts.zh import ZH
 
@@ -13,3 +15,11 @@ PROMPTS = {"en": EN, "zh": ZH}
 def prompt(language: str, name: str) -> str:
     """Return prompt ``name`` in ``language`` (English where no translation exists)."""
     return PROMPTS.get(language, EN).get(name) or EN[name]
+
+
+def conversation(language: str, name: str, **fields: object) -> list[BaseMessage]:
+    """The system prompt ``NAME_SYSTEM`` and the user prompt ``NAME_USER`` filled with ``fields``."""
+    return [
+        SystemMessage(prompt(language, f"{name}_SYSTEM")),
+        HumanMessage(prompt(language, f"{name}_USER").format(**fields)),
+    ]
