@@ -112,7 +112,7 @@ def test_streamed_factcheck_run_through_the_sdk(server, corpus_file):
 def test_graph_shows_rule_branches_and_context_schema_is_described(server):
     async def fetch():
         client = get_client(url=server["url"])
-        [assistant] = await client.assistants.search(graph_id="factcheck")
+        [assistant] = await client.assistants.search(graph_id="factcheck", metadata={"created_by": "system"})
         graph = await client.assistants.get_graph(assistant["assistant_id"], xray=True)
         schemas = await client.assistants.get_schemas(assistant["assistant_id"])
         return graph, schemas
