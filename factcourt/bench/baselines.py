@@ -23,6 +23,14 @@ class Trace:
         self.evidence, self.queries, self.steps = list(given), [], []
         self.usage = Usage()
 
+    def prompt_fields(self, claim: str) -> dict[str, str]:
+        """The claim, the evidence so far and the queries made, as the prompts show them."""
+        return {
+            "claim": fence(claim),
+            "evidence": format_evidence(self.evidence),
+            "queries": "; ".join(self.queries) or "none",
+        }
+
     async def search(self, ctx: Context, query: str) -> bool:
         """Search once; False when the query repeats (FIRE's and SAFE's stop condition)."""
         if not query.strip() or query.lower() in (q.lower() for q in self.queries):
@@ -74,9 +82,7 @@ async def fire(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
             conversation(
                 "en",
                 "FIRE",
-                claim=fence(claim),
-                evidence=format_evidence(trace.evidence),
-                queries="; ".join(trace.queries) or "none",
+                **trace.prompt_fields(claim),
                 step=step,
                 max_steps=FIRE_MAX_STEPS,
             ),
@@ -104,13 +110,7 @@ async def safe(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
             ctx,
             "query",
             SearchQuery,
-            conversation(
-                "en",
-                "SAFE_QUERY",
-                claim=fence(claim),
-                evidence=format_evidence(trace.evidence),
-                queries="; ".join(trace.queries) or "none",
-            ),
+            conversation("en", "SAFE_QUERY", **trace.prompt_fields(claim)),
             run_name=f"safe query {step + 1}",
             tags=["method:safe"],
         )

@@ -132,10 +132,11 @@ async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
         if output is None:
             dropped.append(DroppedSentence(sentence=part, reason="clerk_failed"))
             continue
+        sentences = split_sentences(part)
         dropped += [
             DroppedSentence(sentence=d.sentence, reason=d.reason)
             for d in output.dropped
-            if any(_same(d.sentence, s) for s in split_sentences(part))
+            if any(_same(d.sentence, s) for s in sentences)
         ]
         for item in output.claims:
             key = " ".join(item.claim.lower().split())
