@@ -14,6 +14,7 @@ what the server reports (never estimated with tiktoken, which needs the network)
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 import weakref
@@ -36,7 +37,7 @@ DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 
 _registered: dict[str, BaseChatModel] = {}
 # per event loop (weakly: a finished asyncio.run frees its clients), then per settings
-_built: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, BaseChatModel]] = (
+_built: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Any]] = (
     weakref.WeakKeyDictionary()
 )
 _built_lock = threading.Lock()
@@ -109,6 +110,26 @@ def chat_model(ctx: Context, choice: ModelChoice, loop: asyncio.AbstractEventLoo
         return built[key]
 
 
+def structured_model(
+    ctx: Context, choice: ModelChoice, loop: asyncio.AbstractEventLoop, schema: type[BaseModel]
+) -> Any:
+    """Return the chat model of ``choice`` bound to answer ``schema`` (with the raw message).
+
+    Binding converts the schema to a tool each time, a third of the framework's own time per
+    call on a fast model, so the bound runnable is kept beside its model.
+    """
+    model = chat_model(ctx, choice, loop)
+    bind = functools.partial(model.with_structured_output, schema, method=choice.method, include_raw=True)
+    if choice.endpoint == "registered":  # a test may register another model under the same name
+        return bind()
+    key = ("structured", choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries, schema)
+    with _built_lock:
+        built = _built.setdefault(loop, {})
+        if key not in built:
+            built[key] = bind()
+        return built[key]
+
+
 def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
     if choice.endpoint == "simulated":
         from factcourt.providers.simulated import SimulatedChatModel
@@ -176,12 +197,11 @@ async def ask(
     """
     # Resolving the model may start the embedded server, and the cache is SQLite: both block,
     # so they run in a thread and the event loop (the LangGraph server's) stays free.
-    choice, key, cache, hit, model = await asyncio.to_thread(
+    choice, key, cache, hit, runnable = await asyncio.to_thread(
         _prepare, ctx, role, schema, messages, asyncio.get_running_loop()
     )
     if hit is not None:
         return Answer(schema.model_validate(hit), Usage(), cached=True)
-    runnable = model.with_structured_output(schema, method=choice.method, include_raw=True)
     config = {"run_name": run_name, "tags": tags or [], "metadata": metadata or {}}
     usage, error, prompt = Usage(), None, list(messages)
     for _attempt in range(ctx.retries + 1):
@@ -218,19 +238,26 @@ def _prepare(
     loop: asyncio.AbstractEventLoop,
 ):
     choice = choose(ctx, role)
-    key = cache_key(
-        choice.name,
-        choice.endpoint if choice.endpoint != "embedded" else "",
-        choice.method,
-        schema.model_json_schema(),
-        [m.model_dump() for m in messages],
-        ctx.temperature,
-        ctx.max_tokens,
-    )
     cache = store("answers") if ctx.cache and choice.endpoint != "registered" else None
-    hit = cache.get(key) if cache is not None else None
-    model = chat_model(ctx, choice, loop) if hit is None else None
-    return choice, key, cache, hit, model
+    key = hit = None
+    if cache is not None:
+        key = cache_key(
+            choice.name,
+            choice.endpoint if choice.endpoint != "embedded" else "",
+            choice.method,
+            _schema_json(schema),
+            [m.model_dump() for m in messages],
+            ctx.temperature,
+            ctx.max_tokens,
+        )
+        hit = cache.get(key)
+    runnable = structured_model(ctx, choice, loop, schema) if hit is None else None
+    return choice, key, cache, hit, runnable
+
+
+@functools.cache
+def _schema_json(schema: type[BaseModel]) -> dict[str, Any]:
+    return schema.model_json_schema()
 
 
 def _usage_of(role: str, raw: Any) -> Usage:
