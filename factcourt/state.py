@@ -7,8 +7,10 @@ they validate, serialise to JSON and render in LangGraph Studio.
 
 from __future__ import annotations
 
+import copy
+import functools
 import operator
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
@@ -158,6 +160,24 @@ class Correction(BaseModel):
 # ------------------------------------------------------------ structured agent outputs
 
 
+class AgentAnswer(BaseModel):
+    """Base of the models agents answer with: their JSON schema is built once.
+
+    langchain asks for the schema of a structured-output model on every call (to label the
+    trace), and pydantic builds it anew each time: a tenth of the framework's time per call.
+    """
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Pydantic's schema, memoised per class and arguments; callers get their own copy."""
+        return copy.deepcopy(_json_schema(cls, args, tuple(sorted(kwargs.items()))))
+
+
+@functools.cache
+def _json_schema(cls: type[BaseModel], args: tuple, kwargs: tuple) -> dict[str, Any]:
+    return BaseModel.model_json_schema.__func__(cls, *args, **dict(kwargs))  # type: ignore[attr-defined]
+
+
 class ClerkClaim(BaseModel):
     """A claim as the Clerk writes it."""
 
@@ -172,14 +192,14 @@ class ClerkDrop(BaseModel):
     reason: Literal["opinion", "instruction", "advice", "not_verifiable", "other"]
 
 
-class ClerkOutput(BaseModel):
+class ClerkOutput(AgentAnswer):
     """The Clerk's answer for one chunk of the response."""
 
     claims: list[ClerkClaim] = Field(default_factory=list)
     dropped: list[ClerkDrop] = Field(default_factory=list)
 
 
-class JurorAnswer(BaseModel):
+class JurorAnswer(AgentAnswer):
     """An evaluator's answer in a jury turn."""
 
     # the reasoning comes first: grammar-constrained local models write fields in order, and a
@@ -192,7 +212,7 @@ class JurorAnswer(BaseModel):
     search_query: str = Field(default="", description="a new web search query that would help, or empty")
 
 
-class DebaterAnswer(BaseModel):
+class DebaterAnswer(AgentAnswer):
     """A debater's argument in an adversarial turn."""
 
     argument: str = Field(description="the argument, citing evidence as [E1] (content, URL)")
@@ -201,7 +221,7 @@ class DebaterAnswer(BaseModel):
     search_query: str = Field(default="", description="a new web search query that would help, or empty")
 
 
-class ModeratorAnswer(BaseModel):
+class ModeratorAnswer(AgentAnswer):
     """The moderator's end-of-round decision."""
 
     summary: str = Field(description="the new insights of this round")
@@ -212,20 +232,20 @@ class ModeratorAnswer(BaseModel):
     verdict: Verdict
 
 
-class SearchQuery(BaseModel):
+class SearchQuery(AgentAnswer):
     """A new search query for a claim."""
 
     query: str
 
 
-class Rating(BaseModel):
+class Rating(AgentAnswer):
     """A single verifier's verdict (the ``single`` and ``safe`` baselines)."""
 
     explanation: str = Field(description="why, citing evidence numbers like [E1]")
     verdict: Verdict
 
 
-class FireStep(BaseModel):
+class FireStep(AgentAnswer):
     """One step of the FIRE baseline: answer now, or search again."""
 
     reasoning: str = Field(description="what the evidence so far shows")
@@ -235,13 +255,13 @@ class FireStep(BaseModel):
     confidence: float = Field(ge=0.0, le=1.0, description="probability the verdict is correct")
 
 
-class CorrectorAnswer(BaseModel):
+class CorrectorAnswer(AgentAnswer):
     """The corrector's rewrite of one sentence that holds a refuted claim."""
 
     replacement: str = Field(description="the corrected sentence, or empty to remove it")
 
 
-class SftJustification(BaseModel):
+class SftJustification(AgentAnswer):
     """A justification leading from the debate to the given verdict."""
 
     justification: str

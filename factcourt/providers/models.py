@@ -37,9 +37,7 @@ DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 
 _registered: dict[str, BaseChatModel] = {}
 # per event loop (weakly: a finished asyncio.run frees its clients), then per settings
-_built: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Any]] = (
-    weakref.WeakKeyDictionary()
-)
+_built: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Any]] = weakref.WeakKeyDictionary()
 _built_lock = threading.Lock()
 
 
@@ -245,7 +243,7 @@ def _prepare(
             choice.name,
             choice.endpoint if choice.endpoint != "embedded" else "",
             choice.method,
-            _schema_json(schema),
+            schema.model_json_schema(),
             [m.model_dump() for m in messages],
             ctx.temperature,
             ctx.max_tokens,
@@ -253,11 +251,6 @@ def _prepare(
         hit = cache.get(key)
     runnable = structured_model(ctx, choice, loop, schema) if hit is None else None
     return choice, key, cache, hit, runnable
-
-
-@functools.cache
-def _schema_json(schema: type[BaseModel]) -> dict[str, Any]:
-    return schema.model_json_schema()
 
 
 def _usage_of(role: str, raw: Any) -> Usage:
