@@ -18,6 +18,7 @@ import functools
 import os
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -100,12 +101,7 @@ def chat_model(ctx: Context, choice: ModelChoice, loop: asyncio.AbstractEventLoo
     """
     if choice.endpoint == "registered":
         return _registered[choice.name]
-    key = (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries)
-    with _built_lock:
-        built = _built.setdefault(loop, {})
-        if key not in built:
-            built[key] = _build(ctx, choice)
-        return built[key]
+    return _once_per_loop(loop, _settings(ctx, choice), lambda: _build(ctx, choice))
 
 
 def structured_model(
@@ -113,18 +109,25 @@ def structured_model(
 ) -> Any:
     """Return the chat model of ``choice`` bound to answer ``schema`` (with the raw message).
 
-    Binding converts the schema to a tool each time, a third of the framework's own time per
-    call on a fast model, so the bound runnable is kept beside its model.
+    Binding converts the schema to a tool each time (an eighth of the framework's own time per
+    call on the simulated model, by cProfile), so the bound runnable is kept beside its model.
     """
     model = chat_model(ctx, choice, loop)
     bind = functools.partial(model.with_structured_output, schema, method=choice.method, include_raw=True)
     if choice.endpoint == "registered":  # a test may register another model under the same name
         return bind()
-    key = ("structured", choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries, schema)
+    return _once_per_loop(loop, (*_settings(ctx, choice), schema), bind)
+
+
+def _settings(ctx: Context, choice: ModelChoice) -> tuple:
+    return (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries)
+
+
+def _once_per_loop(loop: asyncio.AbstractEventLoop, key: tuple, build: Callable[[], Any]) -> Any:
     with _built_lock:
         built = _built.setdefault(loop, {})
         if key not in built:
-            built[key] = bind()
+            built[key] = build()
         return built[key]
 
 
