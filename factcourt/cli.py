@@ -335,18 +335,9 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run ``langgraph dev`` for this project (Studio and the HTTP API)."""
-    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true"}
-    command = [
-        str(Path(sys.executable).with_name("langgraph")),
-        "dev",
-        "--no-browser",
-        "--port",
-        str(args.port),
-        "--config",
-        str(project_root() / "langgraph.json"),
-    ]
-    if args.no_reload:
-        command.append("--no-reload")
+    from factcourt.server import langgraph_dev
+
+    command, env = langgraph_dev(args.port, reload=not args.no_reload)
     os.execvpe(command[0], command, env)
     return 0  # not reached
 
@@ -363,11 +354,6 @@ def cmd_assistants(args: argparse.Namespace) -> int:
         table.add_row(a["name"], a["assistant_id"], json.dumps(a.get("context") or {}))
     out.print(table)
     return 0
-
-
-def project_root() -> Path:
-    """The folder that holds langgraph.json."""
-    return Path(__file__).resolve().parent.parent
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,10 +6,34 @@ Each assistant is a graph plus a saved context, e.g. ``factcheck`` with
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
 from typing import Any
 
+PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds langgraph.json
 PROTOCOLS = ("jury", "adversarial")
 RULES = ("free", "mandatory_search", "adaptive")
+
+
+def langgraph_dev(port: int, *, reload: bool = False) -> tuple[list[str], dict[str, str]]:
+    """The ``langgraph dev`` command line for this project, and its environment.
+
+    Analytics and the version check are off: both reach the network, which may be absent.
+    """
+    command = [
+        str(Path(sys.executable).with_name("langgraph")),
+        "dev",
+        "--no-browser",
+        "--port",
+        str(port),
+        "--config",
+        str(PROJECT_ROOT / "langgraph.json"),
+    ]
+    if not reload:
+        command.append("--no-reload")
+    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true"}
+    return command, env
 
 
 def standard_assistants() -> list[dict[str, Any]]:

@@ -6,10 +6,8 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 from typing import Any
 
 TEXT = "The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite. Mount Everest is in Asia."
@@ -19,21 +17,14 @@ SETTINGS = {"model": "sim", "search": "none", "cache": False}
 def run_server_bench(runs: int = 5) -> dict[str, Any]:
     """Start ``langgraph dev``, time ``/ok``, then stream ``runs`` factcheck runs both ways."""
     from factcourt.providers.local_server import free_port
+    from factcourt.server import PROJECT_ROOT, langgraph_dev
 
     port = free_port()
-    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true"}
-    root = Path(__file__).resolve().parents[2]
+    command, env = langgraph_dev(port)
     start = time.perf_counter()
     server = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("langgraph")),
-            "dev",
-            "--no-browser",
-            "--no-reload",
-            "--port",
-            str(port),
-        ],
-        cwd=root,
+        command,
+        cwd=PROJECT_ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -5,18 +5,16 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from langgraph_sdk import get_client
 
 from factcourt.providers.local_server import free_port
+from factcourt.server import PROJECT_ROOT, langgraph_dev
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 TEXT = "The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite. Mount Everest is in Asia."
 
 
@@ -25,19 +23,13 @@ def server(tmp_path_factory):
     """Start ``langgraph dev`` on a free port, wait for /ok, stop it by its process group."""
     port = free_port()
     cache = tmp_path_factory.mktemp("server-cache")
-    env = {
-        **os.environ,
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "LANGGRAPH_NO_VERSION_CHECK": "true",
-        "LANGSMITH_TRACING": "false",
-        "FACTCOURT_CACHE_DIR": str(cache),
-    }
+    command, env = langgraph_dev(port)
+    env.update(LANGSMITH_TRACING="false", FACTCOURT_CACHE_DIR=str(cache))
     log = (cache / "server.log").open("wb")
-    langgraph = Path(sys.executable).with_name("langgraph")
     started = time.monotonic()
     process = subprocess.Popen(
-        [str(langgraph), "dev", "--no-browser", "--no-reload", "--port", str(port)],
-        cwd=ROOT,
+        command,
+        cwd=PROJECT_ROOT,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
