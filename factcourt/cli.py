@@ -335,9 +335,10 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run ``langgraph dev`` for this project (Studio and the HTTP API)."""
-    from factcourt.server import langgraph_dev
+    from factcourt.server import PROJECT_ROOT, langgraph_dev
 
     command, env = langgraph_dev(args.port, reload=not args.no_reload)
+    os.chdir(PROJECT_ROOT)  # langgraph.json's graph paths resolve against the working directory
     os.execvpe(command[0], command, env)
     return 0  # not reached
 
