@@ -6,10 +6,16 @@ Each assistant is a graph plus a saved context, e.g. ``factcheck`` with
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import subprocess
 import sys
+import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds langgraph.json
 PROTOCOLS = ("jury", "adversarial")
@@ -34,6 +40,55 @@ def langgraph_dev(port: int, *, reload: bool = False) -> tuple[list[str], dict[s
         command.append("--no-reload")
     env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true"}
     return command, env
+
+
+@contextlib.contextmanager
+def running_langgraph_dev(
+    port: int,
+    *,
+    env: dict[str, str] | None = None,
+    log: IO[bytes] | int = subprocess.DEVNULL,
+    ready_timeout_s: float = 60,
+) -> Iterator[str]:
+    """Run ``langgraph dev`` on ``port`` for the ``with`` block; yields its URL once /ok answers.
+
+    The server runs in its own process group, stopped at the end (SIGTERM, then SIGKILL after
+    15 s), so its workers go with it. Raises RuntimeError when it exits or stays silent.
+    """
+    command, base_env = langgraph_dev(port)
+    process = subprocess.Popen(
+        command,
+        cwd=PROJECT_ROOT,
+        env={**base_env, **(env or {})},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + ready_timeout_s
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/ok", timeout=1):
+                    break  # a reply other than 200 raises HTTPError, an OSError
+            except OSError:
+                if process.poll() is not None:
+                    raise RuntimeError(
+                        f"langgraph dev exited (code {process.returncode}) before answering /ok"
+                    ) from None
+                if time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"langgraph dev did not answer /ok in {ready_timeout_s:.0f} s"
+                    ) from None
+                time.sleep(0.05)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 def standard_assistants() -> list[dict[str, Any]]:

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
 import time
-import urllib.request
 from typing import Any
 
 TEXT = "The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite. Mount Everest is in Asia."
@@ -17,33 +13,12 @@ SETTINGS = {"model": "sim", "search": "none", "cache": False}
 def run_server_bench(runs: int = 5) -> dict[str, Any]:
     """Start ``langgraph dev``, time ``/ok``, then stream ``runs`` factcheck runs both ways."""
     from factcourt.providers.local_server import free_port
-    from factcourt.server import PROJECT_ROOT, langgraph_dev
+    from factcourt.server import running_langgraph_dev
 
-    port = free_port()
-    command, env = langgraph_dev(port)
     start = time.perf_counter()
-    server = subprocess.Popen(
-        command,
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/ok", timeout=1)
-                break
-            except OSError:
-                if server.poll() is not None:
-                    raise RuntimeError("langgraph dev exited before answering /ok") from None
-                time.sleep(0.05)
+    with running_langgraph_dev(free_port()) as url:
         cold = time.perf_counter() - start
-        via_server = asyncio.run(_stream_via_server(f"http://127.0.0.1:{port}", runs))
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        via_server = asyncio.run(_stream_via_server(url, runs))
     return {
         "cold_start_to_ok_s": round(cold, 2),
         "server_stream_s": via_server,

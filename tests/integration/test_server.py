@@ -2,17 +2,12 @@
 
 import asyncio
 import json
-import os
-import signal
-import subprocess
-import time
-import urllib.request
 
 import pytest
 from langgraph_sdk import get_client
 
 from factcourt.providers.local_server import free_port
-from factcourt.server import PROJECT_ROOT, langgraph_dev
+from factcourt.server import running_langgraph_dev
 
 pytestmark = pytest.mark.integration
 TEXT = "The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite. Mount Everest is in Asia."
@@ -21,41 +16,14 @@ TEXT = "The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """Start ``langgraph dev`` on a free port, wait for /ok, stop it by its process group."""
-    port = free_port()
     cache = tmp_path_factory.mktemp("server-cache")
-    command, env = langgraph_dev(port)
-    env.update(LANGSMITH_TRACING="false", FACTCOURT_CACHE_DIR=str(cache))
-    log = (cache / "server.log").open("wb")
-    started = time.monotonic()
-    process = subprocess.Popen(
-        command,
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            try:
-                with urllib.request.urlopen(f"{url}/ok", timeout=1) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                assert process.poll() is None, (cache / "server.log").read_text()
-                time.sleep(0.25)
-        else:
-            pytest.fail("langgraph dev did not answer /ok in 60 s")
-        yield {"url": url, "startup_s": time.monotonic() - started, "pid": process.pid}
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
+    env = {"LANGSMITH_TRACING": "false", "FACTCOURT_CACHE_DIR": str(cache)}
+    with (cache / "server.log").open("wb") as log:
         try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
+            with running_langgraph_dev(free_port(), env=env, log=log) as url:
+                yield {"url": url}
+        except RuntimeError as exc:
+            pytest.fail(f"{exc}\n{(cache / 'server.log').read_text()}")
 
 
 @pytest.fixture
