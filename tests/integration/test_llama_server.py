@@ -28,7 +28,7 @@ def port_open(port: int) -> bool:
 
 
 def test_structured_call_through_chatopenai_then_the_server_is_gone(smollm2):
-    ctx = Context(local_weights=str(smollm2), cache=False, max_tokens=128)
+    ctx = Context(local_weights=str(smollm2), cache=False, max_tokens=256)
     answer = asyncio.run(
         models.ask(
             ctx,
@@ -123,7 +123,7 @@ def test_an_interrupted_cli_run_leaves_no_server_behind(smollm2, tmp_path, signu
         servers = [
             p
             for p in children_of(cli.pid)
-            if "llama_cpp.server" in open(f"/proc/{p}/cmdline", "rb").read().decode()
+            if "llama_child" in open(f"/proc/{p}/cmdline", "rb").read().decode()
         ]
         time.sleep(0.2)
     assert servers, "the CLI never started its model server"

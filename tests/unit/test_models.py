@@ -15,7 +15,7 @@ from tests.fakes import juror
 def test_roles_resolve_to_endpoints(monkeypatch):
     ctx = Context(role_models={"moderator": "gpt-4o"})
     assert choose(ctx, "evaluator").endpoint == "embedded"
-    assert choose(ctx, "evaluator").method == "function_calling"
+    assert choose(ctx, "evaluator").method == "json_schema"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert choose(ctx, "evaluator").name == "gpt-4o-mini"
     assert choose(ctx, "moderator").name == "gpt-4o"

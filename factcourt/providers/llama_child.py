@@ -1,0 +1,51 @@
+"""Entry point of the embedded model server's own process: llama.cpp's C++ server (xllamacpp).
+
+Run as ``python -m factcourt.providers.llama_child --model F --port P ...`` by
+``local_server``: the server lives in a child process so that a crash of llama.cpp never
+takes the CLI with it, and the CLI can always stop it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve one GGUF file on 127.0.0.1 until SIGTERM or SIGINT."""
+    parser = argparse.ArgumentParser(prog="factcourt-llama-server")
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--ctx", type=int, default=4096, help="context window of each slot")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--slots", type=int, default=1, help="requests decoded in parallel")
+    parser.add_argument("--alias", default="")
+    args = parser.parse_args(argv)
+
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = args.model
+    params.model_alias = args.alias or "local"
+    params.hostnames = ["127.0.0.1"]
+    params.port = args.port
+    params.n_parallel = args.slots
+    # llama.cpp splits n_ctx across the slots: each slot keeps the full window
+    params.n_ctx = args.ctx * args.slots
+    params.cpuparams.n_threads = args.threads
+    params.cpuparams_batch.n_threads = args.threads
+    params.warmup = False
+    server = xllamacpp.Server(params)  # loads the model and starts listening, or raises
+    print(f"factcourt: llama.cpp server ready on {server.listening_address}", flush=True)
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    stop.wait()
+    del server  # its destructor stops the HTTP and decoding loops
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
