@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from factcourt.context import ROLES, Context
+from factcourt.context import PRESETS, ROLES, Context
 from factcourt.errors import ConfigError, FactcourtError, InputError
 
 err = Console(stderr=True)
@@ -71,13 +71,23 @@ def decode(data: bytes, name: str) -> str:
 def add_settings(parser: argparse.ArgumentParser) -> None:
     """The options every checking command shares; each fills a Context field."""
     g = parser.add_argument_group("debate")
+    g.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        help="a published system as its paper runs it (no search before the debate, no first "
+        "pass); other options still apply on top. Default: the measured best (see README)",
+    )
     g.add_argument("--protocol", choices=["jury", "adversarial"], help="who debates (default jury)")
     g.add_argument(
         "--rule", choices=["free", "mandatory_search", "adaptive"], help="debate rule (default free)"
     )
     g.add_argument("--jurors", type=int, help="number of jury evaluators (default 3)")
     g.add_argument("--rounds", type=int, help="debate rounds (default: jury 2, adversarial 3)")
-    g.add_argument("--theta", type=float, help="confidence below which a speaker retrieves (0.7)")
+    g.add_argument(
+        "--theta",
+        type=float,
+        help="confidence at which the first pass decides a claim, and below which a speaker retrieves",
+    )
     g = parser.add_argument_group("models and search")
     g.add_argument("--model", help="model for every role: auto, local, sim, or a model name")
     g.add_argument("--base-url", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...)")
@@ -109,7 +119,7 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
 
 def settings_from(args: argparse.Namespace) -> Context:
     """Turn the parsed options into a Context."""
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = dict(PRESETS[args.preset]) if getattr(args, "preset", None) else {}
     for option, key in [
         ("protocol", "protocol"),
         ("rule", "rule"),
@@ -213,14 +223,20 @@ def print_report(result: dict) -> None:
         ("id", {"width": 4}),
         ("claim", {"ratio": 5}),
         ("verdict", {"ratio": 2}),
-        ("votes", {"ratio": 2}),
+        ("decided by", {"ratio": 2}),
         ("evidence", {"ratio": 2}),
     ]:
         table.add_column(col, **kw)
     for c in result["claims"]:
         verdict = c["verdict"] or f"failed: {c['error']}"
+        if c.get("confidence") is not None:
+            verdict += f" ({c['confidence']:.2f})"
         tally = Counter(c["votes"].values())
         votes = ", ".join(f"{n} {v.replace('_', ' ')}" for v, n in tally.most_common())
+        if c.get("route") == "first_pass":
+            votes = "first pass"
+        elif c.get("route") == "debate":
+            votes = f"jury: {votes}"
         urls = list(dict.fromkeys(e["url"] for e in c["evidence"] if e["url"]))
         evidence = f"{len(c['evidence'])}: {urls[0]}" if urls else str(len(c["evidence"]))
         table.add_row(

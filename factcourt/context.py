@@ -14,6 +14,11 @@ from typing import Any, Literal
 from factcourt.errors import ConfigError
 
 ROLES = ("clerk", "evaluator", "debater", "moderator", "judge", "corrector", "query")
+# The published systems as their papers run them: no search before the debate, no first pass.
+PRESETS: dict[str, dict[str, Any]] = {
+    "madfact": {"protocol": "jury", "evidence_first": False, "first_pass": "off"},
+    "debatecv": {"protocol": "adversarial", "evidence_first": False, "first_pass": "off"},
+}
 JURY_ROLES = ("General Public", "Critic", "News Author", "Scientist", "Psychologist", "Data Analyst")
 
 
@@ -89,7 +94,27 @@ class Context:
         0,
     )
     theta: float = _describe(
-        "Confidence threshold: a speaker below it retrieves evidence and answers again.", 0.7
+        "Confidence threshold: the first pass decides a claim at or above it; a speaker below it "
+        "retrieves evidence and answers again.",
+        0.7,
+    )
+    evidence_first: bool = _describe(
+        "Search for the claim itself before anyone speaks (BM25 costs milliseconds, a model "
+        "call seconds; without evidence the small model leans to 'refuted').",
+        True,
+    )
+    first_pass: Literal["route", "record", "off"] = _describe(
+        "One verifier call before the debate. 'route': it decides the claims it is sure of "
+        "(confidence >= theta) and only the contested ones are debated; 'record': it runs and "
+        "is kept in the result but every claim is debated (for sweeps); 'off': MAD-Fact as "
+        "published.",
+        "route",
+    )
+    confidence_source: Literal["logprobs", "reported"] = _describe(
+        "Where a verdict's confidence comes from: the token log-probabilities of the verdict "
+        "(falls back to the reported value when the endpoint gives none) or the number the "
+        "model writes.",
+        "logprobs",
     )
     use_roles: bool = _describe("Ablation: false makes every evaluator an identical checker.", True)
     use_debate: bool = _describe("Ablation: false stops after one round (no debate).", True)

@@ -111,6 +111,15 @@ class Turn(BaseModel):
     citations: list[int] = Field(default_factory=list, description="evidence numbers cited")
     retrieved_before: bool = Field(default=False, description="evidence was fetched for it")
     failed: str | None = Field(default=None, description="why the turn produced no answer")
+    probabilities: dict[str, float] | None = Field(
+        default=None, description="verdict distribution read from the answer's token log-probabilities"
+    )
+    calls: int = Field(default=1, description="model calls the turn took (an unsure first answer adds one)")
+    dropped_citations: int = Field(default=0, description="citations of evidence that was never shown")
+    rejected_change: Verdict | None = Field(
+        default=None,
+        description="a verdict the speaker moved to without new evidence or a flaw of its own; not counted",
+    )
 
 
 class RoundSummary(BaseModel):
@@ -133,6 +142,14 @@ class ClaimResult(BaseModel):
     justification: str = ""
     votes: dict[str, Verdict] = Field(default_factory=dict)
     confidence: float | None = None
+    p_true: float | None = Field(
+        default=None, description="probability that the claim is true, from logprobs"
+    )
+    route: Literal["first_pass", "debate"] | None = Field(
+        default=None, description="decided by the first pass, or debated"
+    )
+    first_pass: Turn | None = Field(default=None, description="the one-call verdict before any debate")
+    first_round_verdict: Verdict | None = Field(default=None, description="the jury's round-1 majority")
     rounds: int = 0
     turns: list[Turn] = Field(default_factory=list)
     summaries: list[RoundSummary] = Field(default_factory=list)
@@ -227,12 +244,18 @@ class ClerkOutput(AgentAnswer):
     dropped: list[ClerkDrop] = Field(default_factory=list)
 
 
+class ResolvedClaims(AgentAnswer):
+    """The Clerk's self-contained rewrites of claims, in the order given."""
+
+    claims: list[str] = Field(description="each claim rewritten with every reference replaced by its name")
+
+
 class JurorAnswer(AgentAnswer):
     """An evaluator's answer in a jury turn."""
 
     # the reasoning comes first: grammar-constrained local models write fields in order, and a
     # verdict written before its reason is a guess
-    explanation: str = text("why, citing evidence numbers like [E1]", 300)
+    explanation: str = text("why, citing evidence numbers like [E1]", 200)
     verdict: Verdict
     confidence: Probability = Field(
         ge=0.0, le=1.0, description="probability, 0 to 1, that your own verdict is correct"
@@ -245,7 +268,9 @@ class DebaterAnswer(AgentAnswer):
 
     argument: str = text("the argument, citing evidence as [E1] (content, URL)", 400)
     citations: list[int] = Field(default_factory=list, description="numbers of cited evidence")
-    confidence: Probability = Field(ge=0.0, le=1.0, description="probability, 0 to 1, that your side is right")
+    confidence: Probability = Field(
+        ge=0.0, le=1.0, description="probability, 0 to 1, that your side is right"
+    )
     search_query: str = text("a new web search query that would help, or empty", 120, default="")
 
 
@@ -269,7 +294,7 @@ class SearchQuery(AgentAnswer):
 class Rating(AgentAnswer):
     """A single verifier's verdict (the ``single`` and ``safe`` baselines)."""
 
-    explanation: str = text("why, citing evidence numbers like [E1]", 300)
+    explanation: str = text("why, citing evidence numbers like [E1]", 200)
     verdict: Verdict
 
 
@@ -339,6 +364,12 @@ class ClaimState(ClaimInput, ClaimOutput, total=False):
     """Evidence was fetched for the speaker about to answer."""
     suggested_query: str
     """The query the unsure speaker proposed."""
+    unsure_calls: int
+    """Calls spent on an unsure first answer, charged to the speaker's next turn."""
+    first_pass: Turn
+    """The one-call verdict that decides confident claims before any debate."""
+    decided: bool
+    """The first pass was sure enough: no debate."""
     stop: bool
     """The moderator closed the debate."""
     usage: Annotated[Usage, add_usage]

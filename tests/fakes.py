@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -50,17 +51,49 @@ class ScriptedModel(BaseChatModel):
         if isinstance(answer, Exception):
             raise answer
         usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+        metadata = {}
+        if isinstance(answer, dict) and LOGPROBS in answer:
+            answer = dict(answer)
+            metadata = {"logprobs": {"content": verdict_tokens(answer, answer.pop(LOGPROBS))}}
         if isinstance(answer, str):
             message = AIMessage(content=answer, usage_metadata=usage)
         else:
             message = AIMessage(
                 content="",
                 usage_metadata=usage,
+                response_metadata=metadata,
                 tool_calls=[
                     {"name": name, "args": answer, "id": f"call_{len(self.calls)}", "type": "tool_call"}
                 ],
             )
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+LOGPROBS = "__logprobs__"
+
+
+def with_logprobs(answer: dict, distribution: dict[str, float]) -> dict:
+    """The answer, served with token logprobs giving ``distribution`` at its verdict's first token."""
+    return {**answer, LOGPROBS: distribution}
+
+
+def verdict_tokens(answer: dict, distribution: dict[str, float]) -> list[dict]:
+    """Tokens of the answer as JSON: one per field, the verdict's carrying the alternatives."""
+    tokens = []
+    for key, value in answer.items():
+        tokens.append({"token": f'"{key}":"', "logprob": 0.0, "top_logprobs": []})
+        alternatives = [
+            {"token": label, "logprob": math.log(p)} for label, p in distribution.items() if p > 0
+        ]
+        tokens.append(
+            {"token": str(value), "logprob": 0.0, "top_logprobs": alternatives if key == "verdict" else []}
+        )
+        tokens.append({"token": '",', "logprob": 0.0, "top_logprobs": []})
+    return tokens
+
+
+def rating(verdict: str, explanation: str = "Per the evidence.") -> dict:
+    return {"explanation": explanation, "verdict": verdict}
 
 
 def juror(verdict: str, confidence: float = 0.9, query: str = "") -> dict:

@@ -6,10 +6,11 @@ import asyncio
 
 from factcourt.context import Context
 from factcourt.nodes._shared import fence, format_evidence
+from factcourt.nodes.verifier import verify_once
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
-from factcourt.state import Evidence, FireStep, Rating, SearchQuery, Usage
+from factcourt.state import Evidence, FireStep, SearchQuery, Usage
 
 FIRE_MAX_STEPS = 5
 SAFE_SEARCHES = 5
@@ -22,6 +23,7 @@ class Trace:
         """Start from the given evidence."""
         self.evidence, self.queries, self.steps = list(given), [], []
         self.usage = Usage()
+        self.p_true: float | None = None
 
     def prompt_fields(self, claim: str) -> dict[str, str]:
         """The claim, the evidence so far and the queries made, as the prompts show them."""
@@ -44,19 +46,15 @@ class Trace:
 
 
 async def _rate(ctx: Context, claim: str, trace: Trace, name: str) -> tuple[str | None, str | None]:
-    answer = await ask(
-        ctx,
-        "evaluator",
-        Rating,
-        conversation("en", "SINGLE", claim=fence(claim), evidence=format_evidence(trace.evidence)),
-        run_name=name,
-        tags=[f"method:{name}"],
+    turn, usage = await verify_once(
+        ctx, claim, trace.evidence, language="en", run_name=name, tags=[f"method:{name}"]
     )
-    trace.usage += answer.usage
-    if answer.value is None:
-        return None, answer.error
-    trace.steps.append(answer.value.model_dump())
-    return answer.value.verdict, None
+    trace.usage += usage
+    if turn.failed:
+        return None, turn.failed
+    trace.steps.append(turn.model_dump(mode="json"))
+    trace.p_true = (turn.probabilities or {}).get("supported")
+    return turn.verdict, None
 
 
 async def single(ctx: Context, claim: str, given: list[Evidence]) -> tuple:

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from factcourt.bench.methods import METHODS
+from factcourt.errors import ConfigError
 
 out = Console()
 
@@ -30,7 +31,15 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     summary = asyncio.run(
         run_bench(
-            Path(args.dataset), methods, ctx, Path(args.out), limit=args.limit, seed=args.seed, prices=prices
+            Path(args.dataset),
+            methods,
+            ctx,
+            Path(args.out),
+            limit=args.limit,
+            seed=args.seed,
+            balanced=args.balanced,
+            part=args.part,
+            prices=prices,
         )
     )
     out.print((Path(args.out) / "report.md").read_text(encoding="utf-8"), markup=False)
@@ -38,6 +47,54 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
         f"[dim]reports in {args.out}: report.json, report.md, wrong_predictions.csv "
         f"({summary['wrong_predictions']} rows), f1_false_vs_cost.png[/]"
     )
+    return 0
+
+
+def cmd_bench_sweep(args: argparse.Namespace) -> int:
+    """Score candidate default settings on dev data and pick the best within the call budget."""
+    from factcourt.api import make_context
+    from factcourt.bench.sweep import run_sweep
+    from factcourt.cli import settings_from
+
+    datasets = []
+    for item in args.dataset:
+        path, sep, evidence = item.rpartition(":")
+        if not sep or evidence not in ("given", "local", "tavily", "serper", "none"):
+            raise ConfigError(f"--dataset takes PATH:EVIDENCE (e.g. qa.jsonl:given), not {item!r}")
+        datasets.append((Path(path), evidence))
+    args.no_cache = not args.cache
+    base = settings_from(args)
+    summary = run_sweep(
+        datasets,
+        lambda evidence: make_context(base, search=evidence),
+        Path(args.out),
+        limit=args.limit,
+        part=args.part,
+    )
+    out.print((Path(args.out) / "sweep.md").read_text(encoding="utf-8"), markup=False)
+    out.print(f"chosen: {summary['chosen']}  (sweep.json and sweep.md in {args.out})")
+    return 0
+
+
+def cmd_bench_clerk(args: argparse.Namespace) -> int:
+    """Rate of self-contained claims on a decontextualisation fixture."""
+    from factcourt.bench.clerk import run
+    from factcourt.cli import settings_from
+
+    args.no_cache = not args.cache
+    summary = run(Path(args.fixture), settings_from(args))
+    if args.json:
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        return 0
+    table = Table(title=f"Self-contained claims: {summary['self_contained_rate']:.0%} of {summary['items']}")
+    for col in ("sentence", "claims", "self-contained"):
+        table.add_column(col)
+    for row in summary["rows"]:
+        table.add_row(
+            row["sentence"], " | ".join(row["claims"]) or "(none)", "yes" if row["self_contained"] else "NO"
+        )
+    out.print(table)
+    out.print(f"{summary['clerk_calls']} Clerk calls")
     return 0
 
 
@@ -163,6 +220,13 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     )
     p.add_argument("--limit", type=int, help="first N cases (after shuffling with --seed)")
     p.add_argument("--seed", type=int, help="shuffle the cases with this seed before --limit")
+    p.add_argument("--balanced", action="store_true", help="as many TRUE as FALSE cases")
+    p.add_argument(
+        "--part",
+        choices=["all", "dev", "test"],
+        default="all",
+        help="a fixed half of the cases by id: tune on 'dev', report on 'test'",
+    )
     p.add_argument("--out", default="bench-out", help="folder for predictions and reports")
     p.add_argument(
         "--cache",
@@ -174,6 +238,35 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     p.add_argument("--price-search", type=float, default=0.0, help="$ per search query")
     add_settings(p)
     p.set_defaults(func=cmd_bench_run)
+
+    p = bench_sub.add_parser(
+        "sweep",
+        help="candidate default settings: quality against calls per claim",
+        description="Records one run per dataset with the first pass kept and every claim debated, "
+        "then replays every candidate (first pass alone, jurors, rounds, routing at each theta) on "
+        "those claims and picks the best mean macro-F1 within 2.5 model calls per claim.",
+    )
+    p.add_argument(
+        "--dataset",
+        action="append",
+        required=True,
+        help="PATH:EVIDENCE, repeatable (e.g. ../shared/data/halueval_qa/qa.jsonl:given)",
+    )
+    p.add_argument("--limit", type=int, default=12, help="balanced cases per dataset")
+    p.add_argument("--part", choices=["all", "dev", "test"], default="dev")
+    p.add_argument("--out", default="bench-out/sweep")
+    p.add_argument("--cache", action="store_true", help="reuse cached model answers")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_sweep)
+
+    p = bench_sub.add_parser("clerk", help="rate of self-contained claims on a decontextualisation fixture")
+    p.add_argument(
+        "--fixture", default="tests/fixtures/decontext.jsonl", help="JSONL: response, sentence, expect"
+    )
+    p.add_argument("--cache", action="store_true", help="reuse cached model answers")
+    p.add_argument("--json", action="store_true")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_clerk)
 
     p = bench_sub.add_parser("perf", help="overhead and concurrency on a simulated model")
     p.add_argument("--claims", type=int, default=20)

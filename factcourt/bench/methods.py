@@ -10,20 +10,24 @@ from typing import Any
 from factcourt.api import averify, make_context
 from factcourt.bench import baselines
 from factcourt.bench.datasets import Case
-from factcourt.context import Context
+from factcourt.context import PRESETS, Context
 from factcourt.state import Usage
 
-# method name -> context overrides of the debate engine
+# method name -> context overrides of the debate engine. 'default' is exactly what `check` runs;
+# the MAD-Fact rules and DebateCV run as their papers do (PRESETS), unless named 'default-...'.
+MADFACT, DEBATECV = PRESETS["madfact"], PRESETS["debatecv"]
 DEBATE_METHODS: dict[str, dict[str, Any]] = {
-    "jury": {"protocol": "jury", "rule": "free"},
-    "jury-free": {"protocol": "jury", "rule": "free"},
-    "jury-mandatory_search": {"protocol": "jury", "rule": "mandatory_search"},
-    "jury-adaptive": {"protocol": "jury", "rule": "adaptive"},
-    "adversarial": {"protocol": "adversarial", "rule": "free"},
-    "adversarial-adaptive": {"protocol": "adversarial", "rule": "adaptive"},
-    "jury-no_roles": {"protocol": "jury", "rule": "free", "use_roles": False},
-    "jury-no_debate": {"protocol": "jury", "rule": "free", "use_debate": False},
-    "jury-no_search": {"protocol": "jury", "rule": "free", "search": "none"},
+    "default": {},
+    "default-record": {"first_pass": "record"},  # every claim debated, first pass kept: sweeps
+    "jury": {**MADFACT, "rule": "free"},
+    "jury-free": {**MADFACT, "rule": "free"},
+    "jury-mandatory_search": {**MADFACT, "rule": "mandatory_search"},
+    "jury-adaptive": {**MADFACT, "rule": "adaptive"},
+    "adversarial": {**DEBATECV, "rule": "free"},
+    "adversarial-adaptive": {**DEBATECV, "rule": "adaptive"},
+    "jury-no_roles": {**MADFACT, "rule": "free", "use_roles": False},
+    "jury-no_debate": {**MADFACT, "rule": "free", "use_debate": False},
+    "jury-no_search": {**MADFACT, "rule": "free", "search": "none"},
 }
 BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
     "single": baselines.single,
@@ -43,17 +47,22 @@ class Prediction:
     seconds: float
     evidence: list[str] = field(default_factory=list)
     detail: dict[str, Any] = field(default_factory=dict)
+    p_true: float | None = None
+    route: str | None = None
+    first_round_verdict: str | None = None
 
 
 async def predict(method: str, case: Case, ctx: Context) -> Prediction:
     """Run ``method`` on ``case``; exceptions become a failed prediction, never a verdict."""
     start = time.perf_counter()
     given = list(case.evidence) if ctx.search == "given" else []
+    p_true = route = first_round = None
     try:
         if method in BASELINES:
             verdict, error, trace = await BASELINES[method](ctx, case.claim, given)
             usage, evidence = trace.usage, [e.text for e in trace.evidence]
             detail = {"steps": trace.steps, "queries": trace.queries}
+            p_true = trace.p_true
         else:
             run_ctx = make_context(ctx, **DEBATE_METHODS[method])
             result = await averify(case.claim, given or None, case.question, run_ctx)
@@ -65,7 +74,11 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
                 "summaries": result["summaries"],
                 "queries": result["queries"],
                 "rounds": result["rounds"],
+                "first_pass": result["first_pass"],
             }
+            p_true, route, first_round = result["p_true"], result["route"], result["first_round_verdict"]
     except Exception as exc:  # noqa: BLE001  one broken case must not stop the benchmark
         verdict, error, usage, evidence, detail = None, f"{type(exc).__name__}: {exc}", Usage(), [], {}
-    return Prediction(verdict, error, usage, time.perf_counter() - start, evidence, detail)
+    return Prediction(
+        verdict, error, usage, time.perf_counter() - start, evidence, detail, p_true, route, first_round
+    )

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from factcourt.metrics.calibration import reliability
 from factcourt.metrics.classification import binary_report, four_way_report, to_binary
+from factcourt.metrics.debate import flips
 from factcourt.metrics.meteor import evidence_match
 
 
@@ -54,6 +56,17 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
         "seconds_per_claim": per(sum(r["seconds"] for r in records)),
     }
     report["rounds_per_claim"] = per(sum(r.get("detail", {}).get("rounds", 0) for r in records))
+    report["calibration"] = reliability([r.get("p_true") for r in records], gold)
+    debated = [r for r in records if r.get("route") == "debate"]
+    report["debated_share"] = per(len(debated)) if any(r.get("route") for r in records) else None
+    report["flips"] = flips(
+        [r["gold"] for r in debated],
+        [to_binary(r.get("first_round_verdict")) for r in debated],
+        [to_binary(r["verdict"]) for r in debated],
+    )
+    turns = [t for r in records for t in r.get("detail", {}).get("transcript", [])]
+    report["dropped_citations_per_claim"] = per(sum(t.get("dropped_citations", 0) for t in turns))
+    report["rejected_changes"] = sum(1 for t in turns if t.get("rejected_change"))
     return report
 
 
@@ -68,6 +81,7 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
     head = ["method", "n", "failed", "P/R/F1 TRUE", "P/R/F1 FALSE", "acc", "macro-F1"]
     if four:
         head += ["acc 4-way", "NEE rate", "AVeriTeC"]
+    head += ["ECE", "debated", "R->W / W->R"]
     head += ["calls/claim", "tokens in/out per claim", "searches/claim", "$/1k claims", "s/claim"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for method, r in report.items():
@@ -89,14 +103,36 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
                 f"{f.get('neutral_rate', 0):.2f}",
                 f"{f.get('averitec_score', 0):.3f}",
             ]
+        ece, flip, share = r["calibration"]["ece"], r["flips"], r["debated_share"]
         row += [
-            f"{c['calls_per_claim']:.1f}",
+            "n/a" if ece is None else f"{ece:.3f}",
+            "n/a" if share is None else f"{share:.0%}",
+            f"{flip['right_to_wrong']} / {flip['wrong_to_right']}" if flip["debated"] else "n/a",
+        ]
+        row += [
+            f"{c['calls_per_claim']:.2f}",
             f"{c['input_tokens_per_claim']:.0f}/{c['output_tokens_per_claim']:.0f}",
             f"{c['searches_per_claim']:.2f}",
             f"{c['dollars_per_1000_claims']:.3f}",
             f"{c['seconds_per_claim']:.1f}",
         ]
         lines.append("| " + " | ".join(row) + " |")
+    lines += [
+        "",
+        "ECE: expected calibration error of P(true) (5 bins); debated: share of claims the first pass",
+        "left to the debate; R->W / W->R: debated claims whose round-1 majority was right and final",
+        "verdict wrong, and the reverse.",
+        "",
+        "Reliability of P(true) (bin: claims, mean P(true), fraction true):",
+        "",
+    ]
+    for method, r in report.items():
+        cal = r["calibration"]
+        bins = "; ".join(
+            f"[{b['low']:.1f},{b['high']:.1f}) {b['n']}: {b['mean_p']:.2f} vs {b['frac_true']:.2f}"
+            for b in cal["rows"]
+        )
+        lines.append(f"- {method}: {bins or 'no probabilities'} (missing {cal['missing']})")
     return "\n".join(lines) + "\n"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 from pathlib import Path
@@ -23,11 +24,29 @@ from factcourt.metrics.classification import binary_report, to_binary
 EVIDENCE_CHARS = 1000  # stored per evidence piece: enough for METEOR, small enough to keep
 
 
-def select(dataset: Path, limit: int | None, seed: int | None) -> list[tuple[Case, Gold]]:
-    """The first ``limit`` cases, or a seeded random sample of them."""
-    pairs = load(dataset)
+def in_part(case_id: str, part: str) -> bool:
+    """A fixed split by id: 'dev' (for sweeps and thresholds), 'test' (for reported numbers)."""
+    if part == "all":
+        return True
+    dev = hashlib.sha1(case_id.encode("utf-8")).digest()[0] % 2 == 0
+    return dev if part == "dev" else not dev
+
+
+def select(
+    dataset: Path, limit: int | None, seed: int | None, *, balanced: bool = False, part: str = "all"
+) -> list[tuple[Case, Gold]]:
+    """The first ``limit`` cases of ``part``, or a seeded random sample of them.
+
+    ``balanced`` takes as many TRUE as FALSE cases (half of ``limit`` each, in order).
+    """
+    pairs = [(c, g) for c, g in load(dataset) if in_part(c.id, part)]
     if seed is not None:
         random.Random(seed).shuffle(pairs)
+    if balanced:
+        per_label = (limit or len(pairs)) // 2
+        true = [p for p in pairs if p[1].label][:per_label]
+        false = [p for p in pairs if not p[1].label][:per_label]
+        pairs = [p for pair in zip(true, false, strict=False) for p in pair]
     return pairs[:limit] if limit else pairs
 
 
@@ -45,6 +64,9 @@ def _record(method: str, case: Case, gold: Gold, prediction: Any) -> dict[str, A
         "seconds": round(prediction.seconds, 3),
         "evidence": [e[:EVIDENCE_CHARS] for e in prediction.evidence],
         "detail": prediction.detail,
+        "p_true": prediction.p_true,
+        "route": prediction.route,
+        "first_round_verdict": prediction.first_round_verdict,
     }
 
 
@@ -56,6 +78,8 @@ async def run_bench(
     *,
     limit: int | None = None,
     seed: int | None = None,
+    balanced: bool = False,
+    part: str = "all",
     prices: Prices = Prices(),
     console: Console | None = None,
 ) -> dict[str, Any]:
@@ -63,7 +87,7 @@ async def run_bench(
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
         raise ConfigError(f"unknown method(s) {unknown}; choose from {list(METHODS)}")
-    pairs = select(dataset, limit, seed)
+    pairs = select(dataset, limit, seed, balanced=balanced, part=part)
     store = PredictionStore(out / "predictions.jsonl")
     # method by method: consecutive calls share prompt prefixes the local server can reuse
     todo = [(m, c, g) for m in methods for c, g in pairs if not store.done(m, c.id)]
@@ -122,6 +146,8 @@ async def run_bench(
             "search": ctx.search,
             "seed": seed,
             "limit": limit,
+            "balanced": balanced,
+            "part": part,
             "prices": prices.__dict__,
         },
         "report": report,

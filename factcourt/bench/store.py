@@ -17,7 +17,11 @@ class PredictionStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.records: dict[tuple[str, str], dict[str, Any]] = {}
         if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
+            text = path.read_text(encoding="utf-8")
+            if text and not text.endswith("\n"):  # a killed run's half line: never glue onto it
+                with path.open("a", encoding="utf-8") as fh:
+                    fh.write("\n")
+            for line in text.splitlines():
                 try:
                     record = json.loads(line)
                 except json.JSONDecodeError:

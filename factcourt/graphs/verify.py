@@ -1,4 +1,4 @@
-"""Single-claim graph ``verify``: retrieve -> debate (jury or adversarial) -> verdict.
+"""Single-claim graph ``verify``: evidence -> first pass -> debate if contested -> verdict.
 
 The routers read ``runtime.context`` and return ``Literal`` targets, so ``draw_mermaid()`` and
 LangGraph Studio show every rule branch; the behaviour of each rule lives in ``rules.py``.
@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes.debater_turn import debater_turn
+from factcourt.nodes.first_pass import first_pass
 from factcourt.nodes.judge_vote import judge_vote
 from factcourt.nodes.moderator import moderator
 from factcourt.nodes.open_case import open_case
@@ -30,14 +31,35 @@ def _turn_start(state: ClaimState, runtime: Runtime[Context]) -> TurnStart:
     return "retrieval_first" if retrieve_before_turn(runtime.context, state) else "direct"
 
 
-def after_open(state: ClaimState, runtime: Runtime[Context]) -> TurnStart:
-    """Retrieval-first rules search before round 1."""
-    return "failed" if state.get("error") else _turn_start(state, runtime)
+def after_open(
+    state: ClaimState, runtime: Runtime[Context]
+) -> Literal["failed", "evidence_first", "first_pass", "retrieval_first", "direct"]:
+    """Search for the claim first when asked; then the first pass; else the rule's start."""
+    ctx = runtime.context
+    if state.get("error"):
+        return "failed"
+    if ctx.evidence_first and ctx.retrieval_enabled:
+        return "evidence_first"
+    return "first_pass" if ctx.first_pass != "off" else _turn_start(state, runtime)
 
 
-def after_retrieve(state: ClaimState) -> Literal["answer", "failed"]:
+AFTER_OPEN = {**TURN_START, "evidence_first": "retrieve", "first_pass": "first_pass"}
+
+
+def after_retrieve(state: ClaimState, runtime: Runtime[Context]) -> Literal["answer", "first_pass", "failed"]:
     """A search backend that failed after retries fails the claim."""
-    return "failed" if state.get("error") else "answer"
+    if state.get("error"):
+        return "failed"
+    if runtime.context.first_pass != "off" and "first_pass" not in state:
+        return "first_pass"
+    return "answer"
+
+
+def after_first_pass(
+    state: ClaimState, runtime: Runtime[Context]
+) -> Literal["confident", "retrieval_first", "direct"]:
+    """A confident first pass decides the claim; a contested one goes to the debate."""
+    return "confident" if state.get("decided") else _turn_start(state, runtime)
 
 
 AFTER_TURN = {
@@ -87,14 +109,18 @@ def build() -> StateGraph:
     )
     builder.add_node("open_case", open_case)
     builder.add_node("retrieve", retrieve)
+    builder.add_node("first_pass", first_pass)
     builder.add_node("debater_turn", debater_turn)
     builder.add_node("moderator", moderator)
     builder.add_node("judge_vote", judge_vote)
     builder.add_edge(START, "open_case")
-    builder.add_conditional_edges("open_case", after_open, TURN_START)
+    builder.add_conditional_edges("open_case", after_open, AFTER_OPEN)
     builder.add_conditional_edges(
-        "retrieve", after_retrieve, {"answer": "debater_turn", "failed": "judge_vote"}
+        "retrieve",
+        after_retrieve,
+        {"answer": "debater_turn", "first_pass": "first_pass", "failed": "judge_vote"},
     )
+    builder.add_conditional_edges("first_pass", after_first_pass, {**TURN_START, "confident": "judge_vote"})
     builder.add_conditional_edges("debater_turn", after_turn, AFTER_TURN)
     builder.add_conditional_edges("moderator", after_moderator, AFTER_MODERATOR)
     builder.add_edge("judge_vote", END)

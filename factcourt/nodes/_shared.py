@@ -15,6 +15,7 @@ EVIDENCE_SHOWN = 5
 EVIDENCE_CHARS = 400
 TURN_CHARS = 350
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_CITATION = re.compile(r"\s?\[E(\d+)\]")
 
 
 def fence(text: str) -> str:
@@ -40,6 +41,29 @@ def format_evidence(evidence: list[Evidence]) -> str:
     )
 
 
+def shown_evidence(evidence: list[Evidence]) -> range:
+    """The evidence numbers (from 1) that ``format_evidence`` shows."""
+    return range(max(0, len(evidence) - EVIDENCE_SHOWN) + 1, len(evidence) + 1)
+
+
+def ground_citations(text: str, shown: range) -> tuple[str, list[int], int]:
+    """Remove citations of evidence that was not shown; return the text, the kept and the count removed."""
+    kept: list[int] = []
+    dropped = 0
+
+    def check(match: re.Match[str]) -> str:
+        nonlocal dropped
+        number = int(match.group(1))
+        if number in shown:
+            if number not in kept:
+                kept.append(number)
+            return match.group(0)
+        dropped += 1
+        return ""
+
+    return _CITATION.sub(check, text), kept, dropped
+
+
 def format_pool(turns: list[Turn]) -> str:
     """The message pool as the speakers see it."""
     said = [t for t in turns if t.failed is None]
@@ -47,7 +71,8 @@ def format_pool(turns: list[Turn]) -> str:
         return "(no turns yet)"
     lines = []
     for t in said:
-        stance = f"{t.verdict} (confidence {t.confidence:.2f})" if t.verdict else ""
+        confidence = f" (confidence {t.confidence:.2f})" if t.confidence is not None else ""
+        stance = f"{t.verdict}{confidence}" if t.verdict else ""
         lines.append(f"[Round {t.round}] {t.speaker}: {stance} {fence(t.text[:TURN_CHARS])}")
     return "\n".join(lines)
 

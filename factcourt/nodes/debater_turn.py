@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import difflib
+
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
-from factcourt.nodes._shared import emit, fence, format_evidence, format_pool
+from factcourt.nodes._shared import (
+    emit,
+    fence,
+    format_evidence,
+    format_pool,
+    ground_citations,
+    shown_evidence,
+)
+from factcourt.nodes.verifier import confidence_of
 from factcourt.prompts import conversation, prompt
+from factcourt.providers.logprobs import label_distribution
 from factcourt.providers.models import ask
 from factcourt.rules import may_retrieve_when_unsure
-from factcourt.state import ClaimState, DebaterAnswer, JurorAnswer, Turn
+from factcourt.state import VERDICTS, ClaimState, DebaterAnswer, JurorAnswer, Turn
+
+COPY_RATIO = 0.75  # this similar to another speaker's words is a repetition, not an argument
 
 
 def _messages(ctx: Context, state: ClaimState, speaker: str, language: str) -> list:
@@ -31,6 +44,21 @@ def _messages(ctx: Context, state: ClaimState, speaker: str, language: str) -> l
     )
 
 
+def previous_turn(turns: list[Turn], speaker: str) -> Turn | None:
+    """The speaker's last turn with a verdict, if it spoke before."""
+    return next((t for t in reversed(turns) if t.speaker == speaker and t.verdict), None)
+
+
+def copies_another(text: str, turns: list[Turn], speaker: str) -> bool:
+    """Whether ``text`` mostly repeats what another speaker said."""
+    mine = " ".join(text.lower().split())
+    return any(
+        difflib.SequenceMatcher(None, mine, " ".join(t.text.lower().split())).ratio() >= COPY_RATIO
+        for t in turns
+        if t.speaker != speaker and t.text
+    )
+
+
 async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:
     """Let the next speaker answer; an unsure one may first ask for evidence."""
     ctx, claim = runtime.context, state["claim"]
@@ -48,29 +76,57 @@ async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:
         tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}"],
         metadata={"claim_id": claim.id, "round": round_, "speaker": speaker},
     )
+    value = answer.value
+    verdict = getattr(value, "verdict", None)
+    probabilities = label_distribution(answer.logprobs, "verdict", VERDICTS) if verdict else None
+    reported = value.confidence if value else None
+    confidence = confidence_of(ctx, verdict, probabilities, reported) if verdict else reported
     retrieved = state.get("retrieved_for_turn", False)
     if (
-        answer.value is not None
-        and answer.value.confidence < ctx.theta
+        value is not None
+        and confidence is not None
+        and confidence < ctx.theta
         and not retrieved
         and may_retrieve_when_unsure(ctx, round_)
     ):
         # the unsure first answer is not put in the pool: the speaker answers again with evidence
         return {
             "awaiting_evidence": True,
-            "suggested_query": answer.value.search_query,
+            "suggested_query": value.search_query,
+            "unsure_calls": state.get("unsure_calls", 0) + 1,
             "usage": answer.usage,
         }
-    value = answer.value
+    evidence = state.get("evidence", [])
+    text, cited, dropped = ground_citations(
+        (value.argument if adversarial else value.explanation) if value else "", shown_evidence(evidence)
+    )
+    turns = state.get("turns", [])
+    rejected = None
+    before = previous_turn(turns, speaker)
+    if (
+        verdict
+        and before
+        and verdict != before.verdict
+        and (not cited or copies_another(text, turns, speaker))
+    ):
+        # a changed verdict needs evidence of its own; conformity is not an argument
+        rejected, verdict = verdict, before.verdict
+        confidence = probabilities.get(verdict) if probabilities else before.confidence
     turn = Turn(
         speaker=speaker,
         round=round_,
         retrieved_before=retrieved,
         failed=answer.error,
-        verdict=getattr(value, "verdict", None),
-        confidence=value.confidence if value else None,
-        text=(value.argument if adversarial else value.explanation) if value else "",
-        citations=getattr(value, "citations", []) if value else [],
+        verdict=verdict,
+        confidence=confidence,
+        probabilities=probabilities,
+        text=text,
+        citations=sorted(
+            {*cited, *(getattr(value, "citations", []) if value else [])} & set(shown_evidence(evidence))
+        ),
+        calls=1 + state.get("unsure_calls", 0),
+        dropped_citations=dropped,
+        rejected_change=rejected,
     )
     emit(
         "turn_done",
@@ -85,6 +141,7 @@ async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:
         "turns": [turn],
         "usage": answer.usage,
         "retrieved_for_turn": False,
+        "unsure_calls": 0,
         "round": round_ + 1 if last_of_round else round_,
         "turn_in_round": 0 if last_of_round else index + 1,
     }

@@ -19,6 +19,7 @@ from factcourt.state import (
     ClerkOutput,
     DroppedSentence,
     FactcheckState,
+    ResolvedClaims,
     Usage,
 )
 
@@ -77,6 +78,24 @@ def _same(a: str, b: str) -> bool:
     return bool(a and b) and (a in b or b in a or difflib.SequenceMatcher(None, a, b).ratio() > 0.7)
 
 
+_UNRESOLVED = {
+    "en": re.compile(
+        r"^(it|its|he|his|she|her|they|their|them|this|these|those)\b"
+        r"|^(the|this|that) (company|firm|city|country|band|group|team|film|book|album|song|ship|"
+        r"building|university|organi[sz]ation|river|mountain|show|series|game|first book)\b"
+        r"|\b(that|the same|the following|the previous) year\b",
+        re.IGNORECASE,
+    ),
+    "zh": re.compile(r"^(它|他|她|他们|她们|它们|该|这|此|其)|该公司|那年|当年|同年|次年"),
+}
+
+
+def unresolved(claim: str, language: str) -> str | None:
+    """The pronoun or vague reference that leaves ``claim`` not self-contained, or None."""
+    found = _UNRESOLVED.get(language, _UNRESOLVED["en"]).search(claim.strip())
+    return found.group(0) if found else None
+
+
 def uncovered(part: str, output: ClerkOutput) -> list[str]:
     """Sentences of ``part`` that yielded neither a claim nor a drop reason."""
     said = [c.sentence for c in output.claims] + [d.sentence for d in output.dropped]
@@ -86,14 +105,13 @@ def uncovered(part: str, output: ClerkOutput) -> list[str]:
 async def _clerk(ctx: Context, language: str, question: str, part: str, name: str) -> tuple:
     """Ask the Clerk about ``part``.
 
-    Sentences it skipped are asked again, then kept whole as claims, so no sentence disappears
-    silently (small local models skip list items).
+    Sentences it skipped are asked again (with the whole part as context, so their pronouns can
+    be resolved), then kept whole as claims, so no sentence disappears silently (small local
+    models skip list items). Claims that still hold a pronoun or vague reference get one
+    rewrite call for the whole part.
     """
-
-    def messages(text: str) -> list:
-        return conversation(language, "CLERK", question=question, response=fence(text))
-
-    answer = await ask(ctx, "clerk", ClerkOutput, messages(part), run_name=name, tags=["clerk"])
+    messages = conversation(language, "CLERK", question=question, response=fence(part))
+    answer = await ask(ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"])
     usage, output = answer.usage, answer.value
     if output is None:
         return None, usage
@@ -103,7 +121,13 @@ async def _clerk(ctx: Context, language: str, question: str, part: str, name: st
             ctx,
             "clerk",
             ClerkOutput,
-            messages(" ".join(missing)),
+            conversation(
+                language,
+                "CLERK_AGAIN",
+                question=question,
+                response=fence(part),
+                sentences="\n".join(f"- {fence(s)}" for s in missing),
+            ),
             run_name=f"{name} (skipped sentences)",
             tags=["clerk"],
         )
@@ -112,7 +136,35 @@ async def _clerk(ctx: Context, language: str, question: str, part: str, name: st
             output.claims += again.value.claims
             output.dropped += again.value.dropped
         output.claims += [ClerkClaim(sentence=s, claim=s) for s in uncovered(part, output)]
+    vague = [c for c in output.claims if unresolved(c.claim, language)]
+    if vague:
+        usage += await _resolve(ctx, language, question, part, vague, name)
     return output, usage
+
+
+async def _resolve(
+    ctx: Context, language: str, question: str, part: str, vague: list[ClerkClaim], name: str
+) -> Usage:
+    """Rewrite claims with unresolved references in place; keep a rewrite only when it resolves."""
+    answer = await ask(
+        ctx,
+        "clerk",
+        ResolvedClaims,
+        conversation(
+            language,
+            "CLERK_RESOLVE",
+            question=question,
+            response=fence(part),
+            claims="\n".join(f"{i + 1}. {fence(c.claim)}" for i, c in enumerate(vague)),
+        ),
+        run_name=f"{name} (resolve references)",
+        tags=["clerk"],
+    )
+    rewrites = answer.value.claims if answer.value else []
+    for claim, rewrite in zip(vague, rewrites, strict=False):
+        if rewrite.strip() and not unresolved(rewrite, language):
+            claim.claim = rewrite.strip()
+    return answer.usage
 
 
 async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:

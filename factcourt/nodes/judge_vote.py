@@ -25,23 +25,36 @@ def majority(final: dict[str, Turn]) -> Verdict | None:
     return None
 
 
+def _p_true(turns: list[Turn]) -> float | None:
+    """Mean probability of 'supported' over the turns that carry a verdict distribution."""
+    known = [t.probabilities["supported"] for t in turns if t.probabilities]
+    return sum(known) / len(known) if known else None
+
+
 async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
     """Decide the claim and write its result."""
     ctx, claim = runtime.context, state["claim"]
     turns, summaries = state.get("turns", []), state.get("summaries", [])
+    screen = state.get("first_pass")
     final = final_turns(turns)
     error = state.get("error")
-    verdict, justification, confidence = None, "", None
+    verdict, justification, confidence, p_true = None, "", None, None
+    round_one = {t.speaker: t for t in turns if t.round == 1 and t.failed is None}
     if not error:
-        if ctx.protocol == "adversarial":
+        if state.get("decided") and screen is not None:
+            verdict, justification, confidence = screen.verdict, screen.text, screen.confidence
+            final, p_true = {screen.speaker: screen}, _p_true([screen])
+        elif ctx.protocol == "adversarial":
             verdict = summaries[-1].verdict if summaries else None
             justification = summaries[-1].justification if summaries else ""
         else:
             verdict = majority(final)
             agreeing = [t for t in final.values() if t.verdict == verdict]
             if agreeing:
-                confidence = sum(t.confidence or 0 for t in agreeing) / len(agreeing)
+                known = [t.confidence for t in agreeing if t.confidence is not None]
+                confidence = sum(known) / len(known) if known else None
                 justification = agreeing[-1].text
+            p_true = _p_true(list(final.values()))
         if verdict is None:
             error = "every turn failed: " + "; ".join(sorted({t.failed or "" for t in turns}))[:400]
     result = ClaimResult(
@@ -49,6 +62,10 @@ async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
         verdict=verdict,
         justification=justification,
         confidence=confidence,
+        p_true=p_true,
+        route="first_pass" if state.get("decided") else "debate" if turns else None,
+        first_pass=screen,
+        first_round_verdict=majority(round_one) if ctx.protocol == "jury" else None,
         votes={s: t.verdict for s, t in final.items() if t.verdict},
         rounds=max([t.round for t in turns], default=0),
         turns=turns,

@@ -29,6 +29,8 @@ async def open_case(state: ClaimState, runtime: Runtime[Context]) -> dict:
         "turn_in_round": 0,
         "awaiting_evidence": False,
         "retrieved_for_turn": False,
+        "unsure_calls": 0,
+        "decided": False,
         "stop": False,
         "language": state.get("language")
         or (runtime.context.language if runtime.context.language != "auto" else detect_language(claim.text)),

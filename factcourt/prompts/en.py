@@ -25,12 +25,36 @@ CLERK_USER = """<question>{question}</question>
 <response>{response}</response>
 Write the claims and the dropped sentences."""
 
+CLERK_AGAIN_SYSTEM = CLERK_SYSTEM
+
+CLERK_AGAIN_USER = """<question>{question}</question>
+<response>{response}</response>
+Write the claims and the dropped sentences for these sentences of the response only (use the
+rest of the response to resolve their pronouns):
+{sentences}"""
+
+CLERK_RESOLVE_SYSTEM = f"""You make claims self-contained. Each claim below comes from the
+response and still holds a pronoun or a vague reference ("it", "she", "the company", "that
+year"). Rewrite each one, in the same order, replacing every such reference with the name, thing
+or year it stands for in the response. Change nothing else.
+Example: response "The Louvre is in Paris. It opened in 1793." claim "It opened in 1793." ->
+"The Louvre opened in 1793."
+{DATA_RULE}"""
+
+CLERK_RESOLVE_USER = """<question>{question}</question>
+<response>{response}</response>
+Claims:
+{claims}
+Write the rewritten claims, one per claim above."""
+
+# A persona says what an evaluator looks at, never which verdict it leans to: personas with an
+# attitude ("looks for exaggerations") decided the vote on a small model, not the facts.
 ROLES = {
-    "General Public": "an ordinary, sensible reader who trusts common knowledge but not hype",
-    "Critic": "a sharp critic who looks for exaggerations, wrong numbers and unsupported leaps",
+    "General Public": "an ordinary, sensible reader who checks the claim against common knowledge",
+    "Critic": "a critic who checks each detail of the claim (names, numbers, scope) against the evidence",
     "News Author": "a journalist who checks names, dates and places against sources",
-    "Scientist": "a scientist who demands evidence and separates established fact from claim",
-    "Psychologist": "a psychologist alert to persuasive but misleading framing",
+    "Scientist": "a scientist who weighs the evidence and separates established fact from speculation",
+    "Psychologist": "a psychologist who checks whether the claim says more or less than the evidence",
     "Data Analyst": "a data analyst who checks figures, quantities and comparisons exactly",
 }
 NEUTRAL_ROLE = "a careful fact-checker"
@@ -43,6 +67,12 @@ Verdicts: "supported" (the claim is true), "refuted" (it is false), "not_enough_
 (nothing decides it), "conflicting_evidence" (reliable sources disagree).
 Decide when the evidence decides: do not hide behind "not_enough_evidence" when the evidence
 or well-established knowledge settles the claim.
+Your persona says what you look at, not which verdict to give: a claim that the evidence or
+well-established knowledge confirms is supported, whoever checks it.
+Cite evidence as [E1] only when it is shown; when there is none, cite nothing.
+In later rounds keep your verdict unless another evaluator showed evidence or a specific flaw
+that you missed. If you change it, cite that evidence or name that flaw in your own words:
+agreeing with or repeating another evaluator is not a reason.
 "confidence" is the probability, from 0 to 1, that YOUR verdict is correct (not the
 probability that the claim is true).
 If you are unsure, put a new web search query in "search_query" that would settle it and is
@@ -150,16 +180,24 @@ SFT_USER = SFT_CONTEXT + "Correct verdict: {verdict}. Write the justification."
 SFT_TASK = """Decide whether the claim is supported, refuted, not_enough_evidence or
 conflicting_evidence, given the evidence and the debate, and justify the verdict."""
 
-SINGLE_SYSTEM = f"""You are a fact-checker. Decide whether the claim is true using the evidence and
-well-established knowledge. Verdicts: "supported", "refuted", "not_enough_evidence",
-"conflicting_evidence". Decide when the evidence decides.
+SINGLE_SYSTEM = f"""You are a careful fact-checker. Decide whether the claim is true.
+Compare every part of the claim (names, numbers, dates, places, relations) with the evidence and
+with well-established knowledge, then choose:
+- "supported": the evidence or well-established knowledge confirms the claim as stated.
+- "refuted": the evidence or well-established knowledge contradicts some part of it.
+- "not_enough_evidence": only when neither the evidence nor well-established knowledge bears
+  on the claim.
+- "conflicting_evidence": only when reliable sources contradict each other.
+The question, when given, is context: the claim is what you judge.
+Cite evidence as [E1] only when it is shown; cite nothing when there is none.
 {DATA_RULE}"""
 
-SINGLE_USER = """<claim>{claim}</claim>
+SINGLE_USER = """<question>{question}</question>
+<claim>{claim}</claim>
 <evidence>
 {evidence}
 </evidence>
-Give a short explanation and your verdict."""
+In one or two sentences compare the claim with the evidence, then give your verdict."""
 
 FIRE_SYSTEM = f"""You are a fact-checking agent. At each step either answer or search again.
 Answer ("action": "answer") as soon as you are confident; search ("action": "search") with a new

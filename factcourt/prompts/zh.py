@@ -14,6 +14,25 @@ CLERK_SYSTEM = f"""你是事实核查法庭的书记员。
   "advice"、"not_verifiable" 或 "other"。
 {DATA_RULE}"""
 
+CLERK_AGAIN_SYSTEM = CLERK_SYSTEM
+
+CLERK_AGAIN_USER = """<question>{question}</question>
+<response>{response}</response>
+只为回答中的下列句子写出陈述和被舍弃的句子（用回答的其余部分来确定代词所指）：
+{sentences}"""
+
+CLERK_RESOLVE_SYSTEM = f"""你负责让陈述自成一体。下列每条陈述都来自回答，但仍含有代词或模糊指代
+（"它"、"她"、"该公司"、"同年"）。按原顺序改写每一条，把这些指代替换为它在回答中所指的名称、事物或年份，
+其余不变。
+例：回答"卢浮宫位于巴黎。它于1793年开放。"中的陈述"它于1793年开放。" -> "卢浮宫于1793年开放。"
+{DATA_RULE}"""
+
+CLERK_RESOLVE_USER = """<question>{question}</question>
+<response>{response}</response>
+陈述：
+{claims}
+按上面的顺序写出改写后的陈述。"""
+
 JUROR_SYSTEM = f"""你是判断一条陈述是否属实的评审团成员之一；消息末尾给出你扮演的角色。
 依据证据和你的知识判断，并回应其他评审的发言：对的就赞同，不对就说明原因。
 结论（verdict）只能是："supported"（属实）、"refuted"（不实）、"not_enough_evidence"（无法判定）、

@@ -3,13 +3,14 @@
 import pytest
 
 import factcourt
+from factcourt.context import PRESETS
 from tests.fakes import debater, moderator
 
 CLAIM = "The Eiffel Tower is in Paris."
 
 
 def run(evidence, **settings):
-    settings = {"model": "scripted", "protocol": "adversarial", "search": "given", "cache": False, **settings}
+    settings = {"model": "scripted", "search": "given", "cache": False, **PRESETS["debatecv"], **settings}
     return factcourt.verify(CLAIM, evidence, **settings)
 
 
@@ -56,7 +57,7 @@ def test_mandatory_search_retrieves_once_before_round_1(scripted, corpus):
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     scripted.script["DebaterAnswer"] = [debater(0.2, "unsure query")]
     result = factcourt.verify(
-        CLAIM, model="scripted", protocol="adversarial", rule="mandatory_search", corpus=corpus, cache=False
+        CLAIM, model="scripted", rule="mandatory_search", corpus=corpus, cache=False, **PRESETS["debatecv"]
     )
     assert result["usage"]["search_calls"] == 1
     assert result["transcript"][0]["retrieved_before"]
@@ -66,7 +67,7 @@ def test_free_debaters_retrieve_when_unsure(scripted, corpus):
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     scripted.script["DebaterAnswer"] = [debater(0.2, "Eiffel Tower"), debater(0.9)]
     result = factcourt.verify(
-        CLAIM, model="scripted", protocol="adversarial", rule="adaptive", corpus=corpus, cache=False
+        CLAIM, model="scripted", rule="adaptive", corpus=corpus, cache=False, **PRESETS["debatecv"]
     )
     assert result["usage"]["search_calls"] == 1 and result["queries"] == ["Eiffel Tower"]
     assert any("Eiffel Tower" in e["title"] for e in result["evidence"])

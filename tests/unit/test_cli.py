@@ -34,7 +34,8 @@ def test_second_identical_run_makes_no_model_or_search_call(tmp_path, capsys, co
     assert second["usage"]["calls"] == 0 and second["usage"]["search_calls"] == 0
     assert [c["verdict"] for c in second["claims"]] == [c["verdict"] for c in first["claims"]]
     assert main([*args, "--no-cache"]) == 0
-    assert json.loads(capsys.readouterr().out)["usage"]["calls"] == first["usage"]["calls"]
+    # at least as many: within one run the cache also answers a prompt asked twice
+    assert json.loads(capsys.readouterr().out)["usage"]["calls"] >= first["usage"]["calls"]
 
 
 def test_readable_report(tmp_path, capsys, corpus):
@@ -122,6 +123,8 @@ def test_a_crashed_check_resumes_without_rechecking_finished_claims(tmp_path, ca
         "scripted",
         "--search",
         "none",
+        "--preset",
+        "madfact",
         "--rule",
         "adaptive",
         "--no-cache",

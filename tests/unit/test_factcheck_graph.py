@@ -28,7 +28,7 @@ def test_claims_are_checked_in_parallel_branches_and_scored(scripted, corpus):
 
 def test_one_failing_claim_does_not_stop_the_others(scripted, corpus):
     def answer(prompt):
-        if "1889" in prompt:
+        if "<claim>It was completed in 1889.</claim>" in prompt:  # not the evidence that says 1889
             return TimeoutError("slow")
         return juror("supported")
 

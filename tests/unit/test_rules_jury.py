@@ -1,13 +1,14 @@
 """Each jury rule's routing, counted in model and search calls with a scripted model."""
 
 import factcourt
+from factcourt.context import PRESETS
 from tests.fakes import juror
 
 CLAIM = "The Eiffel Tower is in Paris."
 
 
 def run(scripted, corpus, **settings):
-    settings = {"model": "scripted", "corpus": corpus, "cache": False, **settings}
+    settings = {"model": "scripted", "corpus": corpus, "cache": False, **PRESETS["madfact"], **settings}
     return factcourt.verify(CLAIM, **settings)
 
 

@@ -1,0 +1,51 @@
+"""``bench clerk``: how often the Clerk's claims are self-contained, on a fixture of sentences.
+
+Each fixture row is a short response whose ``sentence`` needs its context to be understood
+("It was completed in 1889."), with ``expect``: the name (alternatives split by ``|``) a
+self-contained claim from it must carry. A claim from that sentence counts as self-contained
+when it holds the name and no unresolved reference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.nodes._shared import detect_language
+from factcourt.nodes.decompose import _same, decompose, unresolved
+
+
+def score_item(item: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str, Any]:
+    """Judge the claims the Clerk drew from the fixture's sentence."""
+    language = detect_language(item["sentence"])
+    mine = [c["text"] for c in claims if _same(c.get("sentence", ""), item["sentence"])]
+    names = item["expect"].split("|")
+    good = [c for c in mine if any(n in c for n in names) and not unresolved(c, language)]
+    return {
+        "sentence": item["sentence"],
+        "claims": mine,
+        "self_contained": bool(mine) and len(good) == len(mine),
+    }
+
+
+async def run_clerk_bench(fixture: Path, ctx: Context) -> dict[str, Any]:
+    """Decompose every fixture response and report the rate of self-contained claims."""
+    items = [json.loads(line) for line in fixture.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows, calls = [], 0
+    for item in items:
+        state = {"response": item["response"], "question": item.get("question", "")}
+        result = await decompose(state, Runtime(context=ctx))  # the Clerk alone: no debate
+        calls += result["usage"].calls
+        rows.append(score_item(item, [c.model_dump() | {"text": c.text} for c in result["claims"]]))
+    rate = sum(r["self_contained"] for r in rows) / len(rows) if rows else 0.0
+    return {"items": len(rows), "self_contained_rate": rate, "clerk_calls": calls, "rows": rows}
+
+
+def run(fixture: Path, ctx: Context) -> dict[str, Any]:
+    """Synchronous entry point for the CLI."""
+    return asyncio.run(run_clerk_bench(fixture, ctx))

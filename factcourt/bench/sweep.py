@@ -1,0 +1,156 @@
+"""``bench sweep``: candidate default settings scored against right answers, with their cost.
+
+One run of ``default-record`` per dataset (the first pass is kept and every claim is still
+debated, three jurors for two rounds) holds what each candidate would have said: the first
+pass alone, the jury after one or two rounds, with two or three jurors, with or without the
+first pass's vote, and routing at each threshold (the first pass decides when its confidence
+reaches theta, else the candidate's jury). Replaying the records scores every candidate on the
+same claims at the cost of one run. Two-juror candidates are exact for round 1 only, so none
+is replayed for round 2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from factcourt.bench.runner import run_bench
+from factcourt.context import Context
+from factcourt.metrics.classification import binary_report, to_binary
+from factcourt.nodes.judge_vote import majority
+from factcourt.state import Turn
+
+RECORD_METHOD = "default-record"
+THETAS = (0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
+CALL_BUDGET = 2.5  # model calls per claim the default may spend
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a candidate says on one claim and the calls it spends."""
+
+    verdict: str | None
+    calls: int
+    debated: bool
+
+
+def _turns(record: dict[str, Any]) -> tuple[Turn | None, list[Turn]]:
+    detail = record.get("detail", {})
+    first = Turn.model_validate(detail["first_pass"]) if detail.get("first_pass") else None
+    return first, [Turn.model_validate(t) for t in detail.get("transcript", [])]
+
+
+def _jury(turns: list[Turn], jurors: int, rounds: int, with_first: Turn | None) -> Outcome:
+    speakers = list(dict.fromkeys(t.speaker for t in turns))[:jurors]
+    used = [t for t in turns if t.speaker in speakers and t.round <= rounds]
+    final: dict[str, Turn] = {}
+    if with_first is not None and with_first.verdict:
+        final[with_first.speaker] = with_first
+    for turn in used:
+        if turn.failed is None and turn.verdict:
+            final.pop(turn.speaker, None)
+            final[turn.speaker] = turn
+    return Outcome(majority(final), sum(t.calls for t in used), True)
+
+
+def candidates() -> dict[str, Callable[[Turn | None, list[Turn]], Outcome]]:
+    """Every candidate setting, named as the context would set it."""
+    juries: dict[str, Callable[[Turn | None, list[Turn]], Outcome]] = {}
+    for jurors, rounds in ((3, 2), (3, 1), (2, 1)):
+        name = f"jurors={jurors} rounds={rounds}"
+        juries[name] = lambda first, turns, j=jurors, r=rounds: _jury(turns, j, r, None)
+        juries[f"{name} +first-pass vote"] = lambda first, turns, j=jurors, r=rounds: _jury(
+            turns, j, r, first
+        )
+    out: dict[str, Callable[[Turn | None, list[Turn]], Outcome]] = {
+        "first pass only (= single)": lambda first, turns: Outcome(first.verdict if first else None, 1, False)
+    }
+    for name, jury in juries.items():
+        out[f"first_pass=off {name}"] = jury
+        for theta in THETAS:
+            out[f"first_pass=route theta={theta} {name}"] = _routed(theta, jury)
+    return out
+
+
+def _routed(theta: float, jury: Callable[[Turn | None, list[Turn]], Outcome]) -> Callable:
+    def decide(first: Turn | None, turns: list[Turn]) -> Outcome:
+        if first is not None and first.verdict and first.confidence is not None and first.confidence >= theta:
+            return Outcome(first.verdict, 1, False)
+        outcome = jury(first, turns)
+        return Outcome(outcome.verdict, 1 + outcome.calls, True)
+
+    return decide
+
+
+def replay(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Score every candidate on the recorded claims."""
+    gold = [r["gold"] for r in records]
+    parsed = [_turns(r) for r in records]
+    scores = {}
+    for name, decide in candidates().items():
+        outcomes = [decide(first, turns) for first, turns in parsed]
+        report = binary_report(gold, [to_binary(o.verdict) for o in outcomes])
+        n = len(outcomes) or 1
+        scores[name] = {
+            "macro_f1": report["macro_f1"],
+            "accuracy": report["accuracy"],
+            "calls_per_claim": sum(o.calls for o in outcomes) / n,
+            "debated_share": sum(o.debated for o in outcomes) / n,
+        }
+    return scores
+
+
+def best(table: dict[str, dict[str, dict[str, float]]], budget: float = CALL_BUDGET) -> str | None:
+    """The candidate with the best mean macro-F1 whose calls per claim stay within budget everywhere."""
+    names = next(iter(table.values()), {}).keys()
+    within = [n for n in names if all(t[n]["calls_per_claim"] <= budget for t in table.values())]
+    return max(within, key=lambda n: sum(t[n]["macro_f1"] for t in table.values()), default=None)
+
+
+def markdown(table: dict[str, dict[str, dict[str, float]]], chosen: str | None) -> str:
+    """One row per candidate: macro-F1, accuracy and calls per claim on each dataset."""
+    names = list(next(iter(table.values()), {}))
+    head = ["candidate", *(f"{d} macro-F1 / acc / calls" for d in table), "mean macro-F1"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    mean = {n: sum(t[n]["macro_f1"] for t in table.values()) / len(table) for n in names}
+    for name in sorted(names, key=lambda n: -mean[n]):
+        cells = [
+            f"{t[name]['macro_f1']:.3f} / {t[name]['accuracy']:.3f} / {t[name]['calls_per_claim']:.2f}"
+            for t in table.values()
+        ]
+        mark = " **(chosen)**" if name == chosen else ""
+        lines.append(f"| {name}{mark} | " + " | ".join(cells) + f" | {mean[name]:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def run_sweep(
+    datasets: list[tuple[Path, str]], ctx_for: Callable[[str], Context], out: Path, *, limit: int, part: str
+) -> dict[str, Any]:
+    """Record each dataset (resumable), replay every candidate, write sweep.md and sweep.json."""
+    table = {}
+    for path, evidence in datasets:
+        name = f"{path.parent.name}-{evidence}"
+        asyncio.run(
+            run_bench(
+                path,
+                [RECORD_METHOD],
+                ctx_for(evidence),
+                out / name,
+                limit=limit,
+                balanced=True,
+                part=part,
+            )
+        )
+        records = [
+            json.loads(line) for line in (out / name / "predictions.jsonl").read_text().splitlines() if line
+        ]
+        table[name] = replay([r for r in records if r["method"] == RECORD_METHOD])
+    chosen = best(table)
+    (out / "sweep.md").write_text(markdown(table, chosen), encoding="utf-8")
+    summary = {"datasets": list(table), "part": part, "limit": limit, "chosen": chosen, "table": table}
+    (out / "sweep.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return summary

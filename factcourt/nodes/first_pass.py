@@ -1,0 +1,33 @@
+"""The first pass: one verifier call decides the claims it is sure of; the rest are debated."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.nodes._shared import emit
+from factcourt.nodes.verifier import verify_once
+from factcourt.state import ClaimState
+
+
+async def first_pass(state: ClaimState, runtime: Runtime[Context]) -> dict:
+    """Judge the claim once; it is decided when the verdict's confidence reaches ``theta``."""
+    ctx, claim = runtime.context, state["claim"]
+    turn, usage = await verify_once(
+        ctx,
+        claim.text,
+        state.get("evidence", []),
+        language=state["language"],
+        question=state.get("question", ""),
+        run_name="first pass",
+        tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}", "first_pass"],
+    )
+    decided = (
+        ctx.first_pass == "route"
+        and turn.verdict is not None
+        and turn.confidence is not None
+        and turn.confidence >= ctx.theta
+    )
+    emit("first_pass", claim_id=claim.id, verdict=turn.verdict, confidence=turn.confidence, decided=decided)
+    # evidence fetched before the first pass belongs to the claim, not to the first juror's turn
+    return {"first_pass": turn, "decided": decided, "usage": usage, "retrieved_for_turn": False}

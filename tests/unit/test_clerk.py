@@ -1,0 +1,114 @@
+"""The Clerk's claims are self-contained: references are detected and resolved from the response."""
+
+import json
+from pathlib import Path
+
+import factcourt
+from factcourt.nodes.decompose import unresolved
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "decontext.jsonl"
+
+
+def test_the_detector_flags_every_fixture_sentence_and_not_its_resolution():
+    items = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
+    chinese = [i for i in items if any("\u4e00" <= c <= "\u9fff" for c in i["sentence"])]
+    assert len(items) >= 30 and len(chinese) >= 5
+    for item in items:
+        language = "zh" if item in chinese else "en"
+        assert unresolved(item["sentence"], language), item["sentence"]
+    assert unresolved("The Eiffel Tower was completed in 1889.", "en") is None
+    assert unresolved("In 1989, many Eastern European governments collapsed.", "en") is None
+    assert unresolved("长城是世界上最长的防御工程之一。", "zh") is None
+    assert unresolved("It was completed in 1889.", "en") == "It"
+
+
+def test_the_readme_example_comes_out_self_contained(scripted):
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [
+                {"sentence": "The Eiffel Tower is in Paris.", "claim": "The Eiffel Tower is in Paris."},
+                {"sentence": "It was completed in 1889.", "claim": "It was completed in 1889."},
+            ],
+            "dropped": [],
+        }
+    ]
+    scripted.script["ResolvedClaims"] = [{"claims": ["The Eiffel Tower was completed in 1889."]}]
+    result = factcourt.check(
+        "The Eiffel Tower is in Paris. It was completed in 1889.",
+        model="scripted",
+        search="none",
+        cache=False,
+    )
+    assert [c["text"] for c in result["claims"]] == [
+        "The Eiffel Tower is in Paris.",
+        "The Eiffel Tower was completed in 1889.",
+    ]
+    [(_, prompt)] = [c for c in scripted.calls if c[0] == "ResolvedClaims"]
+    assert "1. It was completed in 1889." in prompt and "The Eiffel Tower is in Paris." in prompt
+
+
+def test_a_rewrite_that_still_holds_a_reference_is_not_taken(scripted):
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [{"sentence": "She won two Nobel Prizes.", "claim": "She won two Nobel Prizes."}],
+            "dropped": [],
+        }
+    ]
+    scripted.script["ResolvedClaims"] = [{"claims": ["She won two Nobel Prizes in total."]}]
+    result = factcourt.check("She won two Nobel Prizes.", model="scripted", search="none", cache=False)
+    assert [c["text"] for c in result["claims"]] == ["She won two Nobel Prizes."]
+
+
+def test_skipped_sentences_are_asked_again_with_the_whole_text_as_context(scripted):
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [
+                {"sentence": "Marie Curie was born in Warsaw.", "claim": "Marie Curie was born in Warsaw."}
+            ]
+        },
+        {"claims": [{"sentence": "She won two Nobel Prizes.", "claim": "Marie Curie won two Nobel Prizes."}]},
+    ]
+    result = factcourt.check(
+        "Marie Curie was born in Warsaw. She won two Nobel Prizes.",
+        model="scripted",
+        search="none",
+        cache=False,
+    )
+    assert "Marie Curie won two Nobel Prizes." in [c["text"] for c in result["claims"]]
+    again = [p for n, p in scripted.calls if n == "ClerkOutput"][1]
+    assert "Marie Curie was born in Warsaw." in again and "- She won two Nobel Prizes." in again
+
+
+def test_clerk_bench_scores_self_contained_claims(scripted, tmp_path):
+    from factcourt.bench.clerk import run
+    from factcourt.context import Context
+
+    fixture = tmp_path / "f.jsonl"
+    rows = [
+        {
+            "response": "Ada Lovelace wrote notes. She was a mathematician.",
+            "sentence": "She was a mathematician.",
+            "expect": "Lovelace",
+        },
+        {
+            "response": "Rome is old. It has the Colosseum.",
+            "sentence": "It has the Colosseum.",
+            "expect": "Rome",
+        },
+    ]
+    fixture.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+
+    def clerk(prompt):
+        if "Ada" in prompt:
+            return {
+                "claims": [
+                    {"sentence": "She was a mathematician.", "claim": "Ada Lovelace was a mathematician."}
+                ]
+            }
+        return {"claims": [{"sentence": "It has the Colosseum.", "claim": "It has the Colosseum."}]}
+
+    scripted.script["ClerkOutput"] = [clerk]
+    scripted.script["ResolvedClaims"] = [{"claims": ["It has it."]}]
+    summary = run(fixture, Context(model="scripted", cache=False))
+    assert summary["self_contained_rate"] == 0.5
+    assert [r["self_contained"] for r in summary["rows"]] == [True, False]

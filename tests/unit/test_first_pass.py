@@ -1,0 +1,121 @@
+"""The default path: evidence first, a first pass that routes, grounded and guarded turns."""
+
+import factcourt
+from factcourt.graphs.verify import graph
+from tests.fakes import juror, rating, with_logprobs
+
+CLAIM = "The Eiffel Tower is in Paris."
+
+
+def run(corpus, **settings):
+    return factcourt.verify(CLAIM, model="scripted", corpus=corpus, cache=False, **settings)
+
+
+def test_a_confident_first_pass_decides_with_exactly_one_model_call(scripted, corpus):
+    scripted.script["Rating"] = [with_logprobs(rating("supported"), {"supported": 0.97, "refuted": 0.03})]
+    result = run(corpus)
+    assert result["usage"]["calls"] == 1 and scripted.count("JurorAnswer") == 0
+    assert result["verdict"] == "supported" and result["route"] == "first_pass"
+    assert result["confidence"] == 0.97 and result["p_true"] == 0.97
+    # evidence came first: the search ran before the only call, and the prompt showed it
+    assert result["usage"]["search_calls"] == 1
+    [(_, prompt)] = [c for c in scripted.calls if c[0] == "Rating"]
+    assert "wrought-iron tower in Paris" in prompt
+
+
+def test_a_contested_first_pass_goes_to_the_debate(scripted, corpus):
+    scripted.script["Rating"] = [with_logprobs(rating("refuted"), {"supported": 0.45, "refuted": 0.55})]
+    scripted.script["JurorAnswer"] = [with_logprobs(juror("supported"), {"supported": 0.9, "refuted": 0.1})]
+    result = run(corpus, theta=0.8)
+    assert result["route"] == "debate" and result["verdict"] == "supported"
+    assert scripted.count("Rating") == 1 and scripted.count("JurorAnswer") == 6  # 3 jurors, 2 rounds
+    assert result["first_pass"]["verdict"] == "refuted" and result["first_round_verdict"] == "supported"
+    assert abs(result["p_true"] - 0.9) < 1e-9
+
+
+def test_record_mode_keeps_the_first_pass_but_debates_every_claim(scripted, corpus):
+    scripted.script["Rating"] = [with_logprobs(rating("supported"), {"supported": 0.99, "refuted": 0.01})]
+    result = run(corpus, first_pass="record")
+    assert result["route"] == "debate" and result["first_pass"]["confidence"] == 0.99
+
+
+def test_juror_confidence_comes_from_logprobs_not_from_what_it_says(scripted, corpus):
+    scripted.script["JurorAnswer"] = [
+        with_logprobs(juror("supported", 0.95), {"supported": 0.6, "refuted": 0.4})
+    ]
+    result = run(corpus, first_pass="off", evidence_first=False, search="none")
+    assert all(t["confidence"] == 0.6 for t in result["transcript"])
+    reported = run(
+        corpus, first_pass="off", evidence_first=False, search="none", confidence_source="reported"
+    )
+    assert all(t["confidence"] == 0.95 for t in reported["transcript"])
+
+
+def test_citations_of_evidence_never_shown_are_removed_and_counted(scripted, corpus):
+    answer = {
+        "explanation": "As [E1] and [E7] say.",
+        "verdict": "supported",
+        "confidence": 0.9,
+        "search_query": "",
+    }
+    scripted.script["JurorAnswer"] = [answer]
+    result = run(corpus, first_pass="off", use_debate=False)  # evidence first: [E1] exists
+    turn = result["transcript"][0]
+    assert turn["text"] == "As [E1] and say." and turn["citations"] == [1] and turn["dropped_citations"] == 1
+    empty = run(corpus, first_pass="off", evidence_first=False, search="none", use_debate=False)
+    assert "[E1]" not in empty["transcript"][0]["text"] and empty["transcript"][0]["dropped_citations"] == 2
+
+
+def _flip(scripted, corpus, round_two: dict):
+    def answer(prompt):
+        return round_two if "Round 2." in prompt else juror("supported")
+
+    scripted.script["JurorAnswer"] = [answer]
+    return run(corpus, first_pass="off")
+
+
+def test_a_verdict_changed_without_evidence_of_its_own_is_not_counted(scripted, corpus):
+    bare = {"explanation": "On reflection it is exaggerated.", "verdict": "refuted", "confidence": 0.9}
+    result = _flip(scripted, corpus, {**bare, "search_query": ""})
+    assert result["verdict"] == "supported"
+    round_two = [t for t in result["transcript"] if t["round"] == 2]
+    assert all(t["verdict"] == "supported" and t["rejected_change"] == "refuted" for t in round_two)
+
+
+def test_a_verdict_changed_with_cited_evidence_counts(scripted, corpus):
+    def cited(prompt):
+        persona = prompt.rsplit("You are ", 1)[1][:40]  # each speaker argues in its own words
+        return {"explanation": f"As {persona}: [E1] differs.", "verdict": "refuted", "confidence": 0.9}
+
+    def answer(prompt):
+        return {**cited(prompt), "search_query": ""} if "Round 2." in prompt else juror("supported")
+
+    scripted.script["JurorAnswer"] = [answer]
+    result = run(corpus, first_pass="off")
+    assert result["verdict"] == "refuted" and result["first_round_verdict"] == "supported"
+    assert not any(t["rejected_change"] for t in result["transcript"])
+
+
+def test_repeating_another_speaker_is_not_a_new_argument(scripted, corpus):
+    said = "[E1] says the tower stands in Lyon, not Paris."
+
+    def answer(prompt):
+        if "Round 2." not in prompt:
+            return juror("supported")
+        if "You are an ordinary" in prompt:  # the first speaker makes the argument
+            return {"explanation": said, "verdict": "refuted", "confidence": 0.9, "search_query": ""}
+        return {"explanation": said + " Indeed.", "verdict": "refuted", "confidence": 0.9, "search_query": ""}
+
+    scripted.script["JurorAnswer"] = [answer]
+    result = run(corpus, first_pass="off")
+    round_two = {t["speaker"]: t for t in result["transcript"] if t["round"] == 2}
+    assert round_two["General Public"]["verdict"] == "refuted"
+    assert (
+        round_two["Critic"]["rejected_change"] == "refuted" and round_two["Critic"]["verdict"] == "supported"
+    )
+
+
+def test_the_drawing_labels_the_new_branches():
+    drawing = graph.get_graph().draw_mermaid()
+    for label in ("evidence_first", "first_pass", "confident"):
+        assert label in drawing

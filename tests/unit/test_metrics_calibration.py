@@ -1,0 +1,37 @@
+"""Calibration of P(true) and the debate's flips, against hand-computed values."""
+
+import pytest
+
+from factcourt.metrics.calibration import reliability
+from factcourt.metrics.debate import flips
+
+
+def test_reliability_table_and_expected_calibration_error_by_hand():
+    p = [0.1, 0.1, 0.9, 0.9, 0.9, 0.5]
+    gold = [False, True, True, True, False, True]
+    r = reliability(p, gold, bins=5)
+    rows = {(row["low"], row["high"]): row for row in r["rows"]}
+    # bin [0.0, 0.2): p 0.1 twice, one true -> |0.1 - 0.5| = 0.4, weight 2/6
+    assert rows[(0.0, 0.2)]["n"] == 2 and rows[(0.0, 0.2)]["frac_true"] == pytest.approx(0.5)
+    # bin [0.8, 1.0]: p 0.9 three times, two true -> |0.9 - 2/3|, weight 3/6
+    assert rows[(0.8, 1.0)]["n"] == 3 and rows[(0.8, 1.0)]["mean_p"] == pytest.approx(0.9)
+    # bin [0.4, 0.6): p 0.5 once, true -> |0.5 - 1| = 0.5, weight 1/6
+    expected = 2 / 6 * 0.4 + 3 / 6 * abs(0.9 - 2 / 3) + 1 / 6 * 0.5
+    assert r["ece"] == pytest.approx(expected)
+    brier = ((0.1 - 0) ** 2 + (0.1 - 1) ** 2 + 2 * (0.9 - 1) ** 2 + (0.9 - 0) ** 2 + (0.5 - 1) ** 2) / 6
+    assert r["brier"] == pytest.approx(brier)
+    assert r["n"] == 6 and r["missing"] == 0
+
+
+def test_missing_probabilities_are_counted_not_scored():
+    r = reliability([None, 1.0], [True, True], bins=5)
+    assert r["n"] == 1 and r["missing"] == 1 and r["ece"] == pytest.approx(0.0)
+    assert reliability([None], [True])["ece"] is None
+
+
+def test_flips_count_right_to_wrong_and_wrong_to_right_among_debated_claims():
+    gold = [True, True, False, False, True]
+    first = [True, False, False, None, True]
+    final = [False, True, False, True, True]
+    r = flips(gold, first, final)
+    assert r == {"debated": 4, "right_to_wrong": 1, "wrong_to_right": 1, "unchanged": 2}
