@@ -295,11 +295,44 @@ def cmd_check(args: argparse.Namespace) -> int:
     text = read_text(args.file)
     if problem := response_problem(text):
         raise InputError(problem)
+    prepare_out(args.out)
     ctx = settings_from(args)
     state = asyncio.run(check_resumably(text, args.question or "", ctx, args.json or args.quiet))
     result = report(state, ctx) | {"response": text}
     emit_result(result, args, print_report)
-    return 0
+    return exit_code(result)
+
+
+def exit_code(result: dict) -> int:
+    """0 when every part of the text was checked; 1, with one sentence, when any part failed.
+
+    A failed Clerk call or a failed claim never passes for an empty or partial success: the
+    result still holds everything that was checked, and each failure with its reason.
+    """
+    failed_parts = [d for d in result["dropped"] if d["reason"] == "clerk_failed"]
+    failed_claims = [c for c in result["claims"] if c["verdict"] is None]
+    if not failed_parts and not failed_claims:
+        return 0
+    if failed_parts and not result["claims"]:
+        err.print(
+            f"[red]error:[/] the Clerk could not split the text into claims: {failed_parts[0]['error']}"
+        )
+    else:
+        reasons = [d["error"] for d in failed_parts] + [c["error"] for c in failed_claims]
+        err.print(
+            f"[red]error:[/] {len(failed_claims)} of {len(result['claims'])} claims and "
+            f"{len(failed_parts)} part(s) of the text could not be checked; first reason: {reasons[0]}"
+        )
+    return 1
+
+
+def prepare_out(out_path: str | None) -> None:
+    """Create ``--out``'s folder before the run, so a result is never lost at the end."""
+    if out_path:
+        try:
+            Path(out_path).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"--out: cannot create the folder for {out_path}: {exc.strerror}") from exc
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -307,6 +340,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from factcourt.api import make_context, verify
     from factcourt.bench.datasets import read_evidence_file
 
+    prepare_out(args.out)
     ctx = settings_from(args)
     evidence = read_evidence_file(Path(args.evidence)) if args.evidence else None
     if evidence is not None and args.search is None:  # given evidence, no search unless asked

@@ -98,6 +98,7 @@ class DroppedSentence(BaseModel):
     reason: Literal[
         "opinion", "instruction", "advice", "not_verifiable", "other", "clerk_failed", "over_limit"
     ]
+    error: str | None = Field(default=None, description="why the Clerk failed on it (clerk_failed)")
 
 
 class Turn(BaseModel):

@@ -135,4 +135,6 @@ def read_evidence_file(path: Path) -> list[Evidence]:
             )
         else:
             raise InputError(f"{path}: item {index} is neither a string nor an object with 'text'")
+    if not any(e.text.strip() for e in evidence):
+        raise InputError(f"{path} holds no evidence text; give at least one passage, or leave out --evidence")
     return evidence

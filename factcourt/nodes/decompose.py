@@ -103,7 +103,7 @@ def uncovered(part: str, output: ClerkOutput) -> list[str]:
 
 
 async def _clerk(ctx: Context, language: str, question: str, part: str, name: str) -> tuple:
-    """Ask the Clerk about ``part``.
+    """Ask the Clerk about ``part``: its output, or the error when it failed, and the usage.
 
     Sentences it skipped are asked again (with the whole part as context, so their pronouns can
     be resolved), then kept whole as claims, so no sentence disappears silently (small local
@@ -114,7 +114,7 @@ async def _clerk(ctx: Context, language: str, question: str, part: str, name: st
     answer = await ask(ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"])
     usage, output = answer.usage, answer.value
     if output is None:
-        return None, usage
+        return answer.error, usage
     missing = uncovered(part, output)
     if missing:
         again = await ask(
@@ -181,8 +181,8 @@ async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
     usage, claims, dropped, seen = Usage(), [], [], set()
     for part, (output, spent) in zip(parts, answers, strict=True):
         usage += spent
-        if output is None:
-            dropped.append(DroppedSentence(sentence=part, reason="clerk_failed"))
+        if not isinstance(output, ClerkOutput):
+            dropped.append(DroppedSentence(sentence=part, reason="clerk_failed", error=output))
             continue
         sentences = split_sentences(part)
         dropped += [

@@ -4,6 +4,7 @@ import json
 import time
 
 from factcourt.cli import main
+from tests.fakes import juror
 
 
 def test_check_json_has_the_documented_shape(tmp_path, capsys, corpus):
@@ -190,3 +191,50 @@ def test_correct_prints_the_revised_text_and_a_diff(tmp_path, capsys, scripted, 
     shown = capsys.readouterr().out
     assert "corrected text" in shown and "-The Eiffel Tower is in Paris. It was completed in 1789." in shown
     assert "+The Eiffel Tower is in Paris. It was completed in 1889." in shown
+
+
+def test_a_failed_clerk_is_a_failed_run_with_its_reason_never_an_empty_result(tmp_path, capsys, scripted):
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    scripted.script["ClerkOutput"] = [ConnectionError("connection refused")]
+    code = main(["check", str(text), "--model", "scripted", "--search", "none", "--no-cache", "--json"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "could not split the text" in captured.err and "connection refused" in captured.err
+    result = json.loads(captured.out)
+    assert (
+        result["dropped"][0]["reason"] == "clerk_failed"
+        and "connection refused" in result["dropped"][0]["error"]
+    )
+
+
+def test_failed_claims_make_the_run_fail_and_keep_the_checked_ones(tmp_path, capsys, scripted):
+    text = tmp_path / "t.txt"
+    text.write_text("Alpha is one. Beta is two.", encoding="utf-8")
+
+    def rating(prompt):
+        return TimeoutError("slow") if "Beta" in prompt else {"explanation": "ok", "verdict": "supported"}
+
+    scripted.script["Rating"] = [rating]
+    scripted.script["JurorAnswer"] = [lambda p: TimeoutError("slow") if "Beta" in p else juror("supported")]
+    code = main(["check", str(text), "--model", "scripted", "--search", "none", "--no-cache", "--json"])
+    captured = capsys.readouterr()
+    assert code == 1 and "1 of 2 claims" in captured.err
+    verdicts = {c["text"]: c["verdict"] for c in json.loads(captured.out)["claims"]}
+    assert verdicts == {"Alpha is one.": "supported", "Beta is two.": None}
+
+
+def test_an_empty_evidence_file_is_bad_input(tmp_path, capsys):
+    for content in ("", "[]", "\n\n"):
+        evidence = tmp_path / "e.jsonl"
+        evidence.write_text(content, encoding="utf-8")
+        assert main(["verify", "--claim", "x", "--evidence", str(evidence), "--model", "sim"]) == 2
+        assert "holds no evidence" in capsys.readouterr().err
+
+
+def test_out_into_a_missing_folder_is_created_before_the_run(tmp_path, capsys, corpus):
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    out = tmp_path / "new" / "deeper" / "r.json"
+    assert main(["check", str(text), "--model", "sim", "--corpus", corpus, "--quiet", "--out", str(out)]) == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["claims"]
