@@ -47,7 +47,9 @@ def test_a_text_with_no_check_worthy_claim_is_a_valid_empty_result(scripted):
     ]
     result = factcourt.check("I think jazz is the best music.", model="scripted", cache=False)
     assert result["claims"] == [] and result["scores"]["precision"] is None
-    assert result["dropped"] == [{"sentence": "I think jazz is the best music.", "reason": "opinion"}]
+    assert result["dropped"] == [
+        {"sentence": "I think jazz is the best music.", "reason": "opinion", "error": None}
+    ]
 
 
 @pytest.mark.parametrize("text", ["", "   \n\t "])
