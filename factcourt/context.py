@@ -110,6 +110,9 @@ class Context:
         "published.",
         "route",
     )
+    first_pass_votes: bool = _describe(
+        "When a contested claim is debated, the first pass's verdict joins the jury's vote.", False
+    )
     confidence_source: Literal["logprobs", "reported"] = _describe(
         "Where a verdict's confidence comes from: the token log-probabilities of the verdict "
         "(falls back to the reported value when the endpoint gives none) or the number the "

@@ -48,6 +48,8 @@ async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
             verdict = summaries[-1].verdict if summaries else None
             justification = summaries[-1].justification if summaries else ""
         else:
+            if ctx.first_pass_votes and screen is not None and screen.verdict:
+                final = {screen.speaker: screen, **final}  # first, so a tie goes to a juror
             verdict = majority(final)
             agreeing = [t for t in final.values() if t.verdict == verdict]
             if agreeing:
