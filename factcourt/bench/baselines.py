@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from factcourt.context import Context
-from factcourt.nodes._shared import fence, format_evidence
+from factcourt.nodes._shared import detect_language, fence, format_evidence
 from factcourt.nodes.verifier import verify_once
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
@@ -45,9 +45,17 @@ class Trace:
         return True
 
 
-async def _rate(ctx: Context, claim: str, trace: Trace, name: str) -> tuple[str | None, str | None]:
+async def _rate(
+    ctx: Context, claim: str, question: str, trace: Trace, name: str
+) -> tuple[str | None, str | None]:
     turn, usage = await verify_once(
-        ctx, claim, trace.evidence, language="en", run_name=name, tags=[f"method:{name}"]
+        ctx,
+        claim,
+        trace.evidence,
+        language=detect_language(claim),
+        question=question,
+        run_name=name,
+        tags=[f"method:{name}"],
     )
     trace.usage += usage
     if turn.failed:
@@ -57,16 +65,16 @@ async def _rate(ctx: Context, claim: str, trace: Trace, name: str) -> tuple[str 
     return turn.verdict, None
 
 
-async def single(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
+async def single(ctx: Context, claim: str, given: list[Evidence], question: str = "") -> tuple:
     """One verifier call over the evidence retrieved for the claim itself."""
     trace = Trace(given)
     if ctx.retrieval_enabled:
         await trace.search(ctx, claim)
-    verdict, error = await _rate(ctx, claim, trace, "single")
+    verdict, error = await _rate(ctx, claim, question, trace, "single")
     return verdict, error, trace
 
 
-async def fire(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
+async def fire(ctx: Context, claim: str, given: list[Evidence], question: str = "") -> tuple:
     """FIRE: each step the agent answers (when confident) or searches again.
 
     It also stops when a query repeats or after FIRE_MAX_STEPS steps, with its best verdict.
@@ -100,7 +108,7 @@ async def fire(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
     return verdict, None, trace
 
 
-async def safe(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
+async def safe(ctx: Context, claim: str, given: list[Evidence], question: str = "") -> tuple:
     """SAFE: a fixed number of model-written searches (up to 5), then one rating."""
     trace = Trace(given)
     for step in range(SAFE_SEARCHES if ctx.retrieval_enabled else 0):
@@ -115,5 +123,5 @@ async def safe(ctx: Context, claim: str, given: list[Evidence]) -> tuple:
         trace.usage += answer.usage
         if answer.value is None or not await trace.search(ctx, answer.value.query):
             break
-    verdict, error = await _rate(ctx, claim, trace, "safe")
+    verdict, error = await _rate(ctx, claim, question, trace, "safe")
     return verdict, error, trace

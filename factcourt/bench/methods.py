@@ -59,7 +59,7 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
     p_true = route = first_round = None
     try:
         if method in BASELINES:
-            verdict, error, trace = await BASELINES[method](ctx, case.claim, given)
+            verdict, error, trace = await BASELINES[method](ctx, case.claim, given, case.question)
             usage, evidence = trace.usage, [e.text for e in trace.evidence]
             detail = {"steps": trace.steps, "queries": trace.queries}
             p_true = trace.p_true

@@ -129,3 +129,18 @@ def test_the_first_pass_may_join_the_jury_vote(scripted, corpus):
     joined = run(corpus, theta=0.9, jurors=2, rounds=1, first_pass_votes=True)
     assert joined["votes"] == {"First pass": "refuted", "General Public": "supported", "Critic": "refuted"}
     assert joined["verdict"] == "refuted"
+
+
+def test_single_is_the_same_call_as_the_first_pass(scripted, corpus):
+    import asyncio
+
+    from factcourt.bench.datasets import Case
+    from factcourt.bench.methods import predict
+    from factcourt.context import Context
+
+    case = Case(id="q1", claim=CLAIM, question="Where is the Eiffel Tower?")
+    ctx = Context(model="scripted", corpus=corpus, cache=False, search="local")
+    asyncio.run(predict("single", case, ctx))
+    asyncio.run(predict("default", case, ctx))
+    single, first_pass = [p for n, p in scripted.calls if n == "Rating"]
+    assert single == first_pass and "Where is the Eiffel Tower?" in single
