@@ -357,6 +357,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         )
         if r["justification"]:
             out.print(f"justification: {r['justification']}")
+        if first := r.get("first_pass"):
+            sure = "" if first["confidence"] is None else f" ({first['confidence']:.2f})"
+            how = "decided there" if r["route"] == "first_pass" else "contested: debated"
+            out.print(f"[dim]first pass: {first['verdict']}{sure}, {how}[/]")
         for t in r["transcript"]:
             out.print(f"[dim]R{t['round']} {t['speaker']}: {t['verdict'] or ''} {t['text']}[/]")
         out.print(f"[dim]{r['usage']['calls']} model calls, {r['usage']['search_calls']} searches[/]")
