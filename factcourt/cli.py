@@ -83,10 +83,11 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--jurors", type=int, help="number of jury evaluators (default 3)")
     g.add_argument("--rounds", type=int, help="debate rounds (default: jury 2, adversarial 3)")
+    g.add_argument("--theta", type=float, help="confidence below which a speaker retrieves (0.7)")
     g.add_argument(
-        "--theta",
+        "--first-pass-theta",
         type=float,
-        help="confidence at which the first pass decides a claim, and below which a speaker retrieves",
+        help="confidence at which the first pass decides a claim (0.95; 1.0 debates nearly every claim)",
     )
     g = parser.add_argument_group("models and search")
     g.add_argument("--model", help="model for every role: auto, local, sim, or a model name")
@@ -126,6 +127,7 @@ def settings_from(args: argparse.Namespace) -> Context:
         ("jurors", "jurors"),
         ("rounds", "rounds"),
         ("theta", "theta"),
+        ("first_pass_theta", "first_pass_theta"),
         ("model", "model"),
         ("base_url", "base_url"),
         ("search", "search"),

@@ -16,8 +16,8 @@ from factcourt.errors import ConfigError
 ROLES = ("clerk", "evaluator", "debater", "moderator", "judge", "corrector", "query")
 # The published systems as their papers run them: no search before the debate, no first pass.
 PRESETS: dict[str, dict[str, Any]] = {
-    "madfact": {"protocol": "jury", "evidence_first": False, "first_pass": "off"},
-    "debatecv": {"protocol": "adversarial", "evidence_first": False, "first_pass": "off"},
+    "madfact": {"protocol": "jury", "evidence_first": False, "first_pass": "off", "jurors": 3, "rounds": 2},
+    "debatecv": {"protocol": "adversarial", "evidence_first": False, "first_pass": "off", "rounds": 3},
 }
 JURY_ROLES = ("General Public", "Critic", "News Author", "Scientist", "Psychologist", "Data Analyst")
 
@@ -84,19 +84,21 @@ class Context:
         "'adaptive' = the moderator may stop after any round.",
         "free",
     )
-    jurors: int = _describe("Number of jury evaluators (the first N roles).", 3)
+    # jurors, rounds and first_pass_theta: chosen by `factcourt bench sweep` (README, "Measured here")
+    jurors: int = _describe("Number of jury evaluators (the first N roles).", 2)
     roles: list[str] = _describe(
         "Jury roles by name; empty = the first N of: " + ", ".join(JURY_ROLES), factory=list
     )
     rounds: int = _describe(
         "Debate rounds: the jury's rounds, or the adversarial round limit. "
-        "0 = the protocol's default (jury 2, adversarial 3).",
+        "0 = the protocol's default (jury 1, adversarial 3; MAD-Fact as published: 2).",
         0,
     )
     theta: float = _describe(
-        "Confidence threshold: the first pass decides a claim at or above it; a speaker below it "
-        "retrieves evidence and answers again.",
-        0.7,
+        "Confidence threshold: a speaker below it retrieves evidence and answers again.", 0.7
+    )
+    first_pass_theta: float = _describe(
+        "The first pass decides a claim when its verdict's confidence is at or above this.", 0.95
     )
     evidence_first: bool = _describe(
         "Search for the claim itself before anyone speaks (BM25 costs milliseconds, a model "
@@ -105,7 +107,7 @@ class Context:
     )
     first_pass: Literal["route", "record", "off"] = _describe(
         "One verifier call before the debate. 'route': it decides the claims it is sure of "
-        "(confidence >= theta) and only the contested ones are debated; 'record': it runs and "
+        "(confidence >= first_pass_theta) and only the contested ones are debated; 'record': it runs and "
         "is kept in the result but every claim is debated (for sweeps); 'off': MAD-Fact as "
         "published.",
         "route",
@@ -162,8 +164,9 @@ class Context:
         bad_roles = [r for r in self.role_models if r not in ROLES]
         if bad_roles:
             raise ConfigError(f"unknown model role(s) {bad_roles}; choose from {list(ROLES)}")
-        if not 0.0 <= self.theta <= 1.0:
-            raise ConfigError(f"theta must be in [0, 1], not {self.theta}")
+        for name in ("theta", "first_pass_theta"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"{name} must be in [0, 1], not {getattr(self, name)}")
         if self.rounds < 0 or self.top_k < 1 or self.max_concurrency < 1:
             raise ConfigError("rounds must be >= 0, top_k and max_concurrency >= 1")
 
@@ -172,7 +175,7 @@ class Context:
         """Rounds of this run: one without debate, else the set or default number."""
         if not self.use_debate:
             return 1
-        return self.rounds or (3 if self.protocol == "adversarial" else 2)
+        return self.rounds or (3 if self.protocol == "adversarial" else 1)
 
     @property
     def speakers(self) -> list[str]:

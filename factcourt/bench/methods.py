@@ -18,7 +18,7 @@ from factcourt.state import Usage
 MADFACT, DEBATECV = PRESETS["madfact"], PRESETS["debatecv"]
 DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "default": {},
-    "default-record": {"first_pass": "record"},  # every claim debated, first pass kept: sweeps
+    "default-record": {"first_pass": "record", "jurors": 3, "rounds": 2},  # every claim debated: sweeps
     "jury": {**MADFACT, "rule": "free"},
     "jury-free": {**MADFACT, "rule": "free"},
     "jury-mandatory_search": {**MADFACT, "rule": "mandatory_search"},

@@ -11,7 +11,7 @@ from factcourt.state import ClaimState
 
 
 async def first_pass(state: ClaimState, runtime: Runtime[Context]) -> dict:
-    """Judge the claim once; it is decided when the verdict's confidence reaches ``theta``."""
+    """Judge the claim once; it is decided when the verdict's confidence reaches ``first_pass_theta``."""
     ctx, claim = runtime.context, state["claim"]
     turn, usage = await verify_once(
         ctx,
@@ -26,7 +26,7 @@ async def first_pass(state: ClaimState, runtime: Runtime[Context]) -> dict:
         ctx.first_pass == "route"
         and turn.verdict is not None
         and turn.confidence is not None
-        and turn.confidence >= ctx.theta
+        and turn.confidence >= ctx.first_pass_theta
     )
     emit("first_pass", claim_id=claim.id, verdict=turn.verdict, confidence=turn.confidence, decided=decided)
     # evidence fetched before the first pass belongs to the claim, not to the first juror's turn

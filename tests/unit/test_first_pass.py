@@ -26,7 +26,7 @@ def test_a_confident_first_pass_decides_with_exactly_one_model_call(scripted, co
 def test_a_contested_first_pass_goes_to_the_debate(scripted, corpus):
     scripted.script["Rating"] = [with_logprobs(rating("refuted"), {"supported": 0.45, "refuted": 0.55})]
     scripted.script["JurorAnswer"] = [with_logprobs(juror("supported"), {"supported": 0.9, "refuted": 0.1})]
-    result = run(corpus, theta=0.8)
+    result = run(corpus, first_pass_theta=0.8, jurors=3, rounds=2)
     assert result["route"] == "debate" and result["verdict"] == "supported"
     assert scripted.count("Rating") == 1 and scripted.count("JurorAnswer") == 6  # 3 jurors, 2 rounds
     assert result["first_pass"]["verdict"] == "refuted" and result["first_round_verdict"] == "supported"
@@ -71,7 +71,7 @@ def _flip(scripted, corpus, round_two: dict):
         return round_two if "Round 2." in prompt else juror("supported")
 
     scripted.script["JurorAnswer"] = [answer]
-    return run(corpus, first_pass="off")
+    return run(corpus, first_pass="off", jurors=3, rounds=2)
 
 
 def test_a_verdict_changed_without_evidence_of_its_own_is_not_counted(scripted, corpus):
@@ -91,7 +91,7 @@ def test_a_verdict_changed_with_cited_evidence_counts(scripted, corpus):
         return {**cited(prompt), "search_query": ""} if "Round 2." in prompt else juror("supported")
 
     scripted.script["JurorAnswer"] = [answer]
-    result = run(corpus, first_pass="off")
+    result = run(corpus, first_pass="off", jurors=3, rounds=2)
     assert result["verdict"] == "refuted" and result["first_round_verdict"] == "supported"
     assert not any(t["rejected_change"] for t in result["transcript"])
 
@@ -107,7 +107,7 @@ def test_repeating_another_speaker_is_not_a_new_argument(scripted, corpus):
         return {"explanation": said + " Indeed.", "verdict": "refuted", "confidence": 0.9, "search_query": ""}
 
     scripted.script["JurorAnswer"] = [answer]
-    result = run(corpus, first_pass="off")
+    result = run(corpus, first_pass="off", jurors=3, rounds=2)
     round_two = {t["speaker"]: t for t in result["transcript"] if t["round"] == 2}
     assert round_two["General Public"]["verdict"] == "refuted"
     assert (
@@ -124,9 +124,9 @@ def test_the_drawing_labels_the_new_branches():
 def test_the_first_pass_may_join_the_jury_vote(scripted, corpus):
     scripted.script["Rating"] = [with_logprobs(rating("refuted"), {"supported": 0.4, "refuted": 0.6})]
     scripted.script["JurorAnswer"] = [lambda p: juror("refuted" if "critic" in p else "supported")]
-    alone = run(corpus, theta=0.9, jurors=2, rounds=1)
+    alone = run(corpus, jurors=2, rounds=1)
     assert alone["votes"] == {"General Public": "supported", "Critic": "refuted"}
-    joined = run(corpus, theta=0.9, jurors=2, rounds=1, first_pass_votes=True)
+    joined = run(corpus, jurors=2, rounds=1, first_pass_votes=True)
     assert joined["votes"] == {"First pass": "refuted", "General Public": "supported", "Critic": "refuted"}
     assert joined["verdict"] == "refuted"
 
