@@ -84,7 +84,7 @@ class Context:
         "'adaptive' = the moderator may stop after any round.",
         "free",
     )
-    # jurors, rounds and first_pass_theta: chosen by `factcourt bench sweep` (README, "Measured here")
+    # jurors, rounds and first_pass_theta: from `bench sweep` and the test runs (README, "Measured here")
     jurors: int = _describe("Number of jury evaluators (the first N roles).", 2)
     roles: list[str] = _describe(
         "Jury roles by name; empty = the first N of: " + ", ".join(JURY_ROLES), factory=list
@@ -98,7 +98,10 @@ class Context:
         "Confidence threshold: a speaker below it retrieves evidence and answers again.", 0.7
     )
     first_pass_theta: float = _describe(
-        "The first pass decides a claim when its verdict's confidence is at or above this.", 0.95
+        "The first pass decides a claim when its verdict's confidence is at or above this. 0 (the "
+        "default, measured best on the embedded model): it decides every claim; 0.95 sends the "
+        "contested ones to the jury ('routed' in the benchmark).",
+        0.0,
     )
     evidence_first: bool = _describe(
         "Search for the claim itself before anyone speaks (BM25 costs milliseconds, a model "

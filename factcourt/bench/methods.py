@@ -18,6 +18,7 @@ from factcourt.state import Usage
 MADFACT, DEBATECV = PRESETS["madfact"], PRESETS["debatecv"]
 DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "default": {},
+    "routed": {"first_pass_theta": 0.95},  # the dev sweep's pick: contested claims go to the jury
     "default-record": {"first_pass": "record", "jurors": 3, "rounds": 2},  # every claim debated: sweeps
     "jury": {**MADFACT, "rule": "free"},
     "jury-free": {**MADFACT, "rule": "free"},

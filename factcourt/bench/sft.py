@@ -13,7 +13,7 @@ from typing import Any
 from factcourt.api import averify, make_context
 from factcourt.bench.datasets import Case, Gold, load
 from factcourt.bench.store import PredictionStore
-from factcourt.context import Context
+from factcourt.context import PRESETS, Context
 from factcourt.nodes._shared import fence, format_evidence, format_pool
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
@@ -29,7 +29,7 @@ def gold_verdict(gold: Gold) -> str:
 
 async def sample(case: Case, gold: Gold, ctx: Context) -> dict[str, Any]:
     """One chat-format training sample; ``corrected`` marks a Corrector-written target."""
-    debate_ctx = make_context(ctx, protocol="adversarial", search="given")
+    debate_ctx = make_context(ctx, **PRESETS["debatecv"], search="given")
     result = await averify(case.claim, list(case.evidence), case.question, debate_ctx)
     evidence = [Evidence.model_validate(e) for e in result["evidence"]]
     turns = [Turn.model_validate(t) for t in result["transcript"]]

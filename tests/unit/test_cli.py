@@ -176,6 +176,8 @@ def test_correct_prints_the_revised_text_and_a_diff(tmp_path, capsys, scripted, 
             [
                 "check",
                 str(text),
+                "--preset",
+                "madfact",
                 "--model",
                 "scripted",
                 "--corpus",

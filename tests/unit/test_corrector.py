@@ -16,7 +16,7 @@ def test_corrector_rewrites_only_refuted_sentences(scripted, corpus):
     scripted.script["JurorAnswer"] = [refute_1789]
     scripted.script["CorrectorAnswer"] = [{"replacement": "It was completed in 1889."}]
     result = factcourt.check(
-        TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive"
+        TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive", first_pass="off"
     )
     fixed = result["correction"]["text"]
     assert fixed == "The Eiffel Tower is in Paris.  It was completed in 1889.\nParis is in France."
@@ -28,7 +28,7 @@ def test_corrector_rewrites_only_refuted_sentences(scripted, corpus):
 def test_corrector_is_skipped_without_refuted_claims(scripted, corpus):
     scripted.script["JurorAnswer"] = [juror("supported")]
     result = factcourt.check(
-        TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive"
+        TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive", first_pass="off"
     )
     assert result["correction"] is None
     assert scripted.count("CorrectorAnswer") == 0

@@ -15,7 +15,7 @@ TEXT = (
 
 
 def test_claims_are_checked_in_parallel_branches_and_scored(scripted, corpus):
-    result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False)
+    result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False, first_pass_theta=0.9)
     assert [c["id"] for c in result["claims"]] == ["c1", "c2", "c3"]
     assert result["scores"]["claims"] == 3 and result["scores"]["failed"] == 0
     for claim in result["claims"]:
@@ -33,7 +33,7 @@ def test_one_failing_claim_does_not_stop_the_others(scripted, corpus):
         return juror("supported")
 
     scripted.script["JurorAnswer"] = [answer]
-    result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False)
+    result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False, first_pass_theta=0.9)
     by_text = {c["text"]: c for c in result["claims"]}
     assert by_text["It was completed in 1889."]["verdict"] is None
     assert "TimeoutError" in by_text["It was completed in 1889."]["error"]
@@ -73,7 +73,7 @@ def test_sentences_the_clerk_skips_are_asked_again_then_kept_whole(scripted, cor
         },
         {"claims": [], "dropped": []},
     ]
-    result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False)
+    result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False, first_pass_theta=0.9)
     assert scripted.count("ClerkOutput") == 2
     assert len(result["claims"]) == 3, "no sentence is dropped silently"
 
@@ -97,7 +97,7 @@ def test_max_claims_guard_records_the_overflow(scripted):
 
 
 def test_stream_carries_per_claim_progress_events(scripted, corpus):
-    ctx = factcourt.Context(model="scripted", corpus=corpus, cache=False, rule="adaptive")
+    ctx = factcourt.Context(model="scripted", corpus=corpus, cache=False, rule="adaptive", first_pass="off")
 
     async def collect():
         return [
@@ -116,7 +116,12 @@ def test_stream_carries_per_claim_progress_events(scripted, corpus):
 
 def test_chinese_text_uses_chinese_prompts(scripted):
     result = factcourt.check(
-        "北京是中国的首都。长城位于中国北方。", model="scripted", cache=False, search="none", rule="adaptive"
+        "北京是中国的首都。长城位于中国北方。",
+        model="scripted",
+        cache=False,
+        search="none",
+        rule="adaptive",
+        first_pass="off",
     )
     assert result["language"] == "zh" and len(result["claims"]) == 2
     juror_prompts = [p for n, p in scripted.calls if n == "JurorAnswer"]

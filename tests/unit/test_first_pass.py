@@ -124,9 +124,9 @@ def test_the_drawing_labels_the_new_branches():
 def test_the_first_pass_may_join_the_jury_vote(scripted, corpus):
     scripted.script["Rating"] = [with_logprobs(rating("refuted"), {"supported": 0.4, "refuted": 0.6})]
     scripted.script["JurorAnswer"] = [lambda p: juror("refuted" if "critic" in p else "supported")]
-    alone = run(corpus, jurors=2, rounds=1)
+    alone = run(corpus, first_pass_theta=0.9, jurors=2, rounds=1)
     assert alone["votes"] == {"General Public": "supported", "Critic": "refuted"}
-    joined = run(corpus, jurors=2, rounds=1, first_pass_votes=True)
+    joined = run(corpus, first_pass_theta=0.9, jurors=2, rounds=1, first_pass_votes=True)
     assert joined["votes"] == {"First pass": "refuted", "General Public": "supported", "Critic": "refuted"}
     assert joined["verdict"] == "refuted"
 
