@@ -40,6 +40,7 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
             balanced=args.balanced,
             part=args.part,
             prices=prices,
+            report_only=args.report_only,
         )
     )
     out.print((Path(args.out) / "report.md").read_text(encoding="utf-8"), markup=False)
@@ -232,6 +233,9 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
         "--cache",
         action="store_true",
         help="reuse cached model answers (cost columns then count only new calls)",
+    )
+    p.add_argument(
+        "--report-only", action="store_true", help="run nothing: rebuild the reports from stored predictions"
     )
     p.add_argument("--price-input", type=float, default=0.15, help="$ per 1M input tokens")
     p.add_argument("--price-output", type=float, default=0.60, help="$ per 1M output tokens")

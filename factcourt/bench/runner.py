@@ -82,15 +82,19 @@ async def run_bench(
     part: str = "all",
     prices: Prices = Prices(),
     console: Console | None = None,
+    report_only: bool = False,
 ) -> dict[str, Any]:
-    """Run every method on every selected case (skipping stored ones) and write the reports."""
+    """Run every method on every selected case (skipping stored ones) and write the reports.
+
+    ``report_only`` runs nothing: the reports cover the predictions already stored.
+    """
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
         raise ConfigError(f"unknown method(s) {unknown}; choose from {list(METHODS)}")
     pairs = select(dataset, limit, seed, balanced=balanced, part=part)
     store = PredictionStore(out / "predictions.jsonl")
     # method by method: consecutive calls share prompt prefixes the local server can reuse
-    todo = [(m, c, g) for m in methods for c, g in pairs if not store.done(m, c.id)]
+    todo = [] if report_only else [(m, c, g) for m in methods for c, g in pairs if not store.done(m, c.id)]
     gate = asyncio.Semaphore(run_config(ctx)["max_concurrency"])
     console = console or Console(stderr=True)
 

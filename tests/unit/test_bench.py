@@ -134,3 +134,21 @@ def test_perf_bench_reports_bounds_and_overhead():
         assert r["claims"] == 6 and r["wall_s"] >= r["bound_at_concurrency_s"] * 0.9
         assert r["critical_path_s"] <= r["bound_at_concurrency_s"]
     assert rows[1]["wall_s"] < rows[0]["wall_s"]
+
+
+def test_report_only_runs_nothing_and_reports_what_is_stored(tmp_path):
+    import asyncio
+
+    from factcourt.bench.runner import run_bench
+    from factcourt.context import Context
+
+    data = tmp_path / "claims.jsonl"
+    data.write_text('{"id": "a", "claim": "x", "label": true}\n', encoding="utf-8")
+    summary = asyncio.run(
+        run_bench(data, ["single"], Context(model="sim", search="none"), tmp_path / "out", report_only=True)
+    )
+    assert (
+        not (tmp_path / "out" / "predictions.jsonl").exists()
+        or not (tmp_path / "out" / "predictions.jsonl").read_text()
+    )
+    assert summary["report"]["single"]["binary"]["n"] == 0
