@@ -185,10 +185,12 @@ async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
             dropped.append(DroppedSentence(sentence=part, reason="clerk_failed", error=output))
             continue
         sentences = split_sentences(part)
+        claimed = [c.sentence for c in output.claims]
         dropped += [
             DroppedSentence(sentence=d.sentence, reason=d.reason)
             for d in output.dropped
-            if any(_same(d.sentence, s) for s in sentences)
+            # a sentence that also yielded a claim is checked, not dropped
+            if any(_same(d.sentence, s) for s in sentences) and not any(_same(d.sentence, c) for c in claimed)
         ]
         for item in output.claims:
             key = " ".join(item.claim.lower().split())

@@ -112,3 +112,15 @@ def test_clerk_bench_scores_self_contained_claims(scripted, tmp_path):
     summary = run(fixture, Context(model="scripted", cache=False))
     assert summary["self_contained_rate"] == 0.5
     assert [r["self_contained"] for r in summary["rows"]] == [True, False]
+
+
+def test_a_sentence_that_yields_a_claim_is_not_also_listed_as_dropped(scripted):
+    sentence = "The Eiffel Tower is located in Berlin."
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [{"sentence": sentence, "claim": sentence}],
+            "dropped": [{"sentence": sentence, "reason": "opinion"}],
+        }
+    ]
+    result = factcourt.check(sentence, model="scripted", search="none", cache=False)
+    assert [c["text"] for c in result["claims"]] == [sentence] and result["dropped"] == []
