@@ -97,6 +97,8 @@ def run_cli(tmp_path, corpus, **env):
             "--json",
             "--rule",
             "adaptive",
+            "--first-pass-theta",  # the sim model gives no logprobs: every claim goes to the jury
+            "0.95",
         ],
         env=full_env,
         capture_output=True,
