@@ -15,12 +15,11 @@ from factcourt.nodes._shared import (
     ground_citations,
     shown_evidence,
 )
-from factcourt.nodes.verifier import confidence_of
+from factcourt.nodes.verifier import read_confidence
 from factcourt.prompts import conversation, prompt
-from factcourt.providers.logprobs import label_distribution
 from factcourt.providers.models import ask
 from factcourt.rules import may_retrieve_when_unsure
-from factcourt.state import VERDICTS, ClaimState, DebaterAnswer, JurorAnswer, Turn
+from factcourt.state import ClaimState, DebaterAnswer, JurorAnswer, Turn
 
 COPY_RATIO = 0.75  # this similar to another speaker's words is a repetition, not an argument
 
@@ -78,9 +77,9 @@ async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:
     )
     value = answer.value
     verdict = getattr(value, "verdict", None)
-    probabilities = label_distribution(answer.logprobs, "verdict", VERDICTS) if verdict else None
-    reported = value.confidence if value else None
-    confidence = confidence_of(ctx, verdict, probabilities, reported) if verdict else reported
+    probabilities, confidence = read_confidence(
+        ctx, answer.logprobs, verdict, value.confidence if value else None
+    )
     retrieved = state.get("retrieved_for_turn", False)
     if (
         value is not None
@@ -96,9 +95,9 @@ async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:
             "unsure_calls": state.get("unsure_calls", 0) + 1,
             "usage": answer.usage,
         }
-    evidence = state.get("evidence", [])
+    shown = shown_evidence(state.get("evidence", []))
     text, cited, dropped = ground_citations(
-        (value.argument if adversarial else value.explanation) if value else "", shown_evidence(evidence)
+        (value.argument if adversarial else value.explanation) if value else "", shown
     )
     turns = state.get("turns", [])
     rejected = None
@@ -121,9 +120,7 @@ async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:
         confidence=confidence,
         probabilities=probabilities,
         text=text,
-        citations=sorted(
-            {*cited, *(getattr(value, "citations", []) if value else [])} & set(shown_evidence(evidence))
-        ),
+        citations=sorted({*cited, *(getattr(value, "citations", []) if value else [])} & set(shown)),
         calls=1 + state.get("unsure_calls", 0),
         dropped_citations=dropped,
         rejected_change=rejected,

@@ -6,6 +6,8 @@ debate adds, never a weaker baseline.
 
 from __future__ import annotations
 
+from typing import Any
+
 from factcourt.context import Context
 from factcourt.nodes._shared import fence, format_evidence, ground_citations, shown_evidence
 from factcourt.prompts import conversation
@@ -16,13 +18,20 @@ from factcourt.state import VERDICTS, Evidence, Rating, Turn, Usage, Verdict
 FIRST_PASS = "First pass"
 
 
-def confidence_of(
-    ctx: Context, verdict: Verdict | None, probabilities: dict[str, float] | None, reported: float | None
-) -> float | None:
-    """The verdict's probability from logprobs, else what the model reported (per the context)."""
-    if verdict is not None and probabilities and ctx.confidence_source == "logprobs":
-        return probabilities[verdict]
-    return reported
+def read_confidence(
+    ctx: Context, logprobs: list[dict[str, Any]] | None, verdict: Verdict | None, reported: float | None
+) -> tuple[dict[str, float] | None, float | None]:
+    """The verdict distribution read from an answer's logprobs, and the verdict's confidence.
+
+    The confidence is the verdict's probability from logprobs, else what the model reported
+    (per ``confidence_source``); an answer without a verdict keeps what it reported.
+    """
+    if verdict is None:
+        return None, reported
+    probabilities = label_distribution(logprobs, "verdict", VERDICTS)
+    if probabilities and ctx.confidence_source == "logprobs":
+        return probabilities, probabilities[verdict]
+    return probabilities, reported
 
 
 async def verify_once(
@@ -52,14 +61,14 @@ async def verify_once(
     )
     if answer.value is None:
         return Turn(speaker=FIRST_PASS, round=0, failed=answer.error), answer.usage
-    probabilities = label_distribution(answer.logprobs, "verdict", VERDICTS)
-    text, cited, dropped = ground_citations(answer.value.explanation, shown_evidence(evidence))
     verdict = answer.value.verdict
+    probabilities, confidence = read_confidence(ctx, answer.logprobs, verdict, None)
+    text, cited, dropped = ground_citations(answer.value.explanation, shown_evidence(evidence))
     turn = Turn(
         speaker=FIRST_PASS,
         round=0,
         verdict=verdict,
-        confidence=confidence_of(ctx, verdict, probabilities, None),
+        confidence=confidence,
         probabilities=probabilities,
         text=text,
         citations=cited,
