@@ -13,6 +13,20 @@ from factcourt.context import Context
 from factcourt.state import Turn
 
 
+def evidence_first(ctx: Context) -> bool:
+    """Whether the claim itself is searched before anyone speaks."""
+    return ctx.evidence_first and ctx.retrieval_enabled
+
+
+def first_pass_decides(ctx: Context, first: Turn) -> bool:
+    """Whether the first pass settles the claim: routing on, a verdict, confident enough.
+
+    A threshold of 0 decides every claim, also on endpoints that give no logprobs.
+    """
+    sure = ctx.first_pass_theta <= 0.0 or (first.confidence or 0.0) >= ctx.first_pass_theta
+    return ctx.first_pass == "route" and first.verdict is not None and sure
+
+
 def retrieve_before_turn(ctx: Context, state: Mapping[str, Any]) -> bool:
     """Whether the next turn must start with a retrieval (the 'retrieval first' strategy)."""
     if not ctx.retrieval_enabled:

@@ -18,7 +18,7 @@ from factcourt.nodes.judge_vote import judge_vote
 from factcourt.nodes.moderator import moderator
 from factcourt.nodes.open_case import open_case
 from factcourt.nodes.retrieve import retrieve
-from factcourt.rules import retrieve_before_turn, unanimous
+from factcourt.rules import evidence_first, retrieve_before_turn, unanimous
 from factcourt.state import ClaimInput, ClaimOutput, ClaimState
 
 # Routers return labels that name the rule at work; the path maps turn them into nodes, so the
@@ -38,7 +38,7 @@ def after_open(
     ctx = runtime.context
     if state.get("error"):
         return "failed"
-    if ctx.evidence_first and ctx.retrieval_enabled:
+    if evidence_first(ctx):
         return "evidence_first"
     return "first_pass" if ctx.first_pass != "off" else _turn_start(state, runtime)
 

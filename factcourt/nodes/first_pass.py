@@ -7,6 +7,7 @@ from langgraph.runtime import Runtime
 from factcourt.context import Context
 from factcourt.nodes._shared import emit
 from factcourt.nodes.verifier import verify_once
+from factcourt.rules import first_pass_decides
 from factcourt.state import ClaimState
 
 
@@ -22,8 +23,7 @@ async def first_pass(state: ClaimState, runtime: Runtime[Context]) -> dict:
         run_name="first pass",
         tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}", "first_pass"],
     )
-    sure = ctx.first_pass_theta <= 0.0 or (turn.confidence or 0.0) >= ctx.first_pass_theta
-    decided = ctx.first_pass == "route" and turn.verdict is not None and sure
+    decided = first_pass_decides(ctx, turn)
     emit("first_pass", claim_id=claim.id, verdict=turn.verdict, confidence=turn.confidence, decided=decided)
     # evidence fetched before the first pass belongs to the claim, not to the first juror's turn
     return {"first_pass": turn, "decided": decided, "usage": usage, "retrieved_for_turn": False}
