@@ -17,13 +17,13 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import detect_language
-from factcourt.nodes.decompose import _same, decompose, unresolved
+from factcourt.nodes.decompose import decompose, same_sentence, unresolved
 
 
 def score_item(item: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str, Any]:
     """Judge the claims the Clerk drew from the fixture's sentence."""
     language = detect_language(item["sentence"])
-    mine = [c["text"] for c in claims if _same(c.get("sentence", ""), item["sentence"])]
+    mine = [c["text"] for c in claims if same_sentence(c.get("sentence", ""), item["sentence"])]
     names = item["expect"].split("|")
     good = [c for c in mine if any(n in c for n in names) and not unresolved(c, language)]
     return {

@@ -73,7 +73,8 @@ def locate(sentence: str, response: str) -> tuple[int, int] | None:
     return None
 
 
-def _same(a: str, b: str) -> bool:
+def same_sentence(a: str, b: str) -> bool:
+    """Whether two sentences are the same up to case, spacing and small edits."""
     a, b = " ".join(a.split()).lower(), " ".join(b.split()).lower()
     return bool(a and b) and (a in b or b in a or difflib.SequenceMatcher(None, a, b).ratio() > 0.7)
 
@@ -99,11 +100,11 @@ def unresolved(claim: str, language: str) -> str | None:
 def uncovered(part: str, output: ClerkOutput) -> list[str]:
     """Sentences of ``part`` that yielded neither a claim nor a drop reason."""
     said = [c.sentence for c in output.claims] + [d.sentence for d in output.dropped]
-    return [s for s in split_sentences(part) if not any(_same(s, x) for x in said)]
+    return [s for s in split_sentences(part) if not any(same_sentence(s, x) for x in said)]
 
 
 async def _clerk(ctx: Context, language: str, question: str, part: str, name: str) -> tuple:
-    """Ask the Clerk about ``part``: its output, or the error when it failed, and the usage.
+    """Ask the Clerk about ``part``: its output (None when it failed), the error, and the usage.
 
     Sentences it skipped are asked again (with the whole part as context, so their pronouns can
     be resolved), then kept whole as claims, so no sentence disappears silently (small local
@@ -114,7 +115,7 @@ async def _clerk(ctx: Context, language: str, question: str, part: str, name: st
     answer = await ask(ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"])
     usage, output = answer.usage, answer.value
     if output is None:
-        return answer.error, usage
+        return None, answer.error, usage
     missing = uncovered(part, output)
     if missing:
         again = await ask(
@@ -139,7 +140,7 @@ async def _clerk(ctx: Context, language: str, question: str, part: str, name: st
     vague = [c for c in output.claims if unresolved(c.claim, language)]
     if vague:
         usage += await _resolve(ctx, language, question, part, vague, name)
-    return output, usage
+    return output, None, usage
 
 
 async def _resolve(
@@ -179,10 +180,10 @@ async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
         *(_clerk(ctx, language, question, part, f"clerk chunk {i + 1}") for i, part in enumerate(parts))
     )
     usage, claims, dropped, seen = Usage(), [], [], set()
-    for part, (output, spent) in zip(parts, answers, strict=True):
+    for part, (output, error, spent) in zip(parts, answers, strict=True):
         usage += spent
-        if not isinstance(output, ClerkOutput):
-            dropped.append(DroppedSentence(sentence=part, reason="clerk_failed", error=output))
+        if output is None:
+            dropped.append(DroppedSentence(sentence=part, reason="clerk_failed", error=error))
             continue
         sentences = split_sentences(part)
         claimed = [c.sentence for c in output.claims]
@@ -190,7 +191,8 @@ async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
             DroppedSentence(sentence=d.sentence, reason=d.reason)
             for d in output.dropped
             # a sentence that also yielded a claim is checked, not dropped
-            if any(_same(d.sentence, s) for s in sentences) and not any(_same(d.sentence, c) for c in claimed)
+            if any(same_sentence(d.sentence, s) for s in sentences)
+            and not any(same_sentence(d.sentence, c) for c in claimed)
         ]
         for item in output.claims:
             key = " ".join(item.claim.lower().split())
