@@ -22,6 +22,7 @@ from factcourt.bench.runner import run_bench
 from factcourt.context import Context
 from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.nodes.judge_vote import majority
+from factcourt.rules import final_turns, first_pass_decides
 from factcourt.state import Turn
 
 RECORD_METHOD = "default-record"
@@ -47,13 +48,8 @@ def _turns(record: dict[str, Any]) -> tuple[Turn | None, list[Turn]]:
 def _jury(turns: list[Turn], jurors: int, rounds: int, with_first: Turn | None) -> Outcome:
     speakers = list(dict.fromkeys(t.speaker for t in turns))[:jurors]
     used = [t for t in turns if t.speaker in speakers and t.round <= rounds]
-    final: dict[str, Turn] = {}
-    if with_first is not None and with_first.verdict:
-        final[with_first.speaker] = with_first
-    for turn in used:
-        if turn.failed is None and turn.verdict:
-            final.pop(turn.speaker, None)
-            final[turn.speaker] = turn
+    final = {with_first.speaker: with_first} if with_first is not None and with_first.verdict else {}
+    final.update(final_turns(used))  # jurors after the first pass, as the judge orders them
     return Outcome(majority(final), sum(t.calls for t in used), True)
 
 
@@ -77,8 +73,10 @@ def candidates() -> dict[str, Callable[[Turn | None, list[Turn]], Outcome]]:
 
 
 def _routed(theta: float, jury: Callable[[Turn | None, list[Turn]], Outcome]) -> Callable:
+    routing = Context(first_pass_theta=theta)  # the graph's own rule decides the replay
+
     def decide(first: Turn | None, turns: list[Turn]) -> Outcome:
-        if first is not None and first.verdict and first.confidence is not None and first.confidence >= theta:
+        if first is not None and first_pass_decides(routing, first):
             return Outcome(first.verdict, 1, False)
         outcome = jury(first, turns)
         return Outcome(outcome.verdict, 1 + outcome.calls, True)
