@@ -87,7 +87,8 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--first-pass-theta",
         type=float,
-        help="confidence at which the first pass decides a claim (0.95; 1.0 debates nearly every claim)",
+        help="confidence at which the first pass decides a claim (default 0: it decides every claim; "
+        "0.95 sends the contested ones to the jury)",
     )
     g = parser.add_argument_group("models and search")
     g.add_argument("--model", help="model for every role: auto, local, sim, or a model name")
