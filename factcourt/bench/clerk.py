@@ -41,7 +41,7 @@ async def run_clerk_bench(fixture: Path, ctx: Context) -> dict[str, Any]:
         state = {"response": item["response"], "question": item.get("question", "")}
         result = await decompose(state, Runtime(context=ctx))  # the Clerk alone: no debate
         calls += result["usage"].calls
-        rows.append(score_item(item, [c.model_dump() | {"text": c.text} for c in result["claims"]]))
+        rows.append(score_item(item, [c.model_dump() for c in result["claims"]]))
     rate = sum(r["self_contained"] for r in rows) / len(rows) if rows else 0.0
     return {"items": len(rows), "self_contained_rate": rate, "clerk_calls": calls, "rows": rows}
 
