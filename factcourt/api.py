@@ -172,14 +172,19 @@ async def resumable_check(text: str, question: str, ctx: Context) -> AsyncIterat
     had finished are not checked again. A finished thread is cleared, so a rerun starts afresh.
     Yields ``(graph, payload, config, resumed)``; payload is None when resuming.
     """
+    import aiosqlite
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     from factcourt.graphs.factcheck import build
     from factcourt.paths import cache_dir
     from factcourt.providers.cache import cache_key
+    from factcourt.state import checkpointed_types
 
     path = await asyncio.to_thread(lambda: str(cache_dir() / "checkpoints.sqlite"))
-    async with AsyncSqliteSaver.from_conn_string(path) as saver:
+    serde = JsonPlusSerializer(allowed_msgpack_modules=checkpointed_types())
+    async with aiosqlite.connect(path) as conn:
+        saver = AsyncSqliteSaver(conn, serde=serde)
         graph = build().compile(checkpointer=saver, name="factcheck")
         thread_id = cache_key("factcheck", text, question, asdict(ctx))[:32]
         config = run_config(ctx, configurable={"thread_id": thread_id})

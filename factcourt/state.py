@@ -405,3 +405,16 @@ class FactcheckState(FactcheckInput, total=False):
     """Calls and tokens outside the claim branches (Clerk, corrector)."""
     correction: Correction | None
     """The corrector's revised response, when it ran."""
+
+
+def checkpointed_types() -> list[tuple[str, str]]:
+    """The models of this module a checkpoint may hold, for the checkpointer's allow-list.
+
+    Registered, they deserialize without langgraph's "unregistered type" warning, and a
+    checkpoint naming any other class is refused.
+    """
+    return [
+        (__name__, name)
+        for name, value in globals().items()
+        if isinstance(value, type) and issubclass(value, BaseModel) and value.__module__ == __name__
+    ]
