@@ -194,3 +194,96 @@ async def resumable_check(text: str, question: str, ctx: Context) -> AsyncIterat
             await saver.adelete_thread(thread_id)
         payload = None if resumed else {"response": text, "question": question}
         yield graph, payload, config, resumed
+
+
+# ------------------------------------------------------------ hallucination detection
+
+
+def detection_json(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
+    """The final state of a ``hallucination`` run as the JSON ``factcourt detect --json`` prints."""
+    from factcourt.state import HallucinationReport
+
+    report = state.get("report") or HallucinationReport(error="the debate produced no report")
+    dump = lambda items: [x.model_dump(mode="json") for x in items]  # noqa: E731
+    return {
+        "question": state.get("question", ""),
+        "answer": state.get("answer", ""),
+        **report.model_dump(mode="json"),
+        "knowledge": dump(state.get("knowledge", [])),
+        "sub_questions": state.get("sub_questions", []),
+        "queries": state.get("queries", []),
+        "transcript": dump(state.get("views", [])),
+        "teams": dump(state.get("teams", [])),
+        "judgements": dump(state.get("judgements", [])),
+        "usage": _usage_json(state.get("usage") or Usage()),
+        "settings": {
+            "search": ctx.search,
+            "model": ctx.model,
+            "layout": ctx.hallucination_layout,
+            "agents": list(ctx.hallucination_agents),
+            "epsilon": ctx.epsilon,
+            "max_rounds": ctx.hallucination_rounds,
+        },
+    }
+
+
+def detect_payload(
+    question: str, answer: str, knowledge: list[Evidence] | None, ctx: Context
+) -> dict[str, Any]:
+    """Validate a question-answer pair and build the graph's input (bad input raises InputError)."""
+    from factcourt.nodes.hallucination.gather import item_problem
+
+    if problem := item_problem(question, answer):
+        raise InputError(problem)
+    if ctx.search == "given" and not any(e.text.strip() for e in knowledge or []):
+        raise InputError("search 'given' needs knowledge: pass it, or choose another search")
+    payload: dict[str, Any] = {"question": question, "answer": answer}
+    if knowledge is not None:
+        payload["given_knowledge"] = list(knowledge)
+    return payload
+
+
+def _detect_context(
+    knowledge: list[Evidence] | None, settings: dict[str, Any] | Context | None, overrides: dict[str, Any]
+) -> Context:
+    """Knowledge given with no search named means search 'given'."""
+    named = "search" in overrides or isinstance(settings, Context) or "search" in (settings or {})
+    if knowledge is not None and not named:
+        overrides = {**overrides, "search": "given"}
+    return make_context(settings, **overrides)
+
+
+async def adetect(
+    question: str,
+    answer: str,
+    knowledge: list[Evidence] | None = None,
+    settings: dict[str, Any] | Context | None = None,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """Decide whether ``answer`` to ``question`` hallucinates (async); see :func:`detect`."""
+    from factcourt.graphs.hallucination import graph
+
+    ctx = _detect_context(knowledge, settings, overrides)
+    payload = detect_payload(question, answer, knowledge, ctx)
+    state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)
+    return detection_json(state, ctx)
+
+
+def detect(
+    question: str,
+    answer: str,
+    knowledge: list[Evidence] | None = None,
+    settings: dict[str, Any] | Context | None = None,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """Decide whether ``answer`` hallucinates: label 1 = no hallucination, 0 = hallucination.
+
+    The result is what ``factcourt detect --json`` prints: the label, the hallucination types
+    found (each with a probability, the answer span and the evidence), the debate and its cost.
+    Given ``knowledge`` and no search named, the agents use that knowledge only.
+
+    Example:
+        >>> factcourt.detect("Who wrote Hamlet?", "Christopher Marlowe.", search="local")["label"]
+    """
+    _stop_servers_on_sigterm()
+    return asyncio.run(adetect(question, answer, knowledge, settings, **overrides))

@@ -13,13 +13,14 @@ from typing import Any, Literal
 
 from factcourt.errors import ConfigError
 
-ROLES = ("clerk", "evaluator", "debater", "moderator", "judge", "corrector", "query")
+ROLES = ("clerk", "evaluator", "debater", "moderator", "judge", "corrector", "query", "gatherer", "refiner")
 # The published systems as their papers run them: no search before the debate, no first pass.
 PRESETS: dict[str, dict[str, Any]] = {
     "madfact": {"protocol": "jury", "evidence_first": False, "first_pass": "off", "jurors": 3, "rounds": 2},
     "debatecv": {"protocol": "adversarial", "evidence_first": False, "first_pass": "off", "rounds": 3},
 }
 JURY_ROLES = ("General Public", "Critic", "News Author", "Scientist", "Psychologist", "Data Analyst")
+HALLUCINATION_AGENTS = ("logic", "consistency", "factual", "comprehensive")
 
 
 def _describe(text: str, default: Any = None, factory: Any = None) -> Any:
@@ -90,8 +91,8 @@ class Context:
         "Jury roles by name; empty = the first N of: " + ", ".join(JURY_ROLES), factory=list
     )
     rounds: int = _describe(
-        "Debate rounds: the jury's rounds, or the adversarial round limit. "
-        "0 = the protocol's default (jury 1, adversarial 3; MAD-Fact as published: 2).",
+        "Debate rounds: the jury's rounds, or the adversarial or hallucination round limit. "
+        "0 = the default (jury 1, adversarial 3, hallucination 3; MAD-Fact as published: 2).",
         0,
     )
     theta: float = _describe(
@@ -141,6 +142,23 @@ class Context:
     )
     top_k: int = _describe("Evidence pieces kept per search.", 3)
 
+    epsilon: float = _describe(
+        "Hallucination debate: it stops when the judge's weighted dispute (0 = the teams agree, "
+        "1 = opposite) falls to this or below, or at consensus, else at 'rounds' (default 3).",
+        0.2,
+    )
+    hallucination_layout: Literal["agents", "team"] = _describe(
+        "Hallucination debate: 'agents' = the paper's layout (Logic, Context-Consistency and "
+        "Factual agents per team in parallel, then a Comprehensive agent: 8 calls a round); "
+        "'team' = each team answers in one call with the three perspectives as fields (2).",
+        "agents",
+    )
+    hallucination_agents: list[str] = _describe(
+        "Hallucination debate: the agents each team has (ablations leave one out): "
+        + ", ".join(HALLUCINATION_AGENTS),
+        factory=lambda: list(HALLUCINATION_AGENTS),
+    )
+
     correct: bool = _describe("Rewrite the response when claims are refuted (corrector).", False)
     language: Literal["auto", "en", "zh"] = _describe(
         "Language of prompts: 'auto' detects Chinese text.", "auto"
@@ -172,6 +190,19 @@ class Context:
                 raise ConfigError(f"{name} must be in [0, 1], not {getattr(self, name)}")
         if self.rounds < 0 or self.top_k < 1 or self.max_concurrency < 1:
             raise ConfigError("rounds must be >= 0, top_k and max_concurrency >= 1")
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise ConfigError(f"epsilon must be in [0, 1], not {self.epsilon}")
+        bad_agents = [a for a in self.hallucination_agents if a not in HALLUCINATION_AGENTS]
+        if bad_agents:
+            raise ConfigError(
+                f"unknown hallucination agent(s) {bad_agents}; choose from {list(HALLUCINATION_AGENTS)}"
+            )
+        if not set(self.hallucination_agents) & {"logic", "consistency", "factual"}:
+            raise ConfigError("hallucination_agents needs at least one of logic, consistency, factual")
+        if self.hallucination_layout == "team" and set(self.hallucination_agents) != set(
+            HALLUCINATION_AGENTS
+        ):
+            raise ConfigError("agent ablations need hallucination_layout 'agents' (one call per agent)")
 
     @property
     def max_rounds(self) -> int:
@@ -179,6 +210,11 @@ class Context:
         if not self.use_debate:
             return 1
         return self.rounds or (3 if self.protocol == "adversarial" else 1)
+
+    @property
+    def hallucination_rounds(self) -> int:
+        """Round limit of the hallucination debate: 'rounds', else 3 (the paper's middle rounds)."""
+        return self.rounds or 3
 
     @property
     def speakers(self) -> list[str]:

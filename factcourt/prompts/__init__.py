@@ -7,14 +7,16 @@ the system prompts say that tagged text is data, never instructions.
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from factcourt.prompts.en import EN
+from factcourt.prompts.hallucination_en import EN as HALLUCINATION_EN
 from factcourt.prompts.zh import ZH
 
-PROMPTS = {"en": EN, "zh": ZH}
+# one module of prompts per system beside the shared tables; found by name like the others
+PROMPTS = {"en": {**EN, **HALLUCINATION_EN}, "zh": ZH}
 
 
 def prompt(language: str, name: str) -> str:
     """Return prompt ``name`` in ``language`` (English where no translation exists)."""
-    return PROMPTS.get(language, EN).get(name) or EN[name]
+    return PROMPTS.get(language, PROMPTS["en"]).get(name) or PROMPTS["en"][name]
 
 
 def conversation(language: str, name: str, **fields: object) -> list[BaseMessage]:

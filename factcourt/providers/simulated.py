@@ -89,7 +89,53 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
         return {"replacement": ""}
     if schema == "SftJustification":
         return {"justification": "Weighing the cited evidence leads to the gold verdict."}
+    if schema in HALLUCINATION_SCHEMAS:
+        return hallucination_answer(schema, prompt)
     raise ValueError(f"the simulated model knows no schema {schema!r}")
+
+
+HALLUCINATION_SCHEMAS = {
+    "SubQuestions",
+    "KnowledgeStatements",
+    "PerspectiveAnswer",
+    "ComprehensiveAnswer",
+    "TeamAnswer",
+    "JudgeAnswer",
+    "RefinerAnswer",
+}
+
+
+def hallucination_answer(schema: str, prompt: str) -> dict[str, Any]:
+    """The hallucination debate by rule: the answer is sound when the knowledge covers it."""
+    question, answer = tagged(prompt, "question"), tagged(prompt, "answer")
+    sound = evidence_covers(answer, tagged(prompt, "knowledge"))
+    conclusion = "no_hallucination" if sound else "hallucination"
+    said = "The knowledge [E1] states the answer." if sound else "The knowledge does not state the answer."
+    if schema == "SubQuestions":
+        return {"sub_questions": [question], "keywords": _WORD.findall(question)[:5]}
+    if schema == "KnowledgeStatements":
+        fragments = re.findall(r"^\[(\d+)\] [^:]*: (.*)$", tagged(prompt, "knowledge"), flags=re.M)
+        return {"statements": [{"statement": text, "sources": [int(n)]} for n, text in fragments[:5]]}
+    if schema == "PerspectiveAnswer":
+        return {"analysis": said, "conclusion": conclusion}
+    if schema in ("ComprehensiveAnswer", "TeamAnswer"):
+        team = (
+            {"logic": said, "consistency": said, "factual": said}
+            if schema == "TeamAnswer"
+            else {"analysis": said}
+        )
+        return {**team, "false_premise": False, "summary": said, "conclusion": conclusion}
+    if schema == "JudgeAnswer":
+        scores = dict.fromkeys(("logic_dispute", "fact_dispute", "coherence_dispute", "overall_dispute"), 0.1)
+        return {
+            "reasoning": said,
+            **scores,
+            "consensus": True,
+            "winner": "pro" if sound else "con",
+            "feedback": "",
+        }
+    findings = [] if sound else [{"type": "factual", "probability": 0.8, "span": answer, "evidence": said}]
+    return {"explanation": said, "findings": findings}
 
 
 class SimulatedChatModel(BaseChatModel):

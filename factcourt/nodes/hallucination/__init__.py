@@ -1,0 +1,1 @@
+"""Stages of the hallucination debate (IMPD-MACD): gather, team turns, judge, refiner."""

@@ -1,0 +1,129 @@
+"""The information-gathering agent: question -> sub-questions and keywords -> searches -> knowledge.
+
+With search 'given' the knowledge that came with the input is used as it is; with 'none' there
+is none (the paper's "w/o EK" ablation). A search backend that fails fails the item: a debate
+without the evidence it was meant to have must not pass for "no hallucination".
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.errors import BackendError
+from factcourt.nodes._shared import EVIDENCE_SHOWN, detect_language, emit, fence
+from factcourt.nodes.hallucination.protocol import clip
+from factcourt.prompts import conversation
+from factcourt.providers.models import ask
+from factcourt.providers.search import search
+from factcourt.state import Evidence, HallucinationState, KnowledgeStatements, SubQuestions, Usage
+
+MAX_ITEM_CHARS = 4000
+FRAGMENT_CHARS = 300
+
+
+def item_problem(question: str, answer: str) -> str | None:
+    """Why a question-answer pair cannot be checked, or None."""
+    for name, value in (("question", question), ("answer", answer)):
+        if not value.strip():
+            return f"the {name} is empty"
+        if len(value) > MAX_ITEM_CHARS:
+            return f"the {name} has {len(value)} characters; the limit is {MAX_ITEM_CHARS}"
+    return None
+
+
+def search_queries(question: str, decomposition: SubQuestions | None) -> list[str]:
+    """The question, the keywords together, then each sub-question; no query twice."""
+    queries = [question]
+    if decomposition is not None:
+        queries += [" ".join(k.strip() for k in decomposition.keywords[:5] if k.strip())]
+        queries += [q.strip() for q in decomposition.sub_questions[:3]]
+    seen: set[str] = set()
+    unique = []
+    for query in queries:
+        key = " ".join(query.lower().split())
+        if key and key not in seen:
+            seen.add(key)
+            unique.append(query)
+    return unique
+
+
+async def gather(state: HallucinationState, runtime: Runtime[Context]) -> dict:
+    """Collect the knowledge K_ext every agent of the debate sees."""
+    ctx = runtime.context
+    question, answer = state.get("question", ""), state.get("answer", "")
+    language = state.get("language") or (
+        ctx.language if ctx.language != "auto" else detect_language(f"{question} {answer}")
+    )
+    start = {"round": 1, "language": language, "knowledge": []}
+    if problem := item_problem(question, answer):
+        return {**start, "error": problem}
+    if ctx.search == "given":
+        given = [
+            e.model_copy(update={"source": e.source or "given"}) for e in state.get("given_knowledge") or []
+        ]
+        if not any(e.text.strip() for e in given):
+            return {**start, "error": "search 'given' needs knowledge with the input, and none came"}
+        return {**start, "knowledge": given}
+    if ctx.search == "none":
+        return start
+    usage = Usage()
+    decomposed = await ask(
+        ctx,
+        "gatherer",
+        SubQuestions,
+        conversation(language, "HALU_DECOMPOSE", question=fence(question)),
+        run_name="gather: decompose",
+        tags=["system:hallucination"],
+    )
+    usage += decomposed.usage
+    queries = search_queries(question, decomposed.value)
+    fragments: list[Evidence] = []
+    for query in queries:
+        try:
+            found, real_call = await asyncio.to_thread(search, ctx, query)
+        except BackendError as exc:
+            return {**start, "usage": usage, "queries": queries, "error": str(exc)}
+        usage += Usage.search_call() if real_call else Usage()
+        known = {(e.url, e.text) for e in fragments}
+        fragments += [e for e in found if (e.url, e.text) not in known]
+    emit("retrieved", claim_id="answer", query=" | ".join(queries), found=len(fragments))
+    update = {
+        **start,
+        "sub_questions": decomposed.value.sub_questions if decomposed.value else [],
+        "queries": queries,
+        "fragments": fragments,
+    }
+    if not fragments:
+        return {**update, "usage": usage}
+    refined = await ask(
+        ctx,
+        "gatherer",
+        KnowledgeStatements,
+        conversation(
+            language,
+            "HALU_KNOWLEDGE",
+            question=fence(question),
+            fragments="\n".join(
+                f"[{i}] {fence(e.title)}: {fence(clip(e.text, FRAGMENT_CHARS))}"
+                for i, e in enumerate(fragments, 1)
+            ),
+        ),
+        run_name="gather: knowledge",
+        tags=["system:hallucination"],
+    )
+    usage += refined.usage
+    if refined.value is None or not refined.value.statements:  # the fragments themselves, then
+        return {**update, "knowledge": fragments[:EVIDENCE_SHOWN], "usage": usage}
+    knowledge = []
+    for item in refined.value.statements[:EVIDENCE_SHOWN]:
+        sources = [fragments[n - 1] for n in item.sources if 1 <= n <= len(fragments)]
+        first = sources[0] if sources else Evidence(text="")
+        knowledge.append(
+            Evidence(
+                text=item.statement, url=first.url, title=first.title, source="gathered", query=first.query
+            )
+        )
+    return {**update, "knowledge": knowledge, "usage": usage}

@@ -1,0 +1,76 @@
+"""The judge: per round, dispute scores, consensus, the winning side and feedback."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.nodes._shared import emit, fence
+from factcourt.nodes.hallucination.protocol import EMPTY, clip, stop_reason, teams_of_round, weighted_dispute
+from factcourt.nodes.hallucination.team_turn import item_fields
+from factcourt.prompts import conversation
+from factcourt.providers.models import ask
+from factcourt.state import HallucinationState, JudgeAnswer, Judgement, TeamRound
+
+TEAM_CHARS = 600
+RULING_CHARS = 150  # the judge's own earlier rulings, summarised (the paper's alpha)
+
+
+def _team(result: TeamRound | None) -> str:
+    if result is None or result.conclusion is None:
+        return "(the team gave no conclusion)"
+    premise = " The question rests on a false premise." if result.false_premise else ""
+    return f"{result.conclusion}: {fence(clip(result.analysis, TEAM_CHARS))}{premise}"
+
+
+def _ruling(j: Judgement) -> str:
+    return f"R{j.round}: winner {j.winner}, dispute {j.dispute:.2f}: {fence(clip(j.reasoning, RULING_CHARS))}"
+
+
+async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
+    """Score the round; a judge that fails ends the debate with the last good state."""
+    ctx, round_ = runtime.context, state["round"]
+    teams = teams_of_round(state.get("teams", []), round_)
+    earlier = state.get("judgements", [])
+    answer = await ask(
+        ctx,
+        "judge",
+        JudgeAnswer,
+        conversation(
+            state["language"],
+            "HALU_JUDGE",
+            **item_fields(state["question"], state["answer"], state.get("knowledge", [])),
+            pro=_team(teams["pro"]),
+            con=_team(teams["con"]),
+            judge_history=" | ".join(_ruling(j) for j in earlier) or EMPTY,
+            round=round_,
+            max_rounds=ctx.hallucination_rounds,
+        ),
+        run_name=f"judge round {round_}",
+        tags=["system:hallucination", "role:judge"],
+        metadata={"round": round_},
+    )
+    if answer.value is None:
+        return {"usage": answer.usage, "judge_error": f"the judge failed in round {round_}: {answer.error}"}
+    v = answer.value
+    scores = {
+        "logic": v.logic_dispute,
+        "fact": v.fact_dispute,
+        "coherence": v.coherence_dispute,
+        "overall": v.overall_dispute,
+    }
+    ruling = Judgement(
+        round=round_,
+        **scores,
+        dispute=weighted_dispute(scores),
+        consensus=v.consensus,
+        winner=v.winner,
+        feedback=v.feedback,
+        reasoning=v.reasoning,
+    )
+    reason = stop_reason(ruling, round_, ctx)
+    emit("judged", claim_id="answer", round=round_, winner=v.winner, dispute=ruling.dispute, stop=reason)
+    update = {"judgements": [ruling], "usage": answer.usage, "stop_reason": reason}
+    if reason == "next_round":
+        update["round"] = round_ + 1
+    return update

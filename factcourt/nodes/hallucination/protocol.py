@@ -1,0 +1,120 @@
+"""The rules of the hallucination debate as pure functions: who sees what, when it stops, the label.
+
+The graph's routers and the nodes both read these, so each rule is written down once and unit
+tests check it without a model.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from factcourt.context import Context
+from factcourt.nodes._shared import fence
+from factcourt.state import (
+    HALU_PERSPECTIVES,
+    HALU_TEAMS,
+    HISTORY_CHARS,
+    AgentView,
+    HaluTeam,
+    Judgement,
+    TeamRound,
+)
+
+# The judge's four dimensions, balanced (the paper's best weights: lowest variance).
+WEIGHTS = {"logic": 0.25, "fact": 0.25, "coherence": 0.25, "overall": 0.25}
+OPPONENT_CHARS = 500  # one opposing agent's analysis as shown
+FEEDBACK_CHARS = 300
+EMPTY = "(none yet)"
+
+Stop = Literal["consensus", "dispute_below_epsilon", "max_rounds", "next_round"]
+
+
+def clip(text: str, limit: int) -> str:
+    """At most ``limit`` characters, an ellipsis marking a cut."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def opponent(team: HaluTeam) -> HaluTeam:
+    """The other team."""
+    return "con" if team == "pro" else "pro"
+
+
+def weighted_dispute(scores: Mapping[str, float], weights: Mapping[str, float] = WEIGHTS) -> float:
+    """J_t: the weighted mean of the judge's dispute scores (weights normalised to sum 1)."""
+    total = sum(weights.values())
+    return round(sum(weights[k] * scores[k] for k in weights) / total, 4)
+
+
+def stop_reason(judgement: Judgement, round_: int, ctx: Context) -> Stop:
+    """Why the debate stops after ``round_``, or ``next_round``: consensus first, then epsilon."""
+    if judgement.consensus:
+        return "consensus"
+    if judgement.dispute <= ctx.epsilon:
+        return "dispute_below_epsilon"
+    if round_ >= ctx.hallucination_rounds:
+        return "max_rounds"
+    return "next_round"
+
+
+def team_round(teams: list[TeamRound], team: HaluTeam, round_: int) -> TeamRound | None:
+    """The team's result of ``round_``, if any."""
+    return next((t for t in reversed(teams) if t.team == team and t.round == round_), None)
+
+
+def visible_history(state: Mapping[str, Any], team: HaluTeam, role: str) -> dict[str, str]:
+    """What an agent of ``team`` in ``role`` may see in the current round (the paper's Eq. 9).
+
+    Its own team's summarised history, the opposing agent of the same role in the previous
+    round only (for a whole-team call: the opposing team's agents), and the judge's latest
+    feedback. Nothing else: not the opponent's other agents, not older rounds verbatim.
+    """
+    round_ = state["round"]
+    teams: list[TeamRound] = state.get("teams", [])
+    own = team_round(teams, team, round_ - 1)
+    other = opponent(team)
+    if role == "comprehensive":
+        said = team_round(teams, other, round_ - 1)
+        opposing = (
+            f"{said.conclusion or 'no conclusion'}: {clip(said.analysis, OPPONENT_CHARS)}" if said else ""
+        )
+    else:
+        roles = HALU_PERSPECTIVES if role == "team" else (role,)
+        views = [
+            v
+            for v in state.get("views", [])
+            if v.team == other and v.role in roles and v.round == round_ - 1 and v.failed is None
+        ]
+        opposing = "\n".join(f"{v.role}: {v.conclusion}: {clip(v.analysis, OPPONENT_CHARS)}" for v in views)
+    judgements: list[Judgement] = state.get("judgements", [])
+    return {
+        "own_history": fence(clip(own.summary, HISTORY_CHARS)) if own and own.summary else EMPTY,
+        "opponent": fence(opposing) or EMPTY,
+        "feedback": fence(clip(judgements[-1].feedback, FEEDBACK_CHARS)) if judgements else EMPTY,
+    }
+
+
+def vote(views: list[AgentView], teams: list[TeamRound]) -> Literal[0, 1] | None:
+    """The balanced vote of every conclusion: 1 when 'no_hallucination' has more, a tie is 0."""
+    counts = Counter(x.conclusion for x in [*views, *teams] if x.conclusion)
+    if not counts:
+        return None
+    return 1 if counts["no_hallucination"] > counts["hallucination"] else 0
+
+
+def final_label(
+    judgements: list[Judgement], views: list[AgentView], teams: list[TeamRound]
+) -> tuple[Literal[0, 1] | None, Literal["judge", "vote"] | None]:
+    """The label: the last ruling's winner (pro -> 1, con -> 0), else the last round's vote."""
+    if judgements and judgements[-1].winner != "uncertain":
+        return (1 if judgements[-1].winner == "pro" else 0), "judge"
+    last = max([v.round for v in views] + [t.round for t in teams], default=0)
+    label = vote([v for v in views if v.round == last], [t for t in teams if t.round == last])
+    return label, ("vote" if label is not None else None)
+
+
+def teams_of_round(teams: list[TeamRound], round_: int) -> dict[HaluTeam, TeamRound | None]:
+    """Both teams' results of a round."""
+    return {team: team_round(teams, team, round_) for team in HALU_TEAMS}

@@ -1,0 +1,114 @@
+"""The Refiner: the report, with the label, the hallucination types, their spans and evidence."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.nodes._shared import emit, fence
+from factcourt.nodes.hallucination.protocol import clip, final_label, teams_of_round
+from factcourt.nodes.hallucination.team_turn import item_fields
+from factcourt.prompts import conversation
+from factcourt.providers.models import ask
+from factcourt.state import HallucinationFinding, HallucinationReport, HallucinationState, RefinerAnswer
+
+ROUND_CHARS = 300
+
+
+def failures(state: HallucinationState) -> list[str]:
+    """One note per agent, team or judge that failed, in order."""
+    notes = [
+        f"round {v.round}: the {v.team} {v.role} agent failed: {v.failed}"
+        for v in state.get("views", [])
+        if v.failed
+    ]
+    notes += [
+        f"round {t.round}: the {t.team} Comprehensive agent failed (its agents' vote stands): {t.failed}"
+        for t in state.get("teams", [])
+        if t.failed and t.by == "vote"
+    ]
+    if state.get("judge_error"):
+        notes.append(f"{state['judge_error']}; the debate ended there, with the last good state")
+    return notes
+
+
+def transcript(state: HallucinationState) -> str:
+    """Every round: both teams' conclusions and the judge's ruling."""
+    lines = []
+    rulings = {j.round: j for j in state.get("judgements", [])}
+    for round_ in sorted({t.round for t in state.get("teams", [])}):
+        for team, result in teams_of_round(state.get("teams", []), round_).items():
+            if result is not None:
+                lines.append(
+                    f"Round {round_} {team}: {result.conclusion}: {fence(clip(result.analysis, ROUND_CHARS))}"
+                )
+        if ruling := rulings.get(round_):
+            lines.append(
+                f"Round {round_} judge: winner {ruling.winner}, dispute {ruling.dispute:.2f}: "
+                f"{fence(clip(ruling.reasoning, ROUND_CHARS))}"
+            )
+    return "\n".join(lines) or "(no round was completed)"
+
+
+def _verbatim(span: str, *texts: str) -> bool:
+    needle = " ".join(span.lower().split())
+    return bool(needle) and any(needle in " ".join(t.lower().split()) for t in texts)
+
+
+async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
+    """Write the report; the label comes from the judge (or the agents' vote), never a guess."""
+    ctx = runtime.context
+    rounds = max((t.round for t in state.get("teams", [])), default=0)
+    if error := state.get("error"):
+        report = HallucinationReport(error=error, stop_reason="failed")
+        emit("verdict", claim_id="answer", verdict=None)
+        return {"report": report}
+    judgements = state.get("judgements", [])
+    label, decided_by = final_label(judgements, state.get("views", []), state.get("teams", []))
+    notes = failures(state)
+    last = judgements[-1] if judgements else None
+    base = {
+        "decided_by": decided_by,
+        "winner": last.winner if last else None,
+        "rounds": rounds,
+        "stop_reason": "judge_failed" if state.get("judge_error") else state.get("stop_reason", ""),
+        "dispute": last.dispute if last else None,
+        "notes": notes,
+    }
+    if label is None:
+        report = HallucinationReport(
+            **base, error="no agent and no judge gave a conclusion: " + "; ".join(notes)
+        )
+        emit("verdict", claim_id="answer", verdict=None)
+        return {"report": report}
+    verdict = "no_hallucination" if label == 1 else "hallucination"
+    answer = await ask(
+        ctx,
+        "refiner",
+        RefinerAnswer,
+        conversation(
+            state["language"],
+            "HALU_REFINER",
+            **item_fields(state["question"], state["answer"], state.get("knowledge", [])),
+            rounds=transcript(state),
+            verdict=verdict,
+        ),
+        run_name="refiner",
+        tags=["system:hallucination", "role:refiner"],
+    )
+    findings, explanation = [], last.reasoning if last else ""
+    if answer.value is None:
+        notes.append(f"the refiner failed, so the report lists no types: {answer.error}")
+    else:
+        explanation = answer.value.explanation
+        findings = [
+            HallucinationFinding(
+                **f.model_dump(), verbatim=_verbatim(f.span, state["answer"], state["question"])
+            )
+            for f in answer.value.findings
+        ]
+    report = HallucinationReport(
+        **base, label=label, verdict=verdict, findings=findings, explanation=explanation
+    )
+    emit("verdict", claim_id="answer", verdict=verdict)
+    return {"report": report, "usage": answer.usage}
