@@ -473,6 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
     from factcourt.bench.cli import add_bench_commands
 
     add_bench_commands(sub, add_settings)
+    from factcourt.detect_cli import add_detect_command
+
+    add_detect_command(sub, add_settings)
     return parser
 
 

@@ -537,14 +537,20 @@ class PerspectiveAnswer(AgentAnswer):
     conclusion: HaluConclusion
 
 
+def _false_premise() -> Any:
+    return Field(description="true when the question itself rests on a false premise")
+
+
+def _team_summary() -> Any:
+    return text("the team's debate so far, condensed (earlier summary plus this round)", HISTORY_CHARS)
+
+
 class ComprehensiveAnswer(AgentAnswer):
     """A team's Comprehensive agent: the team's conclusion and its summarised history."""
 
     analysis: str = text("the team's conclusion explained: the issues found, with evidence", 500)
-    false_premise: bool = Field(description="true when the question itself rests on a false premise")
-    summary: str = text(
-        "the team's debate so far, condensed (earlier summary plus this round)", HISTORY_CHARS
-    )
+    false_premise: bool = _false_premise()
+    summary: str = _team_summary()
     conclusion: HaluConclusion
 
 
@@ -554,10 +560,8 @@ class TeamAnswer(AgentAnswer):
     logic: str = text("Logic: the reasoning from question to answer", 300)
     consistency: str = text("Context consistency: does it answer the question, without contradiction", 300)
     factual: str = text("Factual: each fact checked against the knowledge, citing [E1]", 300)
-    false_premise: bool = Field(description="true when the question itself rests on a false premise")
-    summary: str = text(
-        "the team's debate so far, condensed (earlier summary plus this round)", HISTORY_CHARS
-    )
+    false_premise: bool = _false_premise()
+    summary: str = _team_summary()
     conclusion: HaluConclusion
 
 

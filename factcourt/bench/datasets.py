@@ -30,6 +30,7 @@ class Case:
     claim: str
     question: str = ""
     evidence: tuple[Evidence, ...] = ()
+    answer: str = ""  # a QA row's answer as written (the hallucination methods judge it)
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
                     question=row["question"],
                     claim=f'The answer to the question "{row["question"]}" is "{row["answer"]}".',
                     evidence=_evidence_of([row.get("knowledge", "")]),
+                    answer=row["answer"],
                 )
             meta = row.get("meta") or {}
             gold = Gold(

@@ -7,10 +7,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from factcourt.api import averify, make_context
+from factcourt.api import adetect, averify, make_context
 from factcourt.bench import baselines
 from factcourt.bench.datasets import Case
-from factcourt.context import PRESETS, Context
+from factcourt.context import HALLUCINATION_AGENTS, PRESETS, Context
 from factcourt.state import Usage
 
 # method name -> context overrides of the debate engine. 'default' is exactly what `check` runs;
@@ -35,7 +35,18 @@ BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
     "fire": baselines.fire,
     "safe": baselines.safe,
 }
-METHODS = (*DEBATE_METHODS, *BASELINES)
+# IMPD-MACD (graph ``hallucination``) judges the QA pair itself: label 1 (no hallucination) is
+# reported as 'supported', so the TRUE columns are the paper's positive class.
+HALLUCINATION_METHODS: dict[str, dict[str, Any]] = {
+    "impd": {},
+    "impd-team": {"hallucination_layout": "team"},  # one call per team: 3 calls a round
+    "impd-no_knowledge": {"search": "none"},
+    **{
+        f"impd-no_{agent}": {"hallucination_agents": [a for a in HALLUCINATION_AGENTS if a != agent]}
+        for agent in HALLUCINATION_AGENTS
+    },
+}
+METHODS = (*DEBATE_METHODS, *BASELINES, *HALLUCINATION_METHODS)
 
 
 @dataclass
@@ -64,6 +75,8 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
             usage, evidence = trace.usage, [e.text for e in trace.evidence]
             detail = {"steps": trace.steps, "queries": trace.queries}
             p_true = trace.p_true
+        elif method in HALLUCINATION_METHODS:
+            verdict, error, usage, evidence, detail = await _detect(method, case, ctx, given)
         else:
             run_ctx = make_context(ctx, **DEBATE_METHODS[method])
             result = await averify(case.claim, given or None, case.question, run_ctx)
@@ -83,3 +96,18 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
     return Prediction(
         verdict, error, usage, time.perf_counter() - start, evidence, detail, p_true, route, first_round
     )
+
+
+async def _detect(method: str, case: Case, ctx: Context, given: list) -> tuple:
+    """One QA pair through the hallucination debate, as a verdict on 'the answer is right'."""
+    run_ctx = make_context(ctx, **HALLUCINATION_METHODS[method])
+    knowledge = given if run_ctx.search == "given" else None
+    result = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
+    verdict = {1: "supported", 0: "refuted"}.get(result["label"])
+    detail = {
+        key: result[key]
+        for key in ("rounds", "stop_reason", "winner", "dispute", "decided_by", "findings", "notes")
+    }
+    detail |= {"judgements": result["judgements"], "teams": result["teams"], "queries": result["queries"]}
+    usage = Usage.model_validate(result["usage"])
+    return verdict, result["error"], usage, [e["text"] for e in result["knowledge"]], detail

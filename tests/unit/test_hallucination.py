@@ -434,3 +434,67 @@ def test_the_drawn_graph_labels_its_branches():
     drawn = graph.get_graph().draw_mermaid()
     for label in ("debate", "failed", "team_call", "next_round", "consensus"):
         assert f"&nbsp;{label}&nbsp;" in drawn
+
+
+# ------------------------------------------------------------------- command line, bench
+
+
+def test_detect_command_prints_json_and_exits_2_on_an_empty_answer(scripted, tmp_path, capsys):
+    import json
+
+    from factcourt.cli import main
+
+    knowledge = tmp_path / "k.jsonl"
+    knowledge.write_text(json.dumps({"text": K[0].text, "url": K[0].url}) + "\n", encoding="utf-8")
+    scripted.script["JudgeAnswer"] = [judge("con", 0.7, consensus=True)]
+    out = tmp_path / "out" / "r.json"
+    argv = ["detect", "-q", Q, "-a", A, "--knowledge", str(knowledge), "--model", "scripted", "--no-cache"]
+    assert main([*argv, "--json", "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["label"] == 0 and printed["settings"]["search"] == "given"
+    assert json.loads(out.read_text(encoding="utf-8")) == printed
+    assert main([*argv, "--layout", "team", "--quiet"]) == 0
+    assert "hallucination (0)" in capsys.readouterr().out
+    assert main(["detect", "-q", Q, "-a", " ", "--model", "scripted", "--search", "none"]) == 2
+    assert "the answer is empty" in capsys.readouterr().err
+
+
+def test_detect_command_exits_1_when_search_is_down(scripted, corpus, monkeypatch, capsys):
+    from factcourt.cli import main
+
+    def down(self, query, k):
+        raise ConnectionError("unreachable")
+
+    monkeypatch.setattr(search.LocalBM25, "search", down)
+    argv = ["detect", "-q", Q, "-a", A, "--model", "scripted", "--no-cache", "--search", "local"]
+    assert main([*argv, "--corpus", corpus, "--set", "retries=0", "--quiet"]) == 1
+    assert "could not be judged" in capsys.readouterr().err
+
+
+def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_path):
+    import json
+
+    from factcourt.bench.runner import run_bench
+
+    rows = [
+        {"id": "q1", "question": Q, "answer": A, "knowledge": K[0].text, "label": False},
+        {"id": "q2", "question": Q, "answer": "In Asia.", "knowledge": K[0].text, "label": True},
+    ]
+    dataset = tmp_path / "qa.jsonl"
+    dataset.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+
+    def ruling_for(prompt):
+        return judge("con" if "Africa" in prompt else "pro", 0.1, consensus=True)
+
+    scripted.script["JudgeAnswer"] = [ruling_for]
+    ctx = Context(model="scripted", search="given", cache=False)
+    methods = ["impd", "impd-team", "impd-no_logic", "impd-no_knowledge"]
+    summary = asyncio.run(run_bench(dataset, methods, ctx, tmp_path / "out"))
+    for method in methods:
+        binary = summary["report"][method]["binary"]
+        assert binary["accuracy"] == 1.0 and binary["failed"] == 0, method
+    calls = {m: summary["report"][m]["cost"]["calls_per_claim"] for m in methods}
+    assert calls == {"impd": 10, "impd-team": 4, "impd-no_logic": 8, "impd-no_knowledge": 10}
+    records = [json.loads(line) for line in (tmp_path / "out" / "predictions.jsonl").read_text().splitlines()]
+    assert {r["detail"]["stop_reason"] for r in records} == {"consensus"}
+    assert all("<answer>In Asia.</answer>" in p or "Africa" in p for _, p in scripted.calls)
