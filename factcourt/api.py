@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import asdict
 from typing import Any
 
@@ -161,39 +159,6 @@ def _stop_servers_on_sigterm() -> None:
     from factcourt.providers.local_server import install_exit_handlers
 
     install_exit_handlers()
-
-
-@asynccontextmanager
-async def resumable_check(text: str, question: str, ctx: Context) -> AsyncIterator[tuple]:
-    """The ``factcheck`` graph with a SQLite checkpointer, and the payload and config to run it.
-
-    The thread id is a digest of the text, question and settings: running the same check again
-    after a crash (Ctrl-C, a dead model server, kill -9) resumes it, and claims whose branch
-    had finished are not checked again. A finished thread is cleared, so a rerun starts afresh.
-    Yields ``(graph, payload, config, resumed)``; payload is None when resuming.
-    """
-    import aiosqlite
-    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
-    from factcourt.graphs.factcheck import build
-    from factcourt.paths import cache_dir
-    from factcourt.providers.cache import cache_key
-    from factcourt.state import checkpointed_types
-
-    path = await asyncio.to_thread(lambda: str(cache_dir() / "checkpoints.sqlite"))
-    serde = JsonPlusSerializer(allowed_msgpack_modules=checkpointed_types())
-    async with aiosqlite.connect(path) as conn:
-        saver = AsyncSqliteSaver(conn, serde=serde)
-        graph = build().compile(checkpointer=saver, name="factcheck")
-        thread_id = cache_key("factcheck", text, question, asdict(ctx))[:32]
-        config = run_config(ctx, configurable={"thread_id": thread_id})
-        snapshot = await graph.aget_state(config)
-        resumed = bool(snapshot.next)
-        if snapshot.values and not resumed:
-            await saver.adelete_thread(thread_id)
-        payload = None if resumed else {"response": text, "question": question}
-        yield graph, payload, config, resumed
 
 
 # ------------------------------------------------------------ hallucination detection

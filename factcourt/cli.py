@@ -22,6 +22,7 @@ from rich.table import Table
 
 from factcourt.context import PRESETS, ROLES, Context
 from factcourt.errors import ConfigError, FactcourtError, InputError
+from factcourt.inputs import decode
 
 err = Console(stderr=True)
 out = Console()
@@ -50,19 +51,6 @@ def read_text(source: str) -> str:
             raise InputError(f"no such file: {source}")
         data, name = path.read_bytes(), source
     return decode(data, name)
-
-
-def decode(data: bytes, name: str) -> str:
-    """Decode UTF-8 (or UTF-16 with a byte-order mark); anything else is rejected, not guessed."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"{name} is not UTF-8 text (bad byte at offset {exc.start}); convert it first, "
-            "e.g. `iconv -f latin1 -t utf-8`"
-        ) from exc
 
 
 # --------------------------------------------------------------------------- settings
@@ -209,14 +197,20 @@ async def run_with_progress(
     return final
 
 
-async def check_resumably(text: str, question: str, ctx: Context, quiet: bool) -> dict:
+async def check_resumably(text: str, question: str, ctx: Context, quiet: bool, keep: bool) -> dict:
     """Run ``factcheck`` under a SQLite checkpointer so that a crashed run resumes."""
-    from factcourt.api import resumable_check
+    from factcourt.checkpoints import resumable_check
 
-    async with resumable_check(text, question, ctx) as (graph, payload, config, resumed):
-        if resumed and not quiet:
+    async with resumable_check(text, question, ctx, keep=keep) as run:
+        if run.beside_live_run:
+            err.print(
+                "[yellow]a run of this same text is still going in another process: this one "
+                "runs on its own and does not resume it[/]"
+            )
+        if run.resumed and not quiet:
             err.print("[yellow]resuming the interrupted run of this text[/]")
-        return await run_with_progress(graph, payload, ctx, config, quiet)
+        result = await run_with_progress(run.graph, run.payload, ctx, run.config, quiet)
+    return result
 
 
 def print_report(result: dict) -> None:
@@ -300,7 +294,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise InputError(problem)
     prepare_out(args.out)
     ctx = settings_from(args)
-    state = asyncio.run(check_resumably(text, args.question or "", ctx, args.json or args.quiet))
+    state = asyncio.run(
+        check_resumably(text, args.question or "", ctx, args.json or args.quiet, args.keep_checkpoint)
+    )
     result = report(state, ctx) | {"response": text}
     emit_result(result, args, print_report)
     return exit_code(result)
@@ -350,7 +346,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         ctx = make_context(ctx, search="given")
     result = verify(args.claim, evidence, args.question or "", ctx)
     if result["error"]:
-        emit_result(result, args, lambda r: err.print(f"[red]failed:[/] {r['error']}"))
+        emit_result(result, args, lambda r: None)
+        err.print(f"[red]error:[/] the claim could not be checked: {result['error']}")
         return 1
 
     def render(r: dict) -> None:
@@ -390,10 +387,33 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    """Show what the cache directory holds; ``--clear`` deletes the caches and crashed runs."""
+    from factcourt import checkpoints
+    from factcourt.paths import cache_dir
+    from factcourt.providers import cache
+
+    if args.clear:
+        answers = cache.clear()
+        deleted, live = checkpoints.clear()
+        out.print(
+            f"deleted {answers} cached answers and searches and the checkpoints of {deleted} "
+            f"unfinished run(s); {live} live run(s) kept"
+        )
+    table = Table(title=f"Cache: {cache_dir()}")
+    for col in ("file", "MB"):
+        table.add_column(col)
+    for path in sorted(p for p in cache_dir().rglob("*") if p.is_file()):
+        table.add_row(str(path.relative_to(cache_dir())), f"{path.stat().st_size / 1e6:.2f}")
+    out.print(table)
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run ``langgraph dev`` for this project (Studio and the HTTP API)."""
-    from factcourt.server import PROJECT_ROOT, langgraph_dev
+    from factcourt.server import PROJECT_ROOT, check_port_free, langgraph_dev
 
+    check_port_free(args.port)
     command, env = langgraph_dev(args.port, reload=not args.no_reload)
     os.chdir(PROJECT_ROOT)  # langgraph.json's graph paths resolve against the working directory
     os.execvpe(command[0], command, env)
@@ -404,7 +424,7 @@ def cmd_assistants(args: argparse.Namespace) -> int:
     """Create one assistant per graph, protocol and rule on a running server."""
     from factcourt.server import create_standard_assistants
 
-    made = asyncio.run(create_standard_assistants(args.url))
+    made = asyncio.run(create_standard_assistants(args.url, args.timeout))
     table = Table(title=f"Assistants on {args.url}")
     for col in ("name", "assistant_id", "context"):
         table.add_column(col)
@@ -436,6 +456,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", help="also write the JSON result to this file")
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument(
+        "--keep-checkpoint",
+        action="store_true",
+        help="keep the run's checkpoints after it finishes (by default only a crashed run's are kept, "
+        "to resume it; `factcourt cache --clear` deletes those)",
+    )
     add_settings(p)
     p.set_defaults(func=cmd_check)
 
@@ -456,8 +482,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="as in check")
     p.set_defaults(func=cmd_models)
 
+    p = sub.add_parser("cache", help="show the cache directory; --clear empties it")
+    p.add_argument(
+        "--clear",
+        action="store_true",
+        help="delete the cached answers and searches and the checkpoints of unfinished runs that "
+        "are not live (the model weights stay)",
+    )
+    p.set_defaults(func=cmd_cache)
+
     p = sub.add_parser("serve", help="start the LangGraph server and Studio (langgraph dev)")
-    p.add_argument("--port", type=int, default=2024)
+    p.add_argument("--port", type=port_number, default=2024)
     p.add_argument("--no-reload", action="store_true")
     p.set_defaults(func=cmd_serve)
 
@@ -468,6 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
         "rule, e.g. factcheck-jury-adaptive. Existing ones are kept.",
     )
     p.add_argument("--url", default="http://127.0.0.1:2024", help="the server's URL")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each reply (30)")
     p.set_defaults(func=cmd_assistants)
 
     from factcourt.bench.cli import add_bench_commands
@@ -476,7 +512,29 @@ def build_parser() -> argparse.ArgumentParser:
     from factcourt.detect_cli import add_detect_command
 
     add_detect_command(sub, add_settings)
+    _debug_everywhere(parser)
     return parser
+
+
+def _debug_everywhere(parser: argparse.ArgumentParser) -> None:
+    """Accept ``--debug`` after any subcommand too, as the error messages suggest it."""
+    for action in parser._actions:  # argparse lists subcommands only here
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                # SUPPRESS: a subcommand without the flag leaves the main parser's value alone
+                command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS)
+                _debug_everywhere(command)
+
+
+def port_number(value: str) -> int:
+    """A TCP port, 1 to 65535, or a usage error (exit 2)."""
+    try:
+        port = int(value)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, not {value!r}")
+    return port
 
 
 def main(argv: list[str] | None = None) -> int:

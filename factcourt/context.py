@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from functools import cache
+from typing import Any, Literal, get_type_hints
+
+from pydantic import TypeAdapter, ValidationError
 
 from factcourt.errors import ConfigError
 
@@ -67,9 +70,15 @@ class Context:
     local_threads: int = _describe("CPU threads of the embedded server; 0 = every core.", 0)
     temperature: float = _describe("Sampling temperature of every agent.", 0.0)
     max_tokens: int = _describe("Most tokens one agent answer may have.", 512)
-    timeout_s: float = _describe("Seconds before a model call times out (then it is retried).", 120.0)
+    timeout_s: float = _describe(
+        "Seconds before a model call gives up. A time-out is not retried (a model that did not "
+        "answer in this time rarely does on the next try): raise it for a slow local model.",
+        120.0,
+    )
     retries: int = _describe(
-        "Retries of a failed model or search call, and of an answer that does not parse.", 2
+        "Retries of a model call that could not connect, got a server error or an answer that "
+        "does not parse, and of a failed search.",
+        2,
     )
 
     protocol: Literal["jury", "adversarial"] = _describe(
@@ -168,7 +177,8 @@ class Context:
     cache: bool = _describe("Cache model and search calls in SQLite under the user cache.", True)
 
     def __post_init__(self) -> None:
-        """Resolve 'auto' search and check the values a user is most likely to get wrong."""
+        """Check every value against its field's type, resolve 'auto' search, check the ranges."""
+        self._check_types()
         if self.search == "auto":
             self.search = (
                 "tavily"
@@ -190,6 +200,13 @@ class Context:
                 raise ConfigError(f"{name} must be in [0, 1], not {getattr(self, name)}")
         if self.rounds < 0 or self.top_k < 1 or self.max_concurrency < 1:
             raise ConfigError("rounds must be >= 0, top_k and max_concurrency >= 1")
+        for name, least in _AT_LEAST.items():
+            if getattr(self, name) < least:
+                raise ConfigError(f"{name} must be at least {least}, not {getattr(self, name)}")
+        if not 0.0 <= self.temperature <= 2.0:
+            raise ConfigError(f"temperature must be in [0, 2], not {self.temperature}")
+        if self.timeout_s <= 0:
+            raise ConfigError(f"timeout_s must be more than 0 seconds, not {self.timeout_s}")
         if not 0.0 <= self.epsilon <= 1.0:
             raise ConfigError(f"epsilon must be in [0, 1], not {self.epsilon}")
         bad_agents = [a for a in self.hallucination_agents if a not in HALLUCINATION_AGENTS]
@@ -203,6 +220,17 @@ class Context:
             HALLUCINATION_AGENTS
         ):
             raise ConfigError("agent ablations need hallucination_layout 'agents' (one call per agent)")
+
+    def _check_types(self) -> None:
+        # --set, the server and the API pass JSON values: 'banana' for a float fails here, in
+        # one sentence, and not at the first model call
+        for f in fields(self):
+            value = getattr(self, f.name)
+            try:
+                setattr(self, f.name, _adapter(f.name).validate_python(value))
+            except ValidationError as exc:
+                said = exc.errors()[0]["msg"]
+                raise ConfigError(f"{f.name}={value!r}: {said[0].lower()}{said[1:]}") from None
 
     @property
     def max_rounds(self) -> int:
@@ -240,3 +268,12 @@ class Context:
         if unknown:
             raise ConfigError(f"unknown setting(s) {unknown}; see `factcourt check --help`")
         return cls(**values)
+
+
+# lower bounds that a wrong --set would otherwise break silently (retries=-1 makes no call at all)
+_AT_LEAST = {"retries": 0, "max_tokens": 1, "max_claims": 1, "local_slots": 1, "local_threads": 0}
+
+
+@cache
+def _adapter(name: str) -> TypeAdapter:
+    return TypeAdapter(get_type_hints(Context)[name])

@@ -67,3 +67,15 @@ def unanimous(turns: list[Turn], round_: int) -> bool:
     """Whether every answered turn of ``round_`` gave the same verdict."""
     verdicts = {t.verdict for t in turns if t.round == round_ and t.failed is None}
     return len(verdicts) == 1
+
+
+def round_failed(turns: list[Turn], round_: int) -> str | None:
+    """Why ``round_`` failed when none of its turns answered, else None.
+
+    Its speakers share the models and the endpoint, so another round would only fail again
+    (with a hung endpoint, after ``timeout_s`` for each of its turns).
+    """
+    held = [t for t in turns if t.round == round_]
+    if not held or any(t.failed is None for t in held):
+        return None
+    return f"every turn of round {round_} failed: " + "; ".join(sorted({t.failed or "" for t in held}))[:400]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -16,6 +17,8 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from factcourt.errors import BackendError, ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds langgraph.json
 PROTOCOLS = ("jury", "adversarial")
@@ -105,11 +108,45 @@ def standard_assistants() -> list[dict[str, Any]]:
     ]
 
 
-async def create_standard_assistants(url: str) -> list[dict[str, Any]]:
-    """Create the standard assistants on the server at ``url`` (existing ones are reused)."""
+def check_port_free(port: int) -> None:
+    """Fail in one sentence when ``port`` is taken (``langgraph dev`` would otherwise move on)."""
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise ConfigError(
+                f"port {port} is not free ({exc.strerror}); choose another with --port"
+            ) from None
+
+
+async def create_standard_assistants(url: str, timeout_s: float = 30.0) -> list[dict[str, Any]]:
+    """Create the standard assistants on the server at ``url`` (existing ones are reused).
+
+    A server that is down, silent past ``timeout_s`` or failing is one sentence naming ``url``.
+    """
+    import httpx
+
+    try:
+        return await _create_standard_assistants(url, timeout_s)
+    except httpx.TimeoutException:
+        raise BackendError(f"the LangGraph server at {url} did not answer within {timeout_s:g} s") from None
+    except httpx.UnsupportedProtocol:
+        raise ConfigError(f"{url!r} is not an http(s) URL") from None
+    except httpx.HTTPStatusError as exc:
+        raise BackendError(
+            f"the LangGraph server at {url} answered HTTP {exc.response.status_code}"
+        ) from None
+    except httpx.TransportError as exc:
+        raise BackendError(
+            f"no LangGraph server answers at {url} ({exc or type(exc).__name__}); start one with "
+            "`factcourt serve`"
+        ) from None
+
+
+async def _create_standard_assistants(url: str, timeout_s: float) -> list[dict[str, Any]]:
     from langgraph_sdk import get_client
 
-    client = get_client(url=url)
+    client = get_client(url=url, timeout=timeout_s)
     existing = {a["name"]: a for a in await client.assistants.search(limit=100)}
     made = []
     for spec in standard_assistants():

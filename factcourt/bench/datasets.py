@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from factcourt.errors import InputError
+from factcourt.inputs import read_text_file
 from factcourt.state import Evidence
 
 FOUR_WAY = {
@@ -46,7 +47,7 @@ def _rows(path: Path) -> list[tuple[int, dict]]:
     if not path.is_file():
         raise InputError(f"no such dataset file: {path}")
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text_file(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -116,7 +117,7 @@ def read_evidence_file(path: Path) -> list[Evidence]:
     """
     if not path.is_file():
         raise InputError(f"no such evidence file: {path}")
-    text = path.read_text(encoding="utf-8")
+    text = read_text_file(path)
     try:
         data = json.loads(text)
         items = data if isinstance(data, list) else [data]

@@ -57,13 +57,16 @@ def after_retrieve(state: ClaimState, runtime: Runtime[Context]) -> Literal["ans
 
 def after_first_pass(
     state: ClaimState, runtime: Runtime[Context]
-) -> Literal["confident", "retrieval_first", "direct"]:
-    """A confident first pass decides the claim; a contested one goes to the debate."""
+) -> Literal["confident", "failed", "retrieval_first", "direct"]:
+    """A confident first pass decides the claim; a failed one fails it; a contested one is debated."""
+    if state.get("error"):
+        return "failed"
     return "confident" if state.get("decided") else _turn_start(state, runtime)
 
 
 AFTER_TURN = {
     **TURN_START,
+    "round_failed": "judge_vote",
     "unsure_retrieve": "retrieve",
     "moderate": "moderator",
     "last_round": "judge_vote",
@@ -71,11 +74,25 @@ AFTER_TURN = {
 }
 
 
-def after_turn(
-    state: ClaimState, runtime: Runtime[Context]
-) -> Literal["unsure_retrieve", "retrieval_first", "direct", "moderate", "last_round", "adaptive_unanimous"]:
-    """Unsure speaker -> retrieve; mid-round -> next speaker; end of round -> the rule decides."""
+AfterTurn = Literal[
+    "round_failed",
+    "unsure_retrieve",
+    "retrieval_first",
+    "direct",
+    "moderate",
+    "last_round",
+    "adaptive_unanimous",
+]
+
+
+def after_turn(state: ClaimState, runtime: Runtime[Context]) -> AfterTurn:
+    """Unsure speaker -> retrieve; mid-round -> next speaker; end of round -> the rule decides.
+
+    A round in which no turn answered ends the debate: the claim fails with the reason.
+    """
     ctx = runtime.context
+    if state.get("error"):
+        return "round_failed"
     if state.get("awaiting_evidence"):
         return "unsure_retrieve"
     if state["turn_in_round"] > 0:

@@ -18,7 +18,7 @@ from factcourt.nodes._shared import (
 from factcourt.nodes.verifier import read_confidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
-from factcourt.rules import may_retrieve_when_unsure
+from factcourt.rules import may_retrieve_when_unsure, round_failed
 from factcourt.state import ClaimState, DebaterAnswer, JurorAnswer, Turn
 
 COPY_RATIO = 0.75  # this similar to another speaker's words is a repetition, not an argument
@@ -134,7 +134,7 @@ async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:
         failed=turn.failed,
     )
     last_of_round = index + 1 == len(ctx.speakers)
-    return {
+    update = {
         "turns": [turn],
         "usage": answer.usage,
         "retrieved_for_turn": False,
@@ -142,3 +142,6 @@ async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:
         "round": round_ + 1 if last_of_round else round_,
         "turn_in_round": 0 if last_of_round else index + 1,
     }
+    if last_of_round and (failed := round_failed([*turns, turn], round_)):
+        update["error"] = failed  # the debate stops here; the claim fails with this reason
+    return update

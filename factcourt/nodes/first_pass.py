@@ -26,4 +26,8 @@ async def first_pass(state: ClaimState, runtime: Runtime[Context]) -> dict:
     decided = first_pass_decides(ctx, turn)
     emit("first_pass", claim_id=claim.id, verdict=turn.verdict, confidence=turn.confidence, decided=decided)
     # evidence fetched before the first pass belongs to the claim, not to the first juror's turn
-    return {"first_pass": turn, "decided": decided, "usage": usage, "retrieved_for_turn": False}
+    update = {"first_pass": turn, "decided": decided, "usage": usage, "retrieved_for_turn": False}
+    if turn.failed and ctx.first_pass == "route":
+        # the jury asks the same endpoint: a debate would only fail again, one turn at a time
+        update["error"] = f"the first pass failed: {turn.failed}"
+    return update

@@ -62,3 +62,21 @@ def store(table: str) -> SqliteKV:
         if key not in _stores:
             _stores[key] = SqliteKV(path, table)
         return _stores[key]
+
+
+def clear() -> int:
+    """Delete every cached answer and search result; return how many there were."""
+    path = cache_dir() / "cache.sqlite"
+    if not path.exists():
+        return 0
+    removed = 0
+    with sqlite3.connect(path, timeout=30) as db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            removed += db.execute(f"DELETE FROM {table}").rowcount
+    with sqlite3.connect(path, timeout=30) as db:
+        try:
+            db.execute("VACUUM")
+        except sqlite3.OperationalError:
+            pass  # another run has it open; the space is reused meanwhile
+    return removed

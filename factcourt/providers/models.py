@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from openai import LengthFinishReasonError
@@ -149,7 +150,7 @@ def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
         "http_async_client": httpx.AsyncClient(timeout=ctx.timeout_s),
         "temperature": ctx.temperature,
         "timeout": ctx.timeout_s,
-        "max_retries": ctx.retries,  # the OpenAI client backs off exponentially
+        "max_retries": 0,  # ask() retries, and does not retry a time-out
     }
     if ctx.logprobs and choice.endpoint in ("openai", "embedded"):
         common |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
@@ -206,9 +207,11 @@ async def ask(
 ) -> Answer[T]:
     """Ask the model of ``role`` for a ``schema`` answer.
 
-    Transport errors and time-outs are retried by the client with backoff; an answer that does
-    not parse is asked again with the parser's complaint, up to ``ctx.retries`` times. A failure
-    is returned, not raised, so one bad item never stops a batch.
+    A refused connection, a server error or a reply that is no chat completion is retried with
+    backoff, and an answer that does not parse is asked again with the parser's complaint, up to
+    ``ctx.retries`` times in all. A time-out is not retried: a model that did not answer in
+    ``timeout_s`` rarely does on the next try, and a busy local server only gets busier. A
+    failure is returned as one sentence, not raised, so one bad item never stops a batch.
     """
     # Resolving the model may start the embedded server, and the cache is SQLite: both block,
     # so they run in a thread and the event loop (the LangGraph server's) stays free.
@@ -219,20 +222,19 @@ async def ask(
         return Answer(schema.model_validate(hit["answer"]), Usage(), cached=True, logprobs=hit["logprobs"])
     config = {"run_name": run_name, "tags": tags or [], "metadata": metadata or {}}
     usage, error, prompt = Usage(), None, list(messages)
-    for _attempt in range(ctx.retries + 1):
+    for attempt in range(ctx.retries + 1):
         try:
             out = await runnable.ainvoke(prompt, config=config)
         except (ValidationError, LengthFinishReasonError) as exc:
             # json_schema answers are parsed inside the client, which raises instead of
             # returning the parsing error: the same complaint-and-retry applies
             out = {"raw": None, "parsed": None, "parsing_error": _short(exc)}
-        except Exception as exc:  # noqa: BLE001  the client already retried; report, don't crash
-            note = ""
-            if choice.endpoint == "embedded":
-                from factcourt.providers.local_server import death_note
-
-                note = death_note(Path(choice.weights))
-            return Answer(None, usage, f"{type(exc).__name__}: {exc}"[:400] + note)
+        except Exception as exc:  # noqa: BLE001  report, don't crash
+            error = failure_reason(exc, ctx, choice)
+            if isinstance(exc, openai.APITimeoutError) or not _transient(exc):
+                break
+            await asyncio.sleep(min(0.5 * 2**attempt, 8.0))
+            continue
         usage += _usage_of(role, out.get("raw"))
         if out.get("parsed") is not None:
             logprobs = _logprobs_of(out.get("raw"))
@@ -242,7 +244,7 @@ async def ask(
             return Answer(out["parsed"], usage, logprobs=logprobs)
         # counted: grammar-constrained output should always validate, so this must stay rare
         usage += Usage(unparsable=1)
-        error = f"unparsable answer: {out.get('parsing_error') or 'no answer in the reply'}"[:500]
+        error = f"unparsable answer: {out.get('parsing_error') or _no_answer(out.get('raw'))}"[:500]
         prompt = [
             *messages,
             HumanMessage(
@@ -250,7 +252,47 @@ async def ask(
                 f"the {schema.__name__} schema exactly."
             ),
         ]
+    if choice.endpoint == "embedded" and error:
+        from factcourt.providers.local_server import death_note
+
+        error += death_note(Path(choice.weights))
     return Answer(None, usage, error)
+
+
+def failure_reason(exc: Exception, ctx: Context, choice: ModelChoice) -> str:
+    """One sentence for a failed model call that names the endpoint, not the client's internals."""
+    where = {"embedded": "the embedded model server", "openai": "OpenAI"}.get(
+        choice.endpoint, choice.endpoint
+    )
+    if isinstance(exc, openai.APITimeoutError):
+        return f"{where} did not answer within timeout_s={ctx.timeout_s:g} s"
+    if isinstance(exc, openai.APIConnectionError):
+        root = exc
+        while root.__cause__ is not None:  # the socket's own words, under the clients' wrappers
+            root = root.__cause__
+        return f"cannot connect to {where} ({root})"
+    if isinstance(exc, openai.APIStatusError):
+        said = exc.message.removeprefix(f"Error code: {exc.status_code} - ")
+        return f"{where} answered HTTP {exc.status_code} ({said})"[:400]
+    if isinstance(exc, (IndexError, KeyError, TypeError, ValueError)):
+        # langchain-openai reads ``choices[0]`` and friends without checking them
+        return f"{where} sent a reply that is not a chat completion ({type(exc).__name__}: {exc})"[:400]
+    return f"{type(exc).__name__}: {exc}"[:400]
+
+
+def _transient(exc: Exception) -> bool:
+    """Whether another try may succeed: no connection, a server error, a malformed reply."""
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in (408, 409, 429) or exc.status_code >= 500
+    return isinstance(exc, (openai.APIConnectionError, IndexError, KeyError, TypeError, ValueError))
+
+
+def _no_answer(raw: Any) -> str:
+    """Why a reply held no answer: tool-call arguments that are not JSON, or nothing at all."""
+    invalid = getattr(raw, "invalid_tool_calls", None)
+    if invalid:
+        return f"the tool-call arguments are not valid JSON: {str(invalid[0].get('args'))[:120]!r}"
+    return "no answer in the reply"
 
 
 def _prepare(

@@ -18,6 +18,7 @@ from langchain_core.runnables import RunnableLambda
 
 from factcourt.context import Context
 from factcourt.errors import BackendError, ConfigError, InputError
+from factcourt.inputs import read_text_file
 from factcourt.providers.cache import cache_key, store
 from factcourt.state import Evidence
 
@@ -91,7 +92,10 @@ def load_corpus(path: Path | None) -> list[Evidence]:
             for f in sorted(path.rglob("*.txt"))
         ]
     if path.suffix == ".json":  # the wiki-offline layout: {title: {"title", "extract"}}
-        pages = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            pages = json.loads(read_text_file(path))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
         return [
             Evidence(
                 text=p["extract"],
@@ -103,7 +107,7 @@ def load_corpus(path: Path | None) -> list[Evidence]:
             if p.get("extract")
         ]
     docs = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text_file(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:

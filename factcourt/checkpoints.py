@@ -1,0 +1,151 @@
+"""Crash checkpoints of ``check`` runs: one SQLite file, a thread per run, a lease per live run.
+
+A run's thread id is a digest of its text, question and settings, so the same check run again
+after a crash (Ctrl-C, a dead model server, kill -9) resumes it, and claims whose branch had
+finished are not checked again. A live run holds a lease, an OS file lock that dies with its
+process (kill -9 included): a second run of the same text never resumes a live one, it takes a
+fresh thread beside it. A finished run's checkpoints are deleted unless kept, so the file holds
+live and crashed runs only; :func:`clear` deletes the crashed ones too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from filelock import FileLock, Timeout
+
+from factcourt.context import Context
+from factcourt.paths import cache_dir
+from factcourt.providers.cache import cache_key
+
+# Thread ids share lock files by digest, so their number stays bounded; two unrelated live runs
+# that share one only cost the second a fresh thread.
+LEASE_FILES_DIGITS = 3
+
+
+class CheckRun(NamedTuple):
+    """What :func:`resumable_check` yields; ``payload`` is None when resuming."""
+
+    graph: Any
+    payload: dict[str, Any] | None
+    config: dict[str, Any]
+    resumed: bool
+    beside_live_run: bool
+
+
+def checkpoints_path() -> Path:
+    """The SQLite file of the checkpoints."""
+    return cache_dir() / "checkpoints.sqlite"
+
+
+def lease(thread_id: str) -> FileLock | None:
+    """Hold ``thread_id``'s lease, or None when a live process holds it."""
+    folder = cache_dir() / "leases"
+    folder.mkdir(exist_ok=True)
+    lock = FileLock(folder / f"{cache_key(thread_id)[:LEASE_FILES_DIGITS]}.lock", timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        return None
+    return lock
+
+
+@asynccontextmanager
+async def resumable_check(
+    text: str, question: str, ctx: Context, *, keep: bool = False
+) -> AsyncIterator[CheckRun]:
+    """The ``factcheck`` graph with a SQLite checkpointer, and the payload and config to run it.
+
+    A crashed run of the same check resumes; a finished one starts afresh. After a run that
+    finished, its checkpoints are deleted unless ``keep``.
+    """
+    import aiosqlite
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from factcourt.api import run_config
+    from factcourt.graphs.factcheck import build
+    from factcourt.state import checkpointed_types
+
+    path = await asyncio.to_thread(checkpoints_path)
+    serde = JsonPlusSerializer(allowed_msgpack_modules=checkpointed_types())
+    async with aiosqlite.connect(path) as conn:
+        await conn.execute("PRAGMA auto_vacuum = FULL")  # a new file gives deleted runs' pages back
+        saver = AsyncSqliteSaver(conn, serde=serde)
+        await saver.setup()
+        graph = build().compile(checkpointer=saver, name="factcheck")
+        base = cache_key("factcheck", text, question, asdict(ctx))[:32]
+        thread_id, held, resumed, beside = await _take_thread(saver, graph, base, ctx)
+        try:
+            config = run_config(ctx, configurable={"thread_id": thread_id})
+            payload = None if resumed else {"response": text, "question": question}
+            yield CheckRun(graph, payload, config, resumed, beside)
+            if not keep and not (await graph.aget_state(config)).next:
+                await saver.adelete_thread(thread_id)
+        finally:
+            held.release()
+
+
+async def _take_thread(saver: Any, graph: Any, base: str, ctx: Context) -> tuple[str, FileLock, bool, bool]:
+    """A thread for this run and its lease: a crashed run's to resume, else a fresh one.
+
+    Returns ``(thread_id, lease, resumed, beside_live_run)``.
+    """
+    from factcourt.api import run_config
+
+    beside = False
+    async with saver.conn.execute(
+        "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id = ? OR thread_id LIKE ?",
+        (base, f"{base}-%"),
+    ) as rows:
+        known = sorted(row[0] for row in await rows.fetchall())
+    for thread_id in known:
+        held = lease(thread_id)
+        if held is None:
+            beside = True  # its run still lives: never resume it
+            continue
+        if (await graph.aget_state(run_config(ctx, configurable={"thread_id": thread_id}))).next:
+            return thread_id, held, True, beside
+        await saver.adelete_thread(thread_id)  # a finished run that was kept: start afresh
+        held.release()
+    number = 1
+    while True:
+        thread_id = base if number == 1 else f"{base}-{number}"
+        held = lease(thread_id)
+        if held is not None:
+            return thread_id, held, False, beside
+        beside, number = True, number + 1
+
+
+def clear() -> tuple[int, int]:
+    """Delete the checkpoints of every run that is not live; return (deleted, left live)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = checkpoints_path()
+    if not path.exists():
+        return 0, 0
+    deleted = live = 0
+    with sqlite3.connect(path) as conn:
+        saver = SqliteSaver(conn)
+        saver.setup()
+        for (thread_id,) in conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall():
+            held = lease(thread_id)
+            if held is None:
+                live += 1
+                continue
+            saver.delete_thread(thread_id)
+            held.release()
+            deleted += 1
+    with sqlite3.connect(path) as conn:
+        try:
+            conn.execute("PRAGMA auto_vacuum = FULL")
+            conn.execute("VACUUM")  # gives the space back, and turns auto_vacuum on in an old file
+        except sqlite3.OperationalError:
+            pass  # a live run holds the file; the space is reused meanwhile
+    return deleted, live

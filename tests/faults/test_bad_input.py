@@ -1,0 +1,159 @@
+"""Bad input and bad configuration: exit 2 and one sentence, before any model call."""
+
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from factcourt.cli import main
+from tests.faults.stub import dead_url
+
+TEXTS = {
+    "empty": (b"", "empty"),
+    "whitespace": (b" \n\t\n", "empty"),
+    "binary": (bytes(range(256)) * 4, "not UTF-8"),
+    "latin-1": ("café au lait".encode("latin-1"), "not UTF-8"),
+    "utf-16 without BOM": ("The Eiffel Tower is in Paris.".encode("utf-16-le"), "NUL bytes"),
+    "NUL in UTF-8": (b"The Eiffel Tower\x00 is in Paris.", "NUL bytes"),
+    "over the limit": (b"Paris is in France. " * 6000, "the limit is"),
+}
+
+
+def one_error(err: str) -> str:
+    assert "Traceback" not in err
+    said = " ".join(err.split())
+    assert said.count("error:") == 1, err
+    return said
+
+
+@pytest.mark.parametrize("kind", TEXTS)
+def test_text_that_cannot_be_checked(kind, tmp_path, capsys):
+    data, words = TEXTS[kind]
+    path = tmp_path / "t.txt"
+    path.write_bytes(data)
+    assert main(["check", str(path), "--model", "sim", "--search", "none"]) == 2
+    assert words in one_error(capsys.readouterr().err)
+
+
+EVIDENCE = {
+    "empty file": (b"", "holds no evidence"),
+    "empty list": (b"[]", "holds no evidence"),
+    "blank lines": (b"\n\n", "holds no evidence"),
+    "latin-1": ('{"text": "café"}'.encode("latin-1"), "not UTF-8"),
+    "utf-16 without BOM": ('{"text": "x"}'.encode("utf-16-le"), "NUL bytes"),
+    "not JSON": (b'{"text": "fine"}\nnot json\n', "e.jsonl:2"),
+}
+
+
+@pytest.mark.parametrize("kind", EVIDENCE)
+def test_evidence_file_that_cannot_be_read(kind, tmp_path, capsys):
+    data, words = EVIDENCE[kind]
+    path = tmp_path / "e.jsonl"
+    path.write_bytes(data)
+    assert (
+        main(["verify", "--claim", "The Moon orbits the Earth.", "--evidence", str(path), "--model", "sim"])
+        == 2
+    )
+    assert words in one_error(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(
+    "name, data, words",
+    [
+        ("c.jsonl", '{"text": "café"}'.encode("latin-1"), "not UTF-8"),
+        ("c.json", b"{not json", "not valid JSON"),
+        ("missing.jsonl", None, "corpus not found"),
+    ],
+)
+def test_corpus_that_cannot_be_read(name, data, words, tmp_path, capsys):
+    path = tmp_path / name
+    if data is not None:
+        path.write_bytes(data)
+    assert (
+        main(["verify", "--claim", "The Moon orbits the Earth.", "--corpus", str(path), "--model", "sim"])
+        == 2
+    )
+    assert words in one_error(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(
+    "setting, words",
+    [
+        ("temperature=banana", "temperature='banana': input should be a valid number"),
+        ("retries=-1", "retries must be at least 0"),
+        ("language=fr", "language='fr': input should be 'auto', 'en' or 'zh'"),
+        ("timeout_s=0", "timeout_s must be more than 0"),
+        ("jurors=2.5", "jurors=2.5: input should be a valid integer"),
+        ("use_roles=maybe", "use_roles='maybe': input should be a valid boolean"),
+        ("colour=red", "unknown setting(s) ['colour']"),
+    ],
+)
+def test_a_setting_of_the_wrong_type_or_range(setting, words, tmp_path, capsys):
+    path = tmp_path / "t.txt"
+    path.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    assert main(["check", str(path), "--model", "sim", "--set", setting]) == 2
+    assert words in one_error(capsys.readouterr().err)
+
+
+def test_debug_is_accepted_after_the_subcommand(capsys):
+    assert main(["models", "--debug"]) == 0
+    assert main(["--debug", "models"]) == 0
+    capsys.readouterr()
+
+
+def test_serve_refuses_a_bad_or_taken_port_before_starting(monkeypatch, capsys):
+    def no_exec(*args):
+        raise AssertionError("langgraph dev was started")
+
+    monkeypatch.setattr(os, "execvpe", no_exec)
+    with pytest.raises(SystemExit) as usage:
+        main(["serve", "--port", "99999"])
+    assert usage.value.code == 2
+    assert "a port is a number from 1 to 65535" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    assert f"port {port} is not free" in one_error(capsys.readouterr().err)
+
+
+def test_assistants_names_the_url_of_a_server_that_refuses_or_never_answers(capsys):
+    url = dead_url().removesuffix("/v1")
+    assert main(["assistants", "--url", url]) == 1
+    said = one_error(capsys.readouterr().err)
+    assert f"no LangGraph server answers at {url}" in said
+    with socket.socket() as silent:  # accepts connections (the kernel does), never replies
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        assert main(["assistants", "--url", url, "--timeout", "0.5"]) == 1
+    assert f"the LangGraph server at {url} did not answer within 0.5 s" in one_error(capsys.readouterr().err)
+
+
+def test_the_installed_command_ends_a_dead_endpoint_in_one_sentence(tmp_path):
+    """The real process: exit status and stderr as a user sees them (no traceback)."""
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "factcourt.cli",
+            "check",
+            "--base-url",
+            dead_url(),
+            "--model",
+            "m",
+            "--no-cache",
+        ],
+        input="The Eiffel Tower is in Paris.",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "400"},
+    )
+    assert run.returncode == 1
+    said = run.stderr.strip()  # a blank line where the progress display was
+    assert said.startswith("error: the Clerk could not split the text into claims: cannot connect to")
+    assert "\n" not in said

@@ -1,0 +1,118 @@
+"""A model endpoint that refuses, talks garbage, fails or hangs: every run ends in one sentence.
+
+Each fault must give exit 1 and a one-sentence reason that names it, never a traceback, never
+an empty or partial result that passes for a finished one; what was checked before the fault is
+kept in the result.
+"""
+
+import json
+
+import pytest
+
+from factcourt.cli import main
+from tests.faults.stub import dead_url
+
+# the fault, and the words its one sentence must hold
+FAULTS = {
+    "refuse": "cannot connect to",
+    "garbage": "not a chat completion",
+    "bad_json": "not valid JSON",
+    "http500": "HTTP 500",
+    "empty_choices": "not a chat completion",
+    "hang": "did not answer within timeout_s=1 s",
+}
+# short time-outs keep the hung endpoint cheap; one retry shows that retries happen
+FAST = ["--set", "timeout_s=1", "--set", "retries=1", "--no-cache", "--search", "none"]
+
+
+def endpoint(stub, fault: str, fault_when: str = "") -> str:
+    if fault == "refuse":
+        return dead_url()
+    stub.mode, stub.fault_when = fault, fault_when
+    return stub.url
+
+
+def one_error(err: str) -> str:
+    """The single error sentence of a run (rich wraps it: joined back)."""
+    assert "Traceback" not in err
+    said = " ".join(err.split())
+    assert said.count("error:") == 1, err
+    return said
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_failing_clerk_fails_check_with_its_reason(fault, stub, tmp_path, capsys):
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    out = tmp_path / "r.json"
+    url = endpoint(stub, fault)
+    code = main(["check", str(text), "--base-url", url, "--model", "m", *FAST, "--json", "--out", str(out)])
+    said = one_error(capsys.readouterr().err)
+    assert code == 1
+    assert "could not split the text into claims" in said and FAULTS[fault] in said
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["claims"] == []
+    assert [d["reason"] for d in result["dropped"]] == ["clerk_failed"]
+    assert FAULTS[fault] in result["dropped"][0]["error"]
+
+
+@pytest.mark.parametrize("fault", [f for f in FAULTS if f != "refuse"])
+def test_a_fault_part_way_keeps_every_finished_claim(fault, stub, tmp_path, capsys):
+    text = tmp_path / "t.txt"
+    text.write_text("Alpha is one. Beta is two. Gamma is three.", encoding="utf-8")
+    out = tmp_path / "r.json"
+    url = endpoint(stub, fault, fault_when="Beta")
+    args = ["check", str(text), "--base-url", url, "--model", "m", "--role-model", "clerk=sim"]
+    code = main([*args, *FAST, "--json", "--out", str(out)])
+    said = one_error(capsys.readouterr().err)
+    assert code == 1 and "1 of 3 claims" in said and FAULTS[fault] in said
+    claims = {c["text"]: c for c in json.loads(out.read_text(encoding="utf-8"))["claims"]}
+    assert {t: c["verdict"] for t, c in claims.items()} == {
+        "Alpha is one.": "not_enough_evidence",
+        "Beta is two.": None,
+        "Gamma is three.": "not_enough_evidence",
+    }
+    assert FAULTS[fault] in claims["Beta is two."]["error"]
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_verify_fails_in_one_sentence(fault, stub, capsys):
+    url = endpoint(stub, fault)
+    code = main(["verify", "--claim", "The Moon orbits the Earth.", "--base-url", url, "--model", "m", *FAST])
+    said = one_error(capsys.readouterr().err)
+    assert code == 1 and "the claim could not be checked" in said and FAULTS[fault] in said
+
+
+def test_a_time_out_is_not_retried_and_a_server_error_is(stub, capsys):
+    claim = ["verify", "--claim", "The Moon orbits the Earth.", "--model", "m", *FAST]
+    assert main([*claim, "--base-url", endpoint(stub, "hang")]) == 1
+    assert stub.requests == 1, "a hung call was tried again"
+    stub.requests = 0
+    assert main([*claim, "--base-url", endpoint(stub, "http500")]) == 1
+    assert stub.requests == 2  # retries=1
+    capsys.readouterr()
+
+
+def test_a_round_in_which_every_turn_failed_ends_the_debate(stub, tmp_path, capsys):
+    text = tmp_path / "t.txt"
+    text.write_text("Alpha is one.", encoding="utf-8")
+    url = endpoint(stub, "hang")
+    args = ["check", str(text), "--base-url", url, "--model", "m", "--role-model", "clerk=sim"]
+    code = main([*args, *FAST, "--preset", "madfact", "--json"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert stub.requests == 3, "round 2 ran after all three round-1 turns had failed"
+    claim = json.loads(captured.out)["claims"][0]
+    assert claim["error"].startswith("every turn of round 1 failed")
+    assert [t["round"] for t in claim["transcript"]] == [1, 1, 1]
+
+
+def test_a_failed_first_pass_fails_the_claim_without_a_debate(stub, tmp_path, capsys):
+    text = tmp_path / "t.txt"
+    text.write_text("Alpha is one.", encoding="utf-8")
+    url = endpoint(stub, "hang")
+    args = ["check", str(text), "--base-url", url, "--model", "m", "--role-model", "clerk=sim"]
+    assert main([*args, *FAST, "--json"]) == 1
+    assert stub.requests == 1
+    claim = json.loads(capsys.readouterr().out)["claims"][0]
+    assert claim["error"].startswith("the first pass failed") and claim["transcript"] == []
