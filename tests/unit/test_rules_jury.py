@@ -99,3 +99,24 @@ def test_model_timeouts_fail_the_claim_with_a_reason_not_a_verdict(scripted, cor
     result = run(scripted, corpus, rule="free")
     assert result["verdict"] is None
     assert "TimeoutError" in result["error"]
+
+
+def test_a_round_in_which_every_turn_failed_ends_the_debate_and_fails_the_claim(scripted, corpus):
+    scripted.script["JurorAnswer"] = [TimeoutError("slow")]
+    result = run(scripted, corpus, rule="free", search="none")
+    assert scripted.count("JurorAnswer") == 3  # round 1 only
+    assert result["verdict"] is None and result["error"].startswith("every turn of round 1 failed")
+
+
+def test_one_answered_turn_keeps_the_debate_going(scripted, corpus):
+    scripted.script["JurorAnswer"] = [TimeoutError("slow"), juror("supported")]
+    result = run(scripted, corpus, rule="free", search="none")
+    assert scripted.count("JurorAnswer") == 6 and result["verdict"] == "supported"
+
+
+def test_a_failed_round_two_fails_the_claim_but_keeps_round_one(scripted, corpus):
+    answers = [juror("supported")] * 3 + [TimeoutError("slow")]
+    scripted.script["JurorAnswer"] = answers
+    result = run(scripted, corpus, rule="free", search="none")
+    assert result["verdict"] is None and result["error"].startswith("every turn of round 2 failed")
+    assert result["first_round_verdict"] == "supported" and len(result["transcript"]) == 6
