@@ -193,6 +193,12 @@ class AgentAnswer(BaseModel):
         return copy.deepcopy(_json_schema(cls, args, tuple(sorted(kwargs.items()))))
 
 
+# Room for the reasoning written before a verdict. At 200 characters 55 of 60 first-pass
+# explanations on HaluEval were cut before reaching their conclusion, leaving the verdict a
+# guess; unbounded, the embedded model's reasoning there ran to 606 characters at most.
+REASONING_CHARS = 700
+
+
 def text(description: str, max_chars: int, **kwargs: Any) -> Any:
     """A free-text answer field whose length the schema bounds.
 
@@ -256,7 +262,7 @@ class JurorAnswer(AgentAnswer):
 
     # the reasoning comes first: grammar-constrained local models write fields in order, and a
     # verdict written before its reason is a guess
-    explanation: str = text("why, citing evidence numbers like [E1]", 200)
+    explanation: str = text("why, citing evidence numbers like [E1]", REASONING_CHARS)
     verdict: Verdict
     confidence: Probability = Field(
         ge=0.0, le=1.0, description="probability, 0 to 1, that your own verdict is correct"
@@ -295,14 +301,14 @@ class SearchQuery(AgentAnswer):
 class Rating(AgentAnswer):
     """A single verifier's verdict (the ``single`` and ``safe`` baselines)."""
 
-    explanation: str = text("why, citing evidence numbers like [E1]", 200)
+    explanation: str = text("why, citing evidence numbers like [E1]", REASONING_CHARS)
     verdict: Verdict
 
 
 class FireStep(AgentAnswer):
     """One step of the FIRE baseline: answer now, or search again."""
 
-    reasoning: str = text("what the evidence so far shows", 300)
+    reasoning: str = text("what the evidence so far shows", REASONING_CHARS)
     action: Literal["answer", "search"]
     search_query: str = text("the next query, when searching", 120, default="")
     verdict: Verdict = Field(description="the best verdict now")
