@@ -244,7 +244,10 @@ async def ask(
             return Answer(out["parsed"], usage, logprobs=logprobs)
         # counted: grammar-constrained output should always validate, so this must stay rare
         usage += Usage(unparsable=1)
-        error = f"unparsable answer: {out.get('parsing_error') or _no_answer(out.get('raw'))}"[:500]
+        complaint = out.get("parsing_error")
+        # the parser's exception can print as "None": its type then says what went wrong
+        said = _short(complaint) if isinstance(complaint, Exception) else complaint
+        error = f"unparsable answer: {said or _no_answer(out.get('raw'))}"[:500]
         prompt = [
             *messages,
             HumanMessage(
