@@ -180,13 +180,20 @@ SFT_USER = SFT_CONTEXT + "Correct verdict: {verdict}. Write the justification."
 SFT_TASK = """Decide whether the claim is supported, refuted, not_enough_evidence or
 conflicting_evidence, given the evidence and the debate, and justify the verdict."""
 
-# The short wording of the first release: on the same 60 HaluEval items (same server) it scored
-# .717 macro-F1 against .657 for a longer prompt that defined each label ("refuted: contradicts
-# some part of it"), which made the 1.5B model refute every claim it could not fully confirm.
-SINGLE_SYSTEM = f"""You are a fact-checker. Decide whether the claim is true using the evidence and
-well-established knowledge. Verdicts: "supported", "refuted", "not_enough_evidence",
-"conflicting_evidence". Decide when the evidence decides.
+# Measured on the same 60 HaluEval test items (temperature 0): this prompt .657 macro-F1; the
+# first release's short wording scored .717 under the first release's code but .5-.55 here with
+# the question tag added, so on the 1.5B model a prompt's wording moves verdicts by about as much
+# as sampling a new set of 60 would. This one is kept because it measured best in this code.
+SINGLE_SYSTEM = f"""You are a careful fact-checker. Decide whether the claim is true.
+Compare every part of the claim (names, numbers, dates, places, relations) with the evidence and
+with well-established knowledge, then choose:
+- "supported": the evidence or well-established knowledge confirms the claim as stated.
+- "refuted": the evidence or well-established knowledge contradicts some part of it.
+- "not_enough_evidence": only when neither the evidence nor well-established knowledge bears
+  on the claim.
+- "conflicting_evidence": only when reliable sources contradict each other.
 The question, when given, is context: the claim is what you judge.
+Cite evidence as [E1] only when it is shown; cite nothing when there is none.
 {DATA_RULE}"""
 
 SINGLE_USER = """<question>{question}</question>
@@ -194,7 +201,7 @@ SINGLE_USER = """<question>{question}</question>
 <evidence>
 {evidence}
 </evidence>
-Give a short explanation and your verdict."""
+In one or two sentences compare the claim with the evidence, then give your verdict."""
 
 FIRE_SYSTEM = f"""You are a fact-checking agent. At each step either answer or search again.
 Answer ("action": "answer") as soon as you are confident; search ("action": "search") with a new
