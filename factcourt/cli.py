@@ -551,6 +551,9 @@ def main(argv: list[str] | None = None) -> int:
         err.print(f"[red]error:[/] {exc}")
         return exc.exit_code
     except KeyboardInterrupt:
+        from factcourt.providers.local_server import stop_all
+
+        stop_all()  # at once, unless another process uses the server: no keep-alive after Ctrl-C
         err.print("[yellow]interrupted[/]")
         return 130
     except Exception as exc:  # noqa: BLE001
@@ -569,16 +572,16 @@ def run() -> None:
 
     With tracing on and LangSmith unreachable, the client's exit handlers retry for tens of
     seconds; :func:`flush_traces` already gave uploads a bounded chance, so the process ends
-    here without running them (the embedded model server is stopped first).
+    here without running them (the embedded model server is left first).
     """
     code = main()
     from factcourt.tracing import tracing_enabled
 
     if not tracing_enabled():
         sys.exit(code)
-    from factcourt.providers.local_server import stop_all
+    from factcourt.providers.local_server import leave_all
 
-    stop_all()
+    leave_all()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

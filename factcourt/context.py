@@ -68,6 +68,11 @@ class Context:
         "Requests the embedded llama.cpp server decodes in parallel (1 is fastest on 2 cores).", 1
     )
     local_threads: int = _describe("CPU threads of the embedded server; 0 = every core.", 0)
+    local_keep_alive: float = _describe(
+        "Seconds the embedded server, shared by every factcourt process of the machine, stays up "
+        "after its last user ended, so that the next command finds it loaded.",
+        2.0,
+    )
     temperature: float = _describe("Sampling temperature of every agent.", 0.0)
     max_tokens: int = _describe("Most tokens one agent answer may have.", 512)
     timeout_s: float = _describe(
@@ -271,7 +276,14 @@ class Context:
 
 
 # lower bounds that a wrong --set would otherwise break silently (retries=-1 makes no call at all)
-_AT_LEAST = {"retries": 0, "max_tokens": 1, "max_claims": 1, "local_slots": 1, "local_threads": 0}
+_AT_LEAST = {
+    "retries": 0,
+    "max_tokens": 1,
+    "max_claims": 1,
+    "local_slots": 1,
+    "local_threads": 0,
+    "local_keep_alive": 0,
+}
 
 
 @cache

@@ -2,13 +2,18 @@
 
 It runs in a child process (``factcourt.providers.llama_child``), started on demand.
 
-One server per process and model file, reused by every call of the run, stopped at exit
-(normal exit, an error, Ctrl-C or SIGTERM), so no orphan process is left behind.
+One server per machine: every factcourt process (CLI, bench, LangGraph server) that asks for the
+same weights and settings joins the running one (``server_registry``); one that asks for other
+weights or settings waits until it has stopped. Each process uses it for its whole run. The
+server stops ``keep_alive`` seconds after its last user is gone, however that user ended; a
+user that is interrupted (Ctrl-C, SIGTERM) or calls :func:`stop_all` stops it at once when no
+other process uses it, so no orphan process is left behind.
 """
 
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import signal
 import socket
@@ -18,10 +23,14 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 from factcourt.errors import BackendError, ConfigError
 from factcourt.paths import cache_dir
+from factcourt.providers.server_registry import Registry, pid_alive, server_key
+
+log = logging.getLogger(__name__)
 
 
 def free_port() -> int:
@@ -32,17 +41,35 @@ def free_port() -> int:
 
 
 class LocalModelServer:
-    """A llama.cpp server process serving one GGUF file."""
+    """The machine's llama.cpp server process for one GGUF file, as one of its users."""
 
-    def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int = 0, slots: int = 1):
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int = 4096,
+        threads: int = 0,
+        slots: int = 1,
+        keep_alive: float = 2.0,
+    ):
         """Describe the server; nothing starts before :meth:`start`."""
         self.model_path = Path(model_path)
         self.n_ctx = n_ctx
         self.threads = threads or os.cpu_count() or 2
         self.slots = slots
+        self.keep_alive = keep_alive
         self.port = 0
-        self.process: subprocess.Popen[bytes] | None = None
+        self.pid = 0
+        self.process: subprocess.Popen[bytes] | None = None  # only in the process that started it
+        self.published = False  # in the registry: other processes may use it
         self.log_path = cache_dir() / "logs" / f"llama-server-{os.getpid()}.log"
+        self.registry = Registry(cache_dir() / "llama-server")
+        self._user: int | None = None  # descriptor of this process's user lock
+
+    @property
+    def key(self) -> str:
+        """What another process must ask for to share this server."""
+        return server_key(self.model_path, n_ctx=self.n_ctx, threads=self.threads, slots=self.slots)
 
     @property
     def base_url(self) -> str:
@@ -50,55 +77,115 @@ class LocalModelServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self, timeout_s: float = 180.0) -> LocalModelServer:
-        """Start the server on a free port and wait until it answers."""
+        """Join the machine's server for these weights and settings, else start it and wait until it answers.
+
+        While another process's server for other weights or settings runs, wait until it stops.
+        """
         try:
             import xllamacpp  # noqa: F401  (only to give a clear error when missing)
         except ImportError as exc:
             raise ConfigError(
                 "the embedded model needs the xllamacpp package: run the README install command"
             ) from exc
+        generation = _generation
+        stopped = lambda: _generation != generation  # noqa: E731  stop_all() during the wait
+        key, told = self.key, False
+        while True:
+            lock = self.registry.lock(abandon=stopped)
+            if lock is None:
+                raise BackendError("stopped while waiting for the local model server")
+            try:
+                record = self.registry.read()
+                if record is None or not _is_server(record["pid"]):
+                    if record is not None:  # it crashed or was killed
+                        self.registry.remove(record["pid"])
+                    return self._spawn(timeout_s, stopped)
+                if record["key"] == key:
+                    return self._join(record)
+            finally:
+                os.close(lock)
+            if not told:
+                told = True
+                log.warning(
+                    "waiting for the embedded model server of another factcourt process (%s, pid %d) "
+                    "to stop: one runs at a time",
+                    Path(record["model"]).name,
+                    record["pid"],
+                )
+            for _ in range(10):
+                if stopped():
+                    raise BackendError("stopped while waiting for the local model server")
+                time.sleep(0.1)
+
+    def _join(self, record: dict) -> LocalModelServer:
+        self.pid, self.port, self.log_path = record["pid"], record["port"], Path(record["log"])
+        self._user = self.registry.join()
+        self.published = True
+        _register(self)
+        try:
+            with urllib.request.urlopen(f"{self.base_url}/models", timeout=10):
+                return self
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            self.stop(linger=True)
+            raise BackendError(
+                f"the local model server of another factcourt process (pid {self.pid}) does not "
+                f"answer; see its log: {self.log_path}"
+            ) from None
+
+    def _spawn(self, timeout_s: float, stopped: Callable[[], bool]) -> LocalModelServer:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._user = self.registry.join()  # before the spawn: the server never sees zero users
         for _attempt in range(3):  # a port taken between free_port() and bind: pick another
             self.port = free_port()
-            with self.log_path.open("ab") as log:
+            with self.log_path.open("ab") as log_file:
                 self.process = subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "factcourt.providers.llama_child",
-                        "--model",
-                        str(self.model_path),
-                        "--port",
-                        str(self.port),
-                        "--ctx",
-                        str(self.n_ctx),
-                        "--threads",
-                        str(self.threads),
-                        "--slots",
-                        str(self.slots),
-                        "--alias",
-                        self.model_path.stem,
-                    ],
-                    stdout=log,
+                    self._command(),
+                    stdout=log_file,
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
                     start_new_session=True,  # Ctrl-C reaches us; we stop it ourselves
                 )
+            self.pid = self.process.pid
             _register(self)  # from the spawn on: a signal during start-up must stop it too
-            if self._wait_ready(timeout_s):
+            if self._wait_ready(timeout_s, stopped):
+                record = {"key": self.key, "pid": self.pid, "port": self.port, "model": str(self.model_path)}
+                self.registry.write(record | {"log": str(self.log_path)})
+                self.published = True
                 return self
-            if self.process.poll() is None:
-                self.stop()
+            if self.process.poll() is None or stopped():
                 break
             tail = self.log_path.read_bytes()[-4000:].lower()
             if b"address already in use" not in tail and b"couldn't bind" not in tail:
                 break
-        _running.pop(self.model_path, None)
+        self.stop()
         raise BackendError(f"the local model server did not start; see its log: {self.log_path}")
 
-    def _wait_ready(self, timeout_s: float) -> bool:
+    def _command(self) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "factcourt.providers.llama_child",
+            "--model",
+            str(self.model_path),
+            "--port",
+            str(self.port),
+            "--ctx",
+            str(self.n_ctx),
+            "--threads",
+            str(self.threads),
+            "--slots",
+            str(self.slots),
+            "--alias",
+            self.model_path.stem,
+            "--registry",
+            str(self.registry.root),
+            "--keep-alive",
+            str(self.keep_alive),
+        ]
+
+    def _wait_ready(self, timeout_s: float, stopped: Callable[[], bool]) -> bool:
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not stopped():
             if self.process is None or self.process.poll() is not None:
                 return False
             try:
@@ -111,43 +198,100 @@ class LocalModelServer:
         return False
 
     def alive(self) -> bool:
-        """Whether the process still runs."""
-        return self.process is not None and self.process.poll() is None
+        """Whether the server process still runs."""
+        if self.process is not None:
+            return self.process.poll() is None
+        return self.pid > 0 and pid_alive(self.pid)
 
-    def stop(self) -> None:
-        """Terminate the server (kill it after 5 s) and reap it."""
-        if self.process is None:
+    def stop(self, *, linger: bool = False) -> None:
+        """Stop using the server; stop the server too unless another process uses it.
+
+        ``linger``: leave the stopping to the server, which waits ``keep_alive`` seconds for a
+        next user first (the normal end of a command). Idempotent.
+        """
+        if _running.get(self.model_path) is self:
+            _running.pop(self.model_path, None)
+        user, self._user = self._user, None
+        if user is not None:
+            os.close(user)
+        if not self.published:  # nobody else knows of it: ours alone to stop
+            self._terminate()
             return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        _running.pop(self.model_path, None)
+        if linger:
+            return
+        lock = self.registry.lock(timeout_s=3)
+        if lock is None:  # busy for long: the server stops by itself once no user remains
+            return
+        try:
+            record = self.registry.read()
+            if record is None or record["pid"] != self.pid or self.registry.has_users():
+                return
+            self._terminate()
+            self.registry.remove(self.pid)
+        finally:
+            os.close(lock)
+
+    def _terminate(self) -> None:
+        """Terminate the server (kill it after 5 s) and reap it when it is our child."""
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.terminate()
+                try:
+                    self.process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
+            return
+        if not _is_server(self.pid):
+            return
+        os.kill(self.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        while pid_alive(self.pid):
+            if time.monotonic() > deadline:
+                os.kill(self.pid, signal.SIGKILL)
+                deadline = float("inf")
+            time.sleep(0.05)
+
+
+def _is_server(pid: int) -> bool:
+    """Whether ``pid`` is a live embedded server (not a process that got a dead server's pid)."""
+    if not pid_alive(pid):
+        return False
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"llama_child" in fh.read()
+    except OSError:
+        return True  # no /proc: trust the pid
 
 
 _running: dict[Path, LocalModelServer] = {}
 _lock = threading.Lock()
 _hooks_installed = False
 _sigterm_installed = False
+_generation = 0  # bumped by stop_all(), so that a start or a wait in another thread gives up
 
 
-def shared_server(model_path: Path, *, threads: int = 0, slots: int = 1) -> LocalModelServer:
-    """Return the running server for ``model_path``, starting it once per process.
+def shared_server(
+    model_path: Path, *, threads: int = 0, slots: int = 1, keep_alive: float = 2.0
+) -> LocalModelServer:
+    """Return the machine's server for ``model_path``, joined or started once per process.
 
     A server that died mid-run is reported with its log instead of silently restarted, so a
-    crash is never mistaken for a slow answer.
+    crash is never mistaken for a slow answer. A process that asks for other settings gives up
+    the server it used first (one embedded server per machine).
     """
     with _lock:
         server = _running.get(model_path)
         if server is not None:
             if not server.alive():
-                _running.pop(model_path, None)
+                server.stop()
                 raise BackendError(f"the local model server stopped; see its log: {server.log_path}")
-            return server
-        return LocalModelServer(model_path, threads=threads, slots=slots).start()
+        wanted = LocalModelServer(model_path, threads=threads, slots=slots, keep_alive=keep_alive)
+        if server is not None:
+            if server.key == wanted.key:
+                return server
+            server.stop()
+        return wanted.start()
 
 
 def death_note(model_path: Path) -> str:
@@ -159,9 +303,17 @@ def death_note(model_path: Path) -> str:
 
 
 def stop_all() -> None:
-    """Stop every server this process started."""
+    """Stop using the servers, and stop those that no other process uses, now."""
+    global _generation
+    _generation += 1
     for server in list(_running.values()):
         server.stop()
+
+
+def leave_all() -> None:
+    """Stop using the servers; each stops by itself after its ``keep_alive`` without users."""
+    for server in list(_running.values()):
+        server.stop(linger=True)
 
 
 def _register(server: LocalModelServer) -> None:
@@ -170,14 +322,14 @@ def _register(server: LocalModelServer) -> None:
 
 
 def install_exit_handlers() -> None:
-    """Stop the servers at exit and on SIGTERM.
+    """Leave the servers at exit, and stop them on SIGTERM.
 
     Python allows signal handlers only from the main thread: the CLI calls this at start-up.
     """
     global _hooks_installed, _sigterm_installed
     if not _hooks_installed:
         _hooks_installed = True
-        atexit.register(stop_all)
+        atexit.register(leave_all)
     if _sigterm_installed or threading.current_thread() is not threading.main_thread():
         return
     _sigterm_installed = True

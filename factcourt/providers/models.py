@@ -166,6 +166,7 @@ def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
             Path(choice.weights) if ctx.local_weights else ensure_weights(),
             threads=ctx.local_threads,
             slots=ctx.local_slots,
+            keep_alive=ctx.local_keep_alive,
         )
         base_url, api_key = server.base_url, "local"
     else:

@@ -1,0 +1,223 @@
+"""One embedded server per machine: the registry's lock, record and users, and the join/start/wait
+protocol of local_server, on fake users (processes holding a user lock) and a fake server."""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from factcourt.errors import BackendError
+from factcourt.providers import local_server, server_registry
+from factcourt.providers.local_server import LocalModelServer
+from factcourt.providers.server_registry import Registry, pid_alive, watch_users
+
+FAKE_CHILD = Path(__file__).with_name("fake_llama_child.py")
+REGISTRY_MODULE = server_registry.__file__
+HOLD_USER = """
+import importlib.util, sys, time
+spec = importlib.util.spec_from_file_location("server_registry", sys.argv[1])
+registry = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(registry)
+registry.Registry(sys.argv[2]).join()
+print("joined", flush=True)
+time.sleep(60)
+"""
+
+
+def fake_user(root: Path) -> subprocess.Popen:
+    """Another process using the server: it holds a user lock until it dies."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD_USER, REGISTRY_MODULE, str(root)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline() == "joined\n"
+    return proc
+
+
+def kill9(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def until(condition, timeout_s: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("FACTCOURT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(
+        LocalModelServer,
+        "_command",
+        lambda self: [
+            sys.executable,
+            str(FAKE_CHILD),
+            REGISTRY_MODULE,
+            "--port",
+            str(self.port),
+            "--registry",
+            str(self.registry.root),
+            "--keep-alive",
+            str(self.keep_alive),
+        ],
+    )
+    yield tmp_path
+    local_server.stop_all()
+
+
+@pytest.fixture
+def weights(tmp_path) -> Path:
+    path = tmp_path / "model.gguf"
+    path.write_bytes(b"not read by the fake server")
+    return path
+
+
+def test_a_user_counts_until_it_dies_even_by_sigkill(tmp_path):
+    registry = Registry(tmp_path)
+    assert not registry.has_users()
+    user = fake_user(tmp_path)
+    assert registry.has_users()
+    kill9(user)
+    assert not registry.has_users()
+
+
+def test_the_record_is_removed_only_by_the_server_it_names(tmp_path):
+    registry = Registry(tmp_path)
+    registry.write({"pid": 123, "port": 1})
+    registry.remove(456)
+    assert registry.read() == {"pid": 123, "port": 1}
+    registry.remove(123)
+    assert registry.read() is None
+
+
+def test_pid_alive_is_false_for_the_dead_and_for_zombies():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    assert until(lambda: not pid_alive(proc.pid))  # a zombie until the wait below
+    proc.wait()
+    assert not pid_alive(proc.pid) and not pid_alive(0) and pid_alive(os.getpid())
+
+
+def watch_in_thread(registry: Registry, keep_alive_s: float) -> dict:
+    done: dict = {}
+    threading.Thread(
+        target=lambda: done.setdefault("fd", watch_users(registry, keep_alive_s, poll_s=0.02)), daemon=True
+    ).start()
+    return done
+
+
+def test_the_watchdog_waits_for_the_last_user_then_keep_alive_then_holds_the_lock(tmp_path):
+    registry = Registry(tmp_path)
+    registry.write({"pid": os.getpid(), "port": 1})
+    first, second = fake_user(tmp_path), fake_user(tmp_path)
+    done = watch_in_thread(registry, keep_alive_s=0.5)
+    kill9(first)
+    time.sleep(0.3)
+    assert "fd" not in done  # the second user still runs
+    kill9(second)
+    gone = time.monotonic()
+    assert until(lambda: "fd" in done)
+    assert time.monotonic() - gone >= 0.45  # keep-alive
+    assert registry.read() is None
+    assert registry.lock(timeout_s=0) is None  # held until the server's process exits
+    os.close(done["fd"])
+
+
+def test_a_user_joining_within_keep_alive_keeps_the_server(tmp_path):
+    registry = Registry(tmp_path)
+    user = fake_user(tmp_path)
+    done = watch_in_thread(registry, keep_alive_s=0.6)
+    kill9(user)
+    time.sleep(0.3)
+    user = fake_user(tmp_path)
+    time.sleep(0.6)
+    assert "fd" not in done
+    kill9(user)
+    assert until(lambda: "fd" in done)
+    os.close(done["fd"])
+
+
+def test_the_watchdog_does_not_stop_while_a_user_is_joining(tmp_path):
+    registry = Registry(tmp_path)
+    joining = registry.lock()
+    done = watch_in_thread(registry, keep_alive_s=0.0)
+    time.sleep(0.3)
+    assert "fd" not in done
+    os.close(joining)
+    assert until(lambda: "fd" in done)
+    os.close(done["fd"])
+
+
+def test_a_second_user_shares_the_server_and_the_last_one_stops_it(cache, weights):
+    first = LocalModelServer(weights, keep_alive=30).start(timeout_s=20)
+    second = LocalModelServer(weights, keep_alive=30).start(timeout_s=20)
+    assert (second.pid, second.port) == (first.pid, first.port)
+    assert first.process is not None and second.process is None  # joined, not started
+    assert second.log_path == first.log_path
+    first.stop()
+    assert second.alive()  # the other user keeps it
+    second.stop()
+    assert until(lambda: first.process.poll() is not None, 6)
+    assert Registry(cache / "llama-server").read() is None
+
+
+def test_a_user_that_leaves_lets_the_server_stop_by_itself_after_keep_alive(cache, weights):
+    server = LocalModelServer(weights, keep_alive=0.3).start(timeout_s=20)
+    server.stop(linger=True)
+    assert server.process.poll() is None  # waiting for a next command
+    assert until(lambda: server.process.poll() is not None, 5)
+    assert Registry(cache / "llama-server").read() is None
+
+
+def test_other_settings_wait_until_the_running_server_stops(cache, weights):
+    first = LocalModelServer(weights, slots=1, keep_alive=30).start(timeout_s=20)
+    started: dict = {}
+    threading.Thread(
+        target=lambda: started.setdefault("server", LocalModelServer(weights, slots=2).start(timeout_s=20)),
+        daemon=True,
+    ).start()
+    time.sleep(1.0)
+    assert "server" not in started
+    first.stop()
+    assert until(lambda: "server" in started, 20)
+    assert started["server"].pid != first.pid and not first.alive()
+    started["server"].stop()
+
+
+def test_a_record_of_a_dead_server_is_replaced(cache, weights):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    probe = LocalModelServer(weights)
+    Registry(cache / "llama-server").write(
+        {"key": probe.key, "pid": dead.pid, "port": 1, "model": str(weights), "log": "x"}
+    )
+    server = LocalModelServer(weights).start(timeout_s=20)
+    assert server.process is not None and server.pid != dead.pid
+    assert Registry(cache / "llama-server").read()["pid"] == server.pid
+
+
+def test_stop_all_ends_a_wait_for_the_lock(cache, weights):
+    holder = Registry(cache / "llama-server").lock()
+    failed: dict = {}
+
+    def start():
+        try:
+            LocalModelServer(weights).start(timeout_s=20)
+        except BackendError as exc:
+            failed["error"] = str(exc)
+
+    thread = threading.Thread(target=start, daemon=True)
+    thread.start()
+    time.sleep(0.3)
+    local_server.stop_all()
+    thread.join(5)
+    assert "stopped while waiting" in failed.get("error", "")
+    os.close(holder)
