@@ -322,7 +322,7 @@ def _register(server: LocalModelServer) -> None:
 
 
 def install_exit_handlers() -> None:
-    """Leave the servers at exit, and stop them on SIGTERM.
+    """Leave the servers at exit, stop them on SIGTERM, and end waits for them on Ctrl-C.
 
     Python allows signal handlers only from the main thread: the CLI calls this at start-up.
     """
@@ -342,3 +342,16 @@ def install_exit_handlers() -> None:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, on_sigterm)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    """Ctrl-C: a start or a wait for the server in a worker thread gives up, then KeyboardInterrupt.
+
+    asyncio.run joins its worker threads before the interrupt reaches the CLI: one waiting its
+    turn for the server would otherwise hold the process for as long as the other server runs.
+    """
+    global _generation
+    _generation += 1
+    signal.default_int_handler(signum, frame)

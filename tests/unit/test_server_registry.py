@@ -221,3 +221,31 @@ def test_stop_all_ends_a_wait_for_the_lock(cache, weights):
     thread.join(5)
     assert "stopped while waiting" in failed.get("error", "")
     os.close(holder)
+
+
+CTRL_C_WHILE_WAITING = """
+import asyncio, os, signal, sys, threading
+from pathlib import Path
+from factcourt.providers import local_server
+from factcourt.providers.server_registry import Registry
+local_server.install_exit_handlers()
+holder = Registry(Path(sys.argv[2]) / "llama-server").lock()  # another process is starting one
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    asyncio.run(asyncio.to_thread(local_server.LocalModelServer(Path(sys.argv[1])).start))
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_ctrl_c_ends_a_wait_in_a_worker_thread(weights, tmp_path):
+    """asyncio.run joins its worker threads on the way out: the waiting one must give up."""
+    env = {**os.environ, "FACTCOURT_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_WHILE_WAITING, str(weights), str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.stdout == "interrupted\n", done.stderr
