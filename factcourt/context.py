@@ -68,10 +68,11 @@ class Context:
         "Requests the embedded llama.cpp server decodes in parallel (1 is fastest on 2 cores).", 1
     )
     local_threads: int = _describe("CPU threads of the embedded server; 0 = every core.", 0)
+    # 2 s was too short here: a new factcourt process takes 2 to 4 s to import before it asks
     local_keep_alive: float = _describe(
         "Seconds the embedded server, shared by every factcourt process of the machine, stays up "
         "after its last user ended, so that the next command finds it loaded.",
-        2.0,
+        5.0,
     )
     temperature: float = _describe("Sampling temperature of every agent.", 0.0)
     max_tokens: int = _describe("Most tokens one agent answer may have.", 512)

@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slots", type=int, default=1, help="requests decoded in parallel")
     parser.add_argument("--alias", default="")
     parser.add_argument("--registry", help="directory of the machine's server registry")
-    parser.add_argument("--keep-alive", type=float, default=2.0, help="seconds to stay up without users")
+    parser.add_argument("--keep-alive", type=float, default=5.0, help="seconds to stay up without users")
     args = parser.parse_args(argv)
     stop = threading.Event()
     ready = threading.Event()

@@ -50,7 +50,7 @@ class LocalModelServer:
         n_ctx: int = 4096,
         threads: int = 0,
         slots: int = 1,
-        keep_alive: float = 2.0,
+        keep_alive: float = 5.0,
     ):
         """Describe the server; nothing starts before :meth:`start`."""
         self.model_path = Path(model_path)
@@ -272,7 +272,7 @@ _generation = 0  # bumped by stop_all(), so that a start or a wait in another th
 
 
 def shared_server(
-    model_path: Path, *, threads: int = 0, slots: int = 1, keep_alive: float = 2.0
+    model_path: Path, *, threads: int = 0, slots: int = 1, keep_alive: float = 5.0
 ) -> LocalModelServer:
     """Return the machine's server for ``model_path``, joined or started once per process.
 
