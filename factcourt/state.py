@@ -610,6 +610,15 @@ class RefinerAnswer(AgentAnswer):
     )
 
 
+class HallucinationCheck(AgentAnswer):
+    """One agent's step-by-step check of an answer (the CoT and MAD baselines)."""
+
+    reasoning: str = text(
+        "step by step: what is asked, what the answer claims, what the knowledge shows", REASONING_CHARS
+    )
+    conclusion: HaluConclusion
+
+
 class HallucinationInput(TypedDict, total=False):
     """What the hallucination graph (``hallucination``) takes."""
 

@@ -58,3 +58,19 @@ def scripted():
 @pytest.fixture
 def evidence():
     return [Evidence(text="Paris is the capital of France.", url="https://example.org/paris", title="Paris")]
+
+
+@pytest.fixture
+def qa_dataset(tmp_path):
+    """A HaluEval-style QA file: a hallucinated answer (label false) and a right one (true)."""
+    import json
+
+    knowledge = "Mount Everest, in the Himalayas of Asia, is Earth's highest mountain."
+    rows = [
+        {"id": "q1", "question": "Where is Mount Everest?", "answer": "Mount Everest is in Africa."},
+        {"id": "q2", "question": "Where is Mount Everest?", "answer": "In Asia."},
+    ]
+    path = tmp_path / "qa.jsonl"
+    lines = [json.dumps({**r, "knowledge": knowledge, "label": r["id"] == "q2"}) for r in rows]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path

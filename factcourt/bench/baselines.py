@@ -1,4 +1,8 @@
-"""Single-agent baselines on the same providers: ``single``, ``fire`` and ``safe``."""
+"""Baselines on the same providers: ``single``, ``fire``, ``safe``; ``cot`` and ``mad`` on QA pairs.
+
+``single``, ``fire`` and ``safe`` rate a claim; ``cot`` and ``mad`` judge whether the answer to
+a question hallucinates, as the IMPD-MACD paper compares them.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,21 @@ import asyncio
 
 from factcourt.context import Context
 from factcourt.nodes._shared import detect_language, fence, format_evidence
+from factcourt.nodes.hallucination.gather import item_problem
+from factcourt.nodes.hallucination.protocol import EMPTY, OPPONENT_CHARS, clip, vote
+from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.nodes.verifier import verify_once
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
-from factcourt.state import Evidence, FireStep, SearchQuery, Usage
+from factcourt.state import Evidence, FireStep, HallucinationCheck, SearchQuery, Usage
 
 FIRE_MAX_STEPS = 5
 SAFE_SEARCHES = 5
+# Du et al. (2023)'s defaults, which the IMPD-MACD paper kept for its MAD baseline
+MAD_AGENTS, MAD_ROUNDS = 3, 2
+# label 1 (no hallucination) is reported as 'supported', as the impd methods report it
+QA_VERDICTS = {1: "supported", 0: "refuted"}
 
 
 class Trace:
@@ -125,3 +136,93 @@ async def safe(ctx: Context, claim: str, given: list[Evidence], question: str = 
             break
     verdict, error = await _rate(ctx, claim, question, trace, "safe")
     return verdict, error, trace
+
+
+async def _qa_trace(ctx: Context, question: str, answer: str, given: list[Evidence]) -> tuple:
+    """The knowledge the pair is judged over, or why it cannot be judged (the graph's rule).
+
+    With retrieval on, the question is searched once.
+    """
+    trace = Trace(given)
+    if problem := item_problem(question, answer):
+        return trace, problem
+    if ctx.retrieval_enabled:
+        await trace.search(ctx, question)
+    return trace, None
+
+
+async def _check(
+    ctx: Context, trace: Trace, role: str, name: str, fields: dict, step: dict
+) -> tuple[HallucinationCheck | None, str | None]:
+    """One step-by-step check of the pair; a failure is recorded in the steps, never raised."""
+    run_name = " ".join(f"{k} {v}" for k, v in step.items())
+    answer = await ask(
+        ctx,
+        role,
+        HallucinationCheck,
+        conversation("en", name, **fields),
+        run_name=run_name,
+        tags=[f"method:{step['method']}"],
+        metadata=step,
+    )
+    trace.usage += answer.usage
+    trace.steps.append({**step, **(answer.value.model_dump() if answer.value else {"failed": answer.error})})
+    return answer.value, answer.error
+
+
+async def cot(ctx: Context, question: str, answer: str, given: list[Evidence]) -> tuple:
+    """CoT: one step-by-step call decides whether the answer hallucinates."""
+    trace, problem = await _qa_trace(ctx, question, answer, given)
+    if problem:
+        return None, problem, trace
+    fields = item_fields(question, answer, trace.evidence)
+    check, error = await _check(ctx, trace, "evaluator", "HALU_COT", fields, {"method": "cot"})
+    if check is None:
+        return None, error, trace
+    return QA_VERDICTS[1 if check.conclusion == "no_hallucination" else 0], None, trace
+
+
+def _mad_seen(last: list[HallucinationCheck | None], agent: int) -> dict[str, str]:
+    """What an agent sees of the last round: its own answer and the other agents' answers."""
+    said = [f"{c.conclusion}: {clip(c.reasoning, OPPONENT_CHARS)}" if c else "" for c in last]
+    others = "\n".join(f"Agent {n + 1}: {s}" for n, s in enumerate(said) if n != agent and s)
+    return {"own": fence(said[agent]) or EMPTY, "others": fence(others) or EMPTY}
+
+
+async def mad(ctx: Context, question: str, answer: str, given: list[Evidence]) -> tuple:
+    """MAD (Du et al. 2023): identical agents answer, then update their answers with the others'.
+
+    MAD_AGENTS agents answer; in each of the MAD_ROUNDS - 1 later rounds every agent sees its
+    own and the others' last answers and updates its own; the last answers' majority decides
+    (a tie is hallucination, as in impd's vote).
+
+    The agents differ only by their number in the prompt: at temperature 0 that, not sampling,
+    is what keeps their answers (and cache keys) apart. A failed turn is recorded and the
+    agent's last good answer stands.
+    """
+    trace, problem = await _qa_trace(ctx, question, answer, given)
+    if problem:
+        return None, problem, trace
+    item = item_fields(question, answer, trace.evidence)
+    last: list[HallucinationCheck | None] = [None] * MAD_AGENTS
+    errors: list[str] = []
+    for round_ in range(1, MAD_ROUNDS + 1):
+        done = await asyncio.gather(
+            *(
+                _check(
+                    ctx,
+                    trace,
+                    "debater",
+                    "HALU_MAD",
+                    {**item, **_mad_seen(last, n), "agent": n + 1, "agents": MAD_AGENTS, "round": round_},
+                    {"method": "mad", "agent": n + 1, "round": round_},
+                )
+                for n in range(MAD_AGENTS)
+            )
+        )
+        errors += [f"round {round_} agent {n + 1}: {e}" for n, (c, e) in enumerate(done) if c is None]
+        last = [c or before for (c, _), before in zip(done, last, strict=True)]
+    label = vote([c for c in last if c], [])  # vote reads only each answer's conclusion
+    if label is None:
+        return None, "no MAD agent answered: " + "; ".join(errors), trace
+    return QA_VERDICTS[label], None, trace

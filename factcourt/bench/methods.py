@@ -35,6 +35,8 @@ BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
     "fire": baselines.fire,
     "safe": baselines.safe,
 }
+# The IMPD-MACD paper's baselines: they judge the QA pair itself, as impd does
+QA_BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {"cot": baselines.cot, "mad": baselines.mad}
 # IMPD-MACD (graph ``hallucination``) judges the QA pair itself: label 1 (no hallucination) is
 # reported as 'supported', so the TRUE columns are the paper's positive class.
 HALLUCINATION_METHODS: dict[str, dict[str, Any]] = {
@@ -46,7 +48,7 @@ HALLUCINATION_METHODS: dict[str, dict[str, Any]] = {
         for agent in HALLUCINATION_AGENTS
     },
 }
-METHODS = (*DEBATE_METHODS, *BASELINES, *HALLUCINATION_METHODS)
+METHODS = (*DEBATE_METHODS, *BASELINES, *QA_BASELINES, *HALLUCINATION_METHODS)
 
 
 @dataclass
@@ -70,8 +72,12 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
     given = list(case.evidence) if ctx.search == "given" else []
     p_true = route = first_round = None
     try:
-        if method in BASELINES:
-            verdict, error, trace = await BASELINES[method](ctx, case.claim, given, case.question)
+        if method in BASELINES or method in QA_BASELINES:
+            if method in QA_BASELINES:
+                qa = QA_BASELINES[method]
+                verdict, error, trace = await qa(ctx, case.question, case.answer or case.claim, given)
+            else:
+                verdict, error, trace = await BASELINES[method](ctx, case.claim, given, case.question)
             usage, evidence = trace.usage, [e.text for e in trace.evidence]
             detail = {"steps": trace.steps, "queries": trace.queries}
             p_true = trace.p_true
@@ -103,7 +109,7 @@ async def _detect(method: str, case: Case, ctx: Context, given: list) -> tuple:
     run_ctx = make_context(ctx, **HALLUCINATION_METHODS[method])
     knowledge = given if run_ctx.search == "given" else None
     result = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
-    verdict = {1: "supported", 0: "refuted"}.get(result["label"])
+    verdict = baselines.QA_VERDICTS.get(result["label"])
     detail = {
         key: result[key]
         for key in ("rounds", "stop_reason", "winner", "dispute", "decided_by", "findings", "notes")

@@ -182,6 +182,32 @@ HALU_REFINER_USER = (
 The debate's verdict: {verdict}. Write the report."""
 )
 
+# ------------------------------------------------ baselines: chain of thought, Du et al.'s MAD
+
+HALU_COT_SYSTEM = f"""You check whether an answer to a question contains a hallucination.
+{HALU_DEFINITIONS}
+Use the knowledge and well-established facts.
+{HALU_DATA_RULE}"""
+
+HALU_COT_ASK = """Think step by step: what the question asks, what the answer claims, and what the
+knowledge shows about each claim. Then conclude: "no_hallucination" or "hallucination"."""
+
+HALU_COT_USER = HALU_ITEM + HALU_COT_ASK
+
+# Du et al. (2023): identical agents answer, then each updates its answer using the others'.
+HALU_MAD_SYSTEM = HALU_COT_SYSTEM
+
+HALU_MAD_USER = (
+    HALU_ITEM
+    + """<history>{own}</history>
+<opponent>{others}</opponent>
+You are agent {agent} of {agents}, round {round}. <history> is your own answer of the last
+round; <opponent> holds the other agents' answers of the last round (none in round 1). Use
+their reasoning as additional advice: examine your answer and theirs step by step.
+"""
+    + HALU_COT_ASK
+)
+
 EN: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}
 EN.update({f"HALU_ROLE:{role}": name for role, name in HALU_ROLE_NAMES.items()})
 EN.update({f"HALU_FOCUS:{team}:{role}": focus for (team, role), focus in HALU_FOCUS.items()})

@@ -102,6 +102,7 @@ HALLUCINATION_SCHEMAS = {
     "TeamAnswer",
     "JudgeAnswer",
     "RefinerAnswer",
+    "HallucinationCheck",
 }
 
 
@@ -118,6 +119,8 @@ def hallucination_answer(schema: str, prompt: str) -> dict[str, Any]:
         return {"statements": [{"statement": text, "sources": [int(n)]} for n, text in fragments[:5]]}
     if schema == "PerspectiveAnswer":
         return {"analysis": said, "conclusion": conclusion}
+    if schema == "HallucinationCheck":
+        return {"reasoning": said, "conclusion": conclusion}
     if schema in ("ComprehensiveAnswer", "TeamAnswer"):
         team = (
             {"logic": said, "consistency": said, "factual": said}

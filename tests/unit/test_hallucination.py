@@ -471,17 +471,10 @@ def test_detect_command_exits_1_when_search_is_down(scripted, corpus, monkeypatc
     assert "could not be judged" in capsys.readouterr().err
 
 
-def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_path):
+def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_path, qa_dataset):
     import json
 
     from factcourt.bench.runner import run_bench
-
-    rows = [
-        {"id": "q1", "question": Q, "answer": A, "knowledge": K[0].text, "label": False},
-        {"id": "q2", "question": Q, "answer": "In Asia.", "knowledge": K[0].text, "label": True},
-    ]
-    dataset = tmp_path / "qa.jsonl"
-    dataset.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
 
     def ruling_for(prompt):
         return judge("con" if "Africa" in prompt else "pro", 0.1, consensus=True)
@@ -489,7 +482,7 @@ def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_
     scripted.script["JudgeAnswer"] = [ruling_for]
     ctx = Context(model="scripted", search="given", cache=False)
     methods = ["impd", "impd-team", "impd-no_logic", "impd-no_knowledge"]
-    summary = asyncio.run(run_bench(dataset, methods, ctx, tmp_path / "out"))
+    summary = asyncio.run(run_bench(qa_dataset, methods, ctx, tmp_path / "out"))
     for method in methods:
         binary = summary["report"][method]["binary"]
         assert binary["accuracy"] == 1.0 and binary["failed"] == 0, method
