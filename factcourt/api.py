@@ -155,10 +155,12 @@ def verify(
 
 def _stop_servers_on_sigterm() -> None:
     # The embedded server starts in a worker thread, where Python cannot install signal
-    # handlers: install them here, in the caller's (usually the main) thread.
-    from factcourt.providers.local_server import install_exit_handlers
+    # handlers: install them here, in the caller's (usually the main) thread. A Ctrl-C of an
+    # earlier call (in a notebook, say) must not keep this one from starting the server.
+    from factcourt.providers.local_server import allow_starts, install_exit_handlers
 
     install_exit_handlers()
+    allow_starts()
 
 
 # ------------------------------------------------------------ hallucination detection

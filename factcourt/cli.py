@@ -542,9 +542,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     parser = build_parser()
     args = parser.parse_args(argv)
-    from factcourt.providers.local_server import install_exit_handlers
+    from factcourt.providers.local_server import allow_starts, install_exit_handlers
 
     install_exit_handlers()
+    allow_starts()  # main() may run again in this process (tests) after a Ctrl-C
     try:
         return args.func(args)
     except FactcourtError as exc:

@@ -15,6 +15,7 @@ from typing import Any, Literal, get_type_hints
 from pydantic import TypeAdapter, ValidationError
 
 from factcourt.errors import ConfigError
+from factcourt.providers.server_registry import KEEP_ALIVE_S, WAIT_S
 
 ROLES = ("clerk", "evaluator", "debater", "moderator", "judge", "corrector", "query", "gatherer", "refiner")
 # The published systems as their papers run them: no search before the debate, no first pass.
@@ -68,11 +69,15 @@ class Context:
         "Requests the embedded llama.cpp server decodes in parallel (1 is fastest on 2 cores).", 1
     )
     local_threads: int = _describe("CPU threads of the embedded server; 0 = every core.", 0)
-    # 2 s was too short here: a new factcourt process takes 2 to 4 s to import before it asks
     local_keep_alive: float = _describe(
         "Seconds the embedded server, shared by every factcourt process of the machine, stays up "
         "after its last user ended, so that the next command finds it loaded.",
-        5.0,
+        KEEP_ALIVE_S,
+    )
+    local_wait_s: float = _describe(
+        "Seconds to wait for another factcourt process's embedded server with other weights or "
+        "settings to stop (one runs per machine) before giving up.",
+        WAIT_S,
     )
     temperature: float = _describe("Sampling temperature of every agent.", 0.0)
     max_tokens: int = _describe("Most tokens one agent answer may have.", 512)
@@ -284,6 +289,7 @@ _AT_LEAST = {
     "local_slots": 1,
     "local_threads": 0,
     "local_keep_alive": 0,
+    "local_wait_s": 0,
 }
 
 

@@ -17,6 +17,8 @@ import threading
 import time
 from pathlib import Path
 
+from factcourt.providers.server_registry import KEEP_ALIVE_S, Registry, watch_users
+
 
 def main(argv: list[str] | None = None) -> int:
     """Serve one GGUF file on 127.0.0.1 until SIGTERM or SIGINT."""
@@ -28,7 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slots", type=int, default=1, help="requests decoded in parallel")
     parser.add_argument("--alias", default="")
     parser.add_argument("--registry", help="directory of the machine's server registry")
-    parser.add_argument("--keep-alive", type=float, default=5.0, help="seconds to stay up without users")
+    parser.add_argument(
+        "--keep-alive", type=float, default=KEEP_ALIVE_S, help="seconds to stay up without users"
+    )
     args = parser.parse_args(argv)
     stop = threading.Event()
     ready = threading.Event()
@@ -59,8 +63,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _watchdog(args: argparse.Namespace, stop: threading.Event, ready: threading.Event) -> None:
-    from factcourt.providers.server_registry import Registry, watch_users
-
     watch_users(Registry(Path(args.registry)), args.keep_alive)  # keeps the lock until exit
     print("factcourt: no user left, stopping", flush=True)
     if not ready.is_set():

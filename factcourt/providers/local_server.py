@@ -4,15 +4,17 @@ It runs in a child process (``factcourt.providers.llama_child``), started on dem
 
 One server per machine: every factcourt process (CLI, bench, LangGraph server) that asks for the
 same weights and settings joins the running one (``server_registry``); one that asks for other
-weights or settings waits until it has stopped. Each process uses it for its whole run. The
-server stops ``keep_alive`` seconds after its last user is gone, however that user ended; a
-user that is interrupted (Ctrl-C, SIGTERM) or calls :func:`stop_all` stops it at once when no
-other process uses it, so no orphan process is left behind.
+weights or settings waits until it has stopped (at most ``local_wait_s``). Each process uses
+one server at a time, for its whole run. The server stops ``keep_alive`` seconds after its last
+user is gone, however that user ended; a user that is interrupted (Ctrl-C, SIGTERM) or calls
+:func:`stop_all` stops it at once when no other process uses it, so no orphan process is left
+behind.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
 import signal
@@ -28,7 +30,7 @@ from pathlib import Path
 
 from factcourt.errors import BackendError, ConfigError
 from factcourt.paths import cache_dir
-from factcourt.providers.server_registry import Registry, pid_alive, server_key
+from factcourt.providers.server_registry import KEEP_ALIVE_S, WAIT_S, Registry, pid_alive, server_key
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +52,7 @@ class LocalModelServer:
         n_ctx: int = 4096,
         threads: int = 0,
         slots: int = 1,
-        keep_alive: float = 5.0,
+        keep_alive: float = KEEP_ALIVE_S,
     ):
         """Describe the server; nothing starts before :meth:`start`."""
         self.model_path = Path(model_path)
@@ -76,10 +78,11 @@ class LocalModelServer:
         """The OpenAI-compatible endpoint."""
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self, timeout_s: float = 180.0) -> LocalModelServer:
+    def start(self, timeout_s: float = 180.0, wait_s: float = WAIT_S) -> LocalModelServer:
         """Join the machine's server for these weights and settings, else start it and wait until it answers.
 
-        While another process's server for other weights or settings runs, wait until it stops.
+        While another process's server for other weights or settings runs, wait until it stops,
+        for at most ``wait_s`` seconds.
         """
         try:
             import xllamacpp  # noqa: F401  (only to give a clear error when missing)
@@ -87,13 +90,18 @@ class LocalModelServer:
             raise ConfigError(
                 "the embedded model needs the xllamacpp package: run the README install command"
             ) from exc
-        generation = _generation
-        stopped = lambda: _generation != generation  # noqa: E731  stop_all() during the wait
+        stopped = _stopping.is_set  # stop_all() or Ctrl-C, before or during the wait
         key, told = self.key, False
+        deadline = time.monotonic() + wait_s
         while True:
-            lock = self.registry.lock(abandon=stopped)
+            lock = self.registry.lock(timeout_s=max(0.0, deadline - time.monotonic()), abandon=stopped)
             if lock is None:
-                raise BackendError("stopped while waiting for the local model server")
+                if stopped():
+                    raise BackendError("stopped while waiting for the local model server")
+                raise BackendError(
+                    f"another factcourt process held the embedded model server's registry lock for "
+                    f"local_wait_s={wait_s:g} s (starting or stopping its server): {self.registry.root}"
+                )
             try:
                 record = self.registry.read()
                 if record is None or not _is_server(record["pid"]):
@@ -111,6 +119,11 @@ class LocalModelServer:
                     "to stop: one runs at a time",
                     Path(record["model"]).name,
                     record["pid"],
+                )
+            if time.monotonic() >= deadline:
+                raise BackendError(
+                    f"the embedded model server of another factcourt process ({Path(record['model']).name}, "
+                    f"pid {record['pid']}) still runs after local_wait_s={wait_s:g} s; one runs at a time"
                 )
             for _ in range(10):
                 if stopped():
@@ -209,8 +222,9 @@ class LocalModelServer:
         ``linger``: leave the stopping to the server, which waits ``keep_alive`` seconds for a
         next user first (the normal end of a command). Idempotent.
         """
-        if _running.get(self.model_path) is self:
-            _running.pop(self.model_path, None)
+        global _current
+        if _current is self:
+            _current = None
         user, self._user = self._user, None
         if user is not None:
             os.close(user)
@@ -244,13 +258,14 @@ class LocalModelServer:
             return
         if not _is_server(self.pid):
             return
-        os.kill(self.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 5
-        while pid_alive(self.pid):
-            if time.monotonic() > deadline:
-                os.kill(self.pid, signal.SIGKILL)
-                deadline = float("inf")
-            time.sleep(0.05)
+        with contextlib.suppress(ProcessLookupError):  # it may exit between the checks and the kill
+            os.kill(self.pid, signal.SIGTERM)
+            deadline = time.monotonic() + 5
+            while pid_alive(self.pid):
+                if time.monotonic() > deadline:
+                    os.kill(self.pid, signal.SIGKILL)
+                    deadline = float("inf")
+                time.sleep(0.05)
 
 
 def _is_server(pid: int) -> bool:
@@ -264,60 +279,79 @@ def _is_server(pid: int) -> bool:
         return True  # no /proc: trust the pid
 
 
-_running: dict[Path, LocalModelServer] = {}
+# This process's server: one at a time, as on the machine (a second would wait for the first,
+# which this process itself keeps running)
+_current: LocalModelServer | None = None
 _lock = threading.Lock()
 _hooks_installed = False
 _sigterm_installed = False
-_generation = 0  # bumped by stop_all(), so that a start or a wait in another thread gives up
+# Set by stop_all() and Ctrl-C, and sticky: a start in a worker thread that has not yet begun
+# waiting must give up too. allow_starts() clears it for the next run of a long-lived process.
+_stopping = threading.Event()
 
 
 def shared_server(
-    model_path: Path, *, threads: int = 0, slots: int = 1, keep_alive: float = 5.0
+    model_path: Path,
+    *,
+    threads: int = 0,
+    slots: int = 1,
+    keep_alive: float = KEEP_ALIVE_S,
+    wait_s: float = WAIT_S,
 ) -> LocalModelServer:
     """Return the machine's server for ``model_path``, joined or started once per process.
 
     A server that died mid-run is reported with its log instead of silently restarted, so a
-    crash is never mistaken for a slow answer. A process that asks for other settings gives up
-    the server it used first (one embedded server per machine).
+    crash is never mistaken for a slow answer. A process that asks for other weights or
+    settings gives up the server it used first (one embedded server per machine).
     """
     with _lock:
-        server = _running.get(model_path)
-        if server is not None:
-            if not server.alive():
-                server.stop()
-                raise BackendError(f"the local model server stopped; see its log: {server.log_path}")
+        server = _current
+        if server is not None and not server.alive():
+            server.stop()
+            raise BackendError(f"the local model server stopped; see its log: {server.log_path}")
         wanted = LocalModelServer(model_path, threads=threads, slots=slots, keep_alive=keep_alive)
         if server is not None:
             if server.key == wanted.key:
                 return server
             server.stop()
-        return wanted.start()
+        return wanted.start(wait_s=wait_s)
 
 
 def death_note(model_path: Path) -> str:
     """A sentence naming the log when the server for ``model_path`` has died, else ''."""
-    server = _running.get(Path(model_path))
-    if server is not None and not server.alive():
+    server = _current
+    if server is not None and server.model_path == Path(model_path) and not server.alive():
         return f" (the local model server stopped; see its log: {server.log_path})"
     return ""
 
 
 def stop_all() -> None:
-    """Stop using the servers, and stop those that no other process uses, now."""
-    global _generation
-    _generation += 1
-    for server in list(_running.values()):
-        server.stop()
+    """Stop using the server, and stop it if no other process uses it, now.
+
+    Starts and waits for a server in this process give up until :func:`allow_starts`.
+    """
+    _stopping.set()
+    if _current is not None:
+        _current.stop()
+
+
+def allow_starts() -> None:
+    """Let a new run start or join a server after :func:`stop_all` or Ctrl-C.
+
+    Call it before the run's worker threads start: a stop requested after it is not missed.
+    """
+    _stopping.clear()
 
 
 def leave_all() -> None:
-    """Stop using the servers; each stops by itself after its ``keep_alive`` without users."""
-    for server in list(_running.values()):
-        server.stop(linger=True)
+    """Stop using the server; it stops by itself after its ``keep_alive`` without users."""
+    if _current is not None:
+        _current.stop(linger=True)
 
 
 def _register(server: LocalModelServer) -> None:
-    _running[server.model_path] = server
+    global _current
+    _current = server
     install_exit_handlers()
 
 
@@ -352,6 +386,5 @@ def _on_sigint(signum: int, frame: object) -> None:
     asyncio.run joins its worker threads before the interrupt reaches the CLI: one waiting its
     turn for the server would otherwise hold the process for as long as the other server runs.
     """
-    global _generation
-    _generation += 1
+    _stopping.set()
     signal.default_int_handler(signum, frame)

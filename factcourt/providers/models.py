@@ -167,6 +167,7 @@ def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
             threads=ctx.local_threads,
             slots=ctx.local_slots,
             keep_alive=ctx.local_keep_alive,
+            wait_s=ctx.local_wait_s,
         )
         base_url, api_key = server.base_url, "local"
     else:

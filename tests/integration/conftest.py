@@ -18,4 +18,5 @@ def no_server_left_behind():
 
     yield
     local_server.stop_all()
+    local_server.allow_starts()
     models._built.clear()

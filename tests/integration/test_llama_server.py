@@ -42,7 +42,7 @@ def test_structured_call_through_chatopenai_then_the_server_is_gone(smollm2):
     assert answer.value.verdict in ("supported", "refuted", "not_enough_evidence", "conflicting_evidence")
     assert 0.0 <= answer.value.confidence <= 1.0
     assert answer.usage.calls >= 1 and answer.usage.input_tokens > 0  # from the server's reply
-    [server] = local_server._running.values()
+    server = local_server._current
     pid, port = server.process.pid, server.port
     assert port_open(port)
     local_server.stop_all()
@@ -141,7 +141,7 @@ def test_a_server_that_dies_mid_run_is_reported_with_its_log(smollm2):
     messages = [HumanMessage("<claim>Paris is in France.</claim>")]
     first = asyncio.run(models.ask(ctx, "evaluator", JurorAnswer, messages, run_name="alive"))
     assert first.usage.calls >= 1
-    [server] = local_server._running.values()
+    server = local_server._current
     server.process.kill()
     server.process.wait()
     try:  # within one event loop the call fails; a new loop's client fails at the start

@@ -23,19 +23,35 @@ import importlib.util, sys, time
 spec = importlib.util.spec_from_file_location("server_registry", sys.argv[1])
 registry = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(registry)
+if sys.argv[3] == "on-request":
+    print("ready", flush=True)
+    sys.stdin.readline()
 registry.Registry(sys.argv[2]).join()
 print("joined", flush=True)
 time.sleep(60)
 """
 
 
-def fake_user(root: Path) -> subprocess.Popen:
-    """Another process using the server: it holds a user lock until it dies."""
+def fake_user(root: Path, on_request: bool = False) -> subprocess.Popen:
+    """Another process using the server: it holds a user lock until it dies.
+
+    ``on_request``: it starts now but joins only at :func:`join_now`, within milliseconds, where
+    a fresh Python process would take a loaded machine a second or more.
+    """
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD_USER, REGISTRY_MODULE, str(root)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOLD_USER, REGISTRY_MODULE, str(root), "on-request" if on_request else "now"],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        text=True,
     )
-    assert proc.stdout.readline() == "joined\n"
+    assert proc.stdout.readline() == ("ready\n" if on_request else "joined\n")
     return proc
+
+
+def join_now(proc: subprocess.Popen) -> None:
+    proc.stdin.write("join\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline() == "joined\n"
 
 
 def kill9(proc: subprocess.Popen) -> None:
@@ -72,6 +88,7 @@ def cache(tmp_path, monkeypatch):
     )
     yield tmp_path
     local_server.stop_all()
+    local_server.allow_starts()
 
 
 @pytest.fixture
@@ -133,15 +150,14 @@ def test_the_watchdog_waits_for_the_last_user_then_keep_alive_then_holds_the_loc
 
 def test_a_user_joining_within_keep_alive_keeps_the_server(tmp_path):
     registry = Registry(tmp_path)
-    user = fake_user(tmp_path)
-    done = watch_in_thread(registry, keep_alive_s=0.6)
+    user, next_user = fake_user(tmp_path), fake_user(tmp_path, on_request=True)
+    done = watch_in_thread(registry, keep_alive_s=2.0)
     kill9(user)
-    time.sleep(0.3)
-    user = fake_user(tmp_path)
-    time.sleep(0.6)
+    join_now(next_user)  # milliseconds after the last user left, well within keep-alive
+    time.sleep(2.3)  # past the keep-alive counted from the kill: only the new user keeps it
     assert "fd" not in done
-    kill9(user)
-    assert until(lambda: "fd" in done)
+    kill9(next_user)
+    assert until(lambda: "fd" in done, 10)
     os.close(done["fd"])
 
 
@@ -170,10 +186,10 @@ def test_a_second_user_shares_the_server_and_the_last_one_stops_it(cache, weight
 
 
 def test_a_user_that_leaves_lets_the_server_stop_by_itself_after_keep_alive(cache, weights):
-    server = LocalModelServer(weights, keep_alive=0.3).start(timeout_s=20)
+    server = LocalModelServer(weights, keep_alive=2.0).start(timeout_s=20)
     server.stop(linger=True)
     assert server.process.poll() is None  # waiting for a next command
-    assert until(lambda: server.process.poll() is not None, 5)
+    assert until(lambda: server.process.poll() is not None, 15)
     assert Registry(cache / "llama-server").read() is None
 
 
@@ -204,23 +220,92 @@ def test_a_record_of_a_dead_server_is_replaced(cache, weights):
     assert Registry(cache / "llama-server").read()["pid"] == server.pid
 
 
-def test_stop_all_ends_a_wait_for_the_lock(cache, weights):
-    holder = Registry(cache / "llama-server").lock()
-    failed: dict = {}
+def start_in_thread(server: LocalModelServer, **kwargs) -> tuple[threading.Thread, dict]:
+    """Start ``server`` in a thread; the dict gets its error, or the server under 'server'."""
+    outcome: dict = {}
 
     def start():
         try:
-            LocalModelServer(weights).start(timeout_s=20)
+            outcome["server"] = server.start(timeout_s=20, **kwargs)
         except BackendError as exc:
-            failed["error"] = str(exc)
+            outcome["error"] = str(exc)
 
     thread = threading.Thread(target=start, daemon=True)
     thread.start()
-    time.sleep(0.3)
+    return thread, outcome
+
+
+def test_stop_all_ends_a_wait_for_the_lock(cache, weights, monkeypatch):
+    holder = Registry(cache / "llama-server").lock()
+    waiting = threading.Event()
+    lock = Registry.lock
+
+    def lock_and_tell(self, *args, **kwargs):
+        waiting.set()
+        return lock(self, *args, **kwargs)
+
+    monkeypatch.setattr(Registry, "lock", lock_and_tell)
+    thread, outcome = start_in_thread(LocalModelServer(weights))
+    assert waiting.wait(20)
     local_server.stop_all()
-    thread.join(5)
-    assert "stopped while waiting" in failed.get("error", "")
+    thread.join(10)
+    assert "stopped while waiting" in outcome.get("error", "")
     os.close(holder)
+
+
+def test_stop_all_before_a_start_reads_it_still_ends_the_wait(cache, weights):
+    """A Ctrl-C or stop_all() that comes before a worker thread's start begins is not missed."""
+    holder = Registry(cache / "llama-server").lock()
+    local_server.stop_all()
+    thread, outcome = start_in_thread(LocalModelServer(weights))
+    thread.join(10)
+    assert "stopped while waiting" in outcome.get("error", "")
+    os.close(holder)
+    local_server.allow_starts()  # the next run of a long-lived process starts again
+    server = LocalModelServer(weights).start(timeout_s=20)
+    assert server.alive()
+    server.stop()
+
+
+def test_a_process_that_asks_for_other_weights_leaves_its_server_first(cache, weights, tmp_path):
+    """It used to wait, holding the process's lock, for the server it kept running itself."""
+    other = tmp_path / "other.gguf"
+    other.write_bytes(b"other weights")
+    first = local_server.shared_server(weights, keep_alive=30)
+    outcome: dict = {}
+    thread = threading.Thread(
+        target=lambda: outcome.setdefault("server", local_server.shared_server(other, keep_alive=30)),
+        daemon=True,
+    )
+    thread.start()
+    thread.join(20)
+    assert outcome["server"].model_path == other and outcome["server"].pid != first.pid
+    assert until(lambda: not first.alive(), 10)
+    assert local_server._current is outcome["server"]
+
+
+def test_a_wait_for_another_processs_server_is_bounded(cache, weights):
+    first = LocalModelServer(weights, slots=1, keep_alive=30).start(timeout_s=20)
+    with pytest.raises(BackendError, match=r"model\.gguf, pid \d+\) still runs after local_wait_s=0\.3 s"):
+        LocalModelServer(weights, slots=2).start(timeout_s=20, wait_s=0.3)
+    holder = Registry(cache / "llama-server").lock()
+    with pytest.raises(BackendError, match="held the embedded model server's registry lock"):
+        LocalModelServer(weights, slots=2).start(timeout_s=20, wait_s=0.3)
+    os.close(holder)
+    first.stop()
+
+
+def test_stopping_a_server_that_exits_meanwhile_is_no_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("FACTCOURT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(local_server, "_is_server", lambda pid: True)
+
+    def gone(pid, signum):
+        raise ProcessLookupError(pid)
+
+    monkeypatch.setattr(local_server.os, "kill", gone)
+    server = LocalModelServer(tmp_path / "model.gguf")
+    server.pid = 4242  # another process's server, which exited after the check
+    server._terminate()
 
 
 CTRL_C_WHILE_WAITING = """
@@ -230,7 +315,10 @@ from factcourt.providers import local_server
 from factcourt.providers.server_registry import Registry
 local_server.install_exit_handlers()
 holder = Registry(Path(sys.argv[2]) / "llama-server").lock()  # another process is starting one
-threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+waiting, lock = threading.Event(), Registry.lock
+Registry.lock = lambda self, *a, **k: (waiting.set(), lock(self, *a, **k))[1]
+# Ctrl-C once the worker waits (asyncio.run's own start-up can take long on a loaded machine)
+threading.Thread(target=lambda: waiting.wait(60) and os.kill(os.getpid(), signal.SIGINT)).start()
 try:
     asyncio.run(asyncio.to_thread(local_server.LocalModelServer(Path(sys.argv[1])).start))
 except KeyboardInterrupt:
@@ -246,6 +334,6 @@ def test_ctrl_c_ends_a_wait_in_a_worker_thread(weights, tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=90,
     )
     assert done.stdout == "interrupted\n", done.stderr
