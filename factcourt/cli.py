@@ -107,8 +107,8 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def settings_from(args: argparse.Namespace) -> Context:
-    """Turn the parsed options into a Context."""
+def settings_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the options name (preset, flags, --set), as JSON values."""
     values: dict[str, Any] = dict(PRESETS[args.preset]) if getattr(args, "preset", None) else {}
     for option, key in [
         ("protocol", "protocol"),
@@ -145,7 +145,12 @@ def settings_from(args: argparse.Namespace) -> Context:
             values[key] = json.loads(raw)
         except json.JSONDecodeError:
             values[key] = raw
-    ctx = Context.from_dict(values)
+    return values
+
+
+def settings_from(args: argparse.Namespace) -> Context:
+    """Turn the parsed options into a Context."""
+    ctx = Context.from_dict(settings_values(args))
     preflight(ctx)
     return ctx
 
@@ -336,14 +341,16 @@ def prepare_out(out_path: str | None) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check one claim."""
-    from factcourt.api import make_context, verify
+    from factcourt.api import verify
     from factcourt.bench.datasets import read_evidence_file
 
     prepare_out(args.out)
-    ctx = settings_from(args)
+    values = settings_values(args)
     evidence = read_evidence_file(Path(args.evidence)) if args.evidence else None
-    if evidence is not None and args.search is None:  # given evidence, no search unless asked
-        ctx = make_context(ctx, search="given")
+    if evidence is not None and "search" not in values:  # no search unless --search or --set names one
+        values["search"] = "given"
+    ctx = Context.from_dict(values)
+    preflight(ctx)
     result = verify(args.claim, evidence, args.question or "", ctx)
     if result["error"]:
         emit_result(result, args, lambda r: None)

@@ -14,13 +14,12 @@ from factcourt.context import HALLUCINATION_AGENTS
 
 def cmd_detect(args: argparse.Namespace) -> int:
     """Debate whether the answer hallucinates; exit 1 when the item could not be judged."""
-    from factcourt.api import detect_payload, detection_json, make_context, run_config
+    from factcourt.api import _detect_context, detect_payload, detection_json, run_config
     from factcourt.bench.datasets import read_evidence_file
-    from factcourt.cli import emit_result, err, prepare_out, run_with_progress, settings_from
+    from factcourt.cli import emit_result, err, preflight, prepare_out, run_with_progress, settings_values
     from factcourt.graphs.hallucination import graph
 
     prepare_out(args.out)
-    ctx = settings_from(args)
     overrides: dict = {}
     if args.layout:
         overrides["hallucination_layout"] = args.layout
@@ -29,9 +28,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if args.without:
         overrides["hallucination_agents"] = [a for a in HALLUCINATION_AGENTS if a not in args.without]
     knowledge = read_evidence_file(Path(args.knowledge)) if args.knowledge else None
-    if knowledge is not None and args.search is None:  # given knowledge, no search unless asked
-        overrides["search"] = "given"
-    ctx = make_context(ctx, **overrides) if overrides else ctx
+    ctx = _detect_context(knowledge, settings_values(args), overrides)
+    preflight(ctx)
     payload = detect_payload(args.question, args.answer, knowledge, ctx)
     state = asyncio.run(run_with_progress(graph, payload, ctx, run_config(ctx), args.json or args.quiet))
     result = detection_json(state, ctx)

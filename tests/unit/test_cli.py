@@ -100,6 +100,25 @@ def test_verify_with_an_evidence_file(tmp_path, capsys):
     assert result["evidence"][0]["url"] == "https://example.org/e"
 
 
+def test_verify_keeps_a_search_named_by_set_over_given_evidence(tmp_path, monkeypatch):
+    import factcourt.api
+    from factcourt.errors import ConfigError
+
+    evidence = tmp_path / "ev.json"
+    evidence.write_text(json.dumps(["The Eiffel Tower is in Paris."]), encoding="utf-8")
+    seen = []
+
+    def verify(claim, evidence, question, ctx):
+        seen.append(ctx.search)
+        raise ConfigError("seen")
+
+    monkeypatch.setattr(factcourt.api, "verify", verify)
+    argv = ["verify", "--claim", "x", "--evidence", str(evidence), "--model", "sim"]
+    assert main([*argv, "--set", "search=none"]) == 2
+    assert main(argv) == 2
+    assert seen == ["none", "given"]
+
+
 def test_models_command_lists_every_role(capsys):
     assert main(["models"]) == 0
     shown = capsys.readouterr().out

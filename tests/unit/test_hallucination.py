@@ -459,6 +459,19 @@ def test_detect_command_prints_json_and_exits_2_on_an_empty_answer(scripted, tmp
     assert "the answer is empty" in capsys.readouterr().err
 
 
+def test_detect_command_keeps_a_search_named_by_set_over_given_knowledge(scripted, tmp_path, capsys):
+    import json
+
+    from factcourt.cli import main
+
+    knowledge = tmp_path / "k.json"
+    knowledge.write_text(json.dumps([K[0].text]), encoding="utf-8")
+    scripted.script["JudgeAnswer"] = [judge("con", 0.7, consensus=True)]
+    argv = ["detect", "-q", Q, "-a", A, "--knowledge", str(knowledge), "--model", "scripted", "--no-cache"]
+    assert main([*argv, "--set", "search=none", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["search"] == "none"
+
+
 def test_detect_command_exits_1_when_search_is_down(scripted, corpus, monkeypatch, capsys):
     from factcourt.cli import main
 
