@@ -111,6 +111,9 @@ def standard_assistants() -> list[dict[str, Any]]:
 def check_port_free(port: int) -> None:
     """Fail in one sentence when ``port`` is taken (``langgraph dev`` would otherwise move on)."""
     with socket.socket() as sock:
+        # as the server itself binds: connections in TIME_WAIT do not make the port taken, a
+        # listener still does (Linux)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError as exc:
