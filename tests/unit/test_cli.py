@@ -3,8 +3,11 @@
 import json
 import multiprocessing
 import os
+import sqlite3
 import time
+from contextlib import closing
 
+from factcourt.checkpoints import checkpoints_path
 from factcourt.cli import main
 from tests.fakes import juror
 
@@ -131,10 +134,27 @@ def test_a_crashed_check_resumes_without_rechecking_finished_claims(tmp_path, ca
     text.write_text("Alpha is one. Beta is two. Gamma is three.", encoding="utf-8")
     state = {"crash": True}
 
+    def finished_claims_saved() -> bool:
+        """Whether the checkpoints hold the last step (the vote) of Alpha's and Beta's debates."""
+        try:
+            with closing(sqlite3.connect(checkpoints_path())) as conn:
+                (votes,) = conn.execute(
+                    "SELECT COUNT(*) FROM writes WHERE checkpoint_ns LIKE 'check_claim:%' "
+                    "AND task_path LIKE '%judge_vote' AND channel = 'results'"
+                ).fetchone()
+        except sqlite3.OperationalError:  # the run is writing right now
+            return False
+        return votes == 2
+
     def answer(prompt):
         if "Gamma" in prompt and state["crash"]:
-            time.sleep(0.3)  # as a real model call would: the finished branches get saved
-            os._exit(9)  # the process dies as under kill -9: no handler, no cleanup runs
+            # as during a real model call, the finished branches' writes get saved meanwhile
+            # (the model runs in a worker thread): crash only once they are, however slow the machine
+            deadline = time.monotonic() + 30
+            while not finished_claims_saved() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            saved = finished_claims_saved()
+            os._exit(9 if saved else 8)  # the process dies as under kill -9: no handler, no cleanup runs
         return {"explanation": "ok", "verdict": "supported", "confidence": 0.9, "search_query": ""}
 
     scripted.script["JurorAnswer"] = [answer]
@@ -158,8 +178,8 @@ def test_a_crashed_check_resumes_without_rechecking_finished_claims(tmp_path, ca
     # would leave the dead run's SQLite connection to the garbage collector, which no crash does.
     crashing = multiprocessing.get_context("fork").Process(target=main, args=(args,))
     crashing.start()
-    crashing.join(60)
-    assert crashing.exitcode == 9
+    crashing.join(90)
+    assert crashing.exitcode == 9, f"exit {crashing.exitcode} (8: the finished claims were never saved)"
     state["crash"] = False
     assert main(args) == 0
     result = json.loads(capsys.readouterr().out)
