@@ -24,9 +24,10 @@ from factcourt.context import Context
 from factcourt.paths import cache_dir
 from factcourt.providers.cache import cache_key
 
-# Thread ids share lock files by digest, so their number stays bounded; two unrelated live runs
-# that share one only cost the second a fresh thread.
-LEASE_FILES_DIGITS = 3
+# Lease files are named by a prefix of the thread id's digest. Two unrelated live runs that
+# share one cost the second a fresh thread and a wrong "still going" note, so the prefix is long
+# enough to make that a one in four billion chance; the folder gains one empty file per run.
+LEASE_FILES_DIGITS = 8
 
 
 class CheckRun(NamedTuple):
@@ -142,10 +143,12 @@ def clear() -> tuple[int, int]:
             saver.delete_thread(thread_id)
             held.release()
             deleted += 1
+    if live:  # VACUUM could hold the file longer than a live run's busy timeout; pages get reused
+        return deleted, live
     with sqlite3.connect(path) as conn:
         try:
             conn.execute("PRAGMA auto_vacuum = FULL")
             conn.execute("VACUUM")  # gives the space back, and turns auto_vacuum on in an old file
         except sqlite3.OperationalError:
-            pass  # a live run holds the file; the space is reused meanwhile
+            pass  # a run started meanwhile holds the file; the space is reused meanwhile
     return deleted, live

@@ -1,0 +1,46 @@
+"""Crash checkpoints: clearing them never stalls a live run, and leases do not collide."""
+
+import sqlite3
+
+from factcourt import checkpoints
+
+
+def saved_thread(thread_id: str) -> None:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    with sqlite3.connect(checkpoints.checkpoints_path()) as conn:
+        SqliteSaver(conn).setup()
+        conn.execute(
+            "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, type, checkpoint, metadata) "
+            "VALUES (?, '', '1', 'json', x'7b7d', x'7b7d')",
+            (thread_id,),
+        )
+
+
+def test_clear_keeps_a_live_run_and_does_not_vacuum_under_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("FACTCOURT_CACHE_DIR", str(tmp_path))
+    saved_thread("crashed")
+    saved_thread("live")
+    held = checkpoints.lease("live")
+    statements: list[str] = []
+    connect = sqlite3.connect
+
+    def traced(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        conn.set_trace_callback(statements.append)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    assert checkpoints.clear() == (1, 1)
+    assert not [s for s in statements if s.startswith("VACUUM")]
+    held.release()
+    assert checkpoints.clear() == (1, 0)
+    assert "VACUUM" in statements
+
+
+def test_leases_of_different_threads_do_not_share_a_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("FACTCOURT_CACHE_DIR", str(tmp_path))
+    held = [checkpoints.lease(f"thread-{n}") for n in range(300)]  # 3 digits collided here
+    assert all(held)
+    for lock in held:
+        lock.release()
