@@ -434,7 +434,6 @@ HaluConclusion = Literal["no_hallucination", "hallucination"]
 HaluType = Literal["logical", "factual", "context_inconsistency", "false_premise"]
 HALU_TEAMS: tuple[HaluTeam, ...] = ("pro", "con")
 HALU_PERSPECTIVES: tuple[HaluRole, ...] = ("logic", "consistency", "factual")
-HALU_ROLES: tuple[HaluRole, ...] = (*HALU_PERSPECTIVES, "comprehensive")
 # The team's summarised history (the paper's L): a cap on what each round carries forward.
 HISTORY_CHARS = 600
 
