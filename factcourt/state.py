@@ -642,6 +642,8 @@ class HallucinationState(HallucinationInput, total=False):
     """The gathering agent's sub-questions."""
     queries: list[str]
     """Queries searched."""
+    gather_error: str
+    """Why the question's decomposition failed (the search went on with the question alone)."""
     round: int
     """The round being debated, from 1."""
     views: Annotated[list[AgentView], operator.add]

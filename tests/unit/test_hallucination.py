@@ -295,6 +295,35 @@ def test_local_search_gathers_sub_questions_searches_and_refined_knowledge(scrip
     assert A not in decompose, "the gathering agent sees the question only"
 
 
+def test_a_failed_decomposition_searches_the_question_and_says_so(scripted, corpus):
+    scripted.script["SubQuestions"] = ["not JSON"]
+    scripted.script["JudgeAnswer"] = [judge("con", 0.6, consensus=True)]
+    result = factcourt.detect(Q, A, model="scripted", cache=False, search="local", corpus=corpus, retries=0)
+    assert result["queries"] == [Q] and result["label"] == 0
+    assert any("decomposition failed" in n for n in result["notes"]), result["notes"]
+
+
+def test_a_failed_team_call_is_one_note(scripted):
+    def team(prompt):
+        if "Con team" in prompt:
+            return TimeoutError("slow")
+        return {
+            "logic": "ok",
+            "consistency": "ok",
+            "factual": "ok",
+            "false_premise": False,
+            "conclusion": "no_hallucination",
+            "summary": "s",
+        }
+
+    scripted.script["TeamAnswer"] = [team]
+    scripted.script["JudgeAnswer"] = [judge("pro", 0.1, consensus=True)]
+    result = run(retries=0, hallucination_layout="team")
+    assert [n for n in result["notes"] if "failed" in n] == [
+        "round 1: the con team call failed: TimeoutError: slow"
+    ]
+
+
 def test_search_down_fails_the_item_never_no_hallucination(scripted, corpus, monkeypatch):
     def down(self, query, k):
         raise ConnectionError("backend unreachable")

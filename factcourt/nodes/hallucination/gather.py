@@ -96,6 +96,10 @@ async def gather(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         "queries": queries,
         "fragments": fragments,
     }
+    if decomposed.value is None:
+        update["gather_error"] = (
+            f"the question's decomposition failed, so only the question was searched: {decomposed.error}"
+        )
     if not fragments:
         return {**update, "usage": usage}
     refined = await ask(

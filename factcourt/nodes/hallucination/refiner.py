@@ -16,15 +16,23 @@ ROUND_CHARS = 300
 
 
 def failures(state: HallucinationState) -> list[str]:
-    """One note per agent, team or judge that failed, in order."""
-    notes = [
+    """One note per failed call (gathering, agent, team, judge), in order."""
+    teams = state.get("teams", [])
+    team_calls = {(t.round, t.team) for t in teams if t.by == "team_call"}
+    notes = [state["gather_error"]] if state.get("gather_error") else []
+    notes += [
         f"round {v.round}: the {v.team} {v.role} agent failed: {v.failed}"
         for v in state.get("views", [])
-        if v.failed
+        if v.failed and (v.round, v.team) not in team_calls  # a team call's views share its failure
+    ]
+    notes += [
+        f"round {t.round}: the {t.team} team call failed: {t.failed}"
+        for t in teams
+        if t.failed and t.by == "team_call"
     ]
     notes += [
         f"round {t.round}: the {t.team} Comprehensive agent failed (its agents' vote stands): {t.failed}"
-        for t in state.get("teams", [])
+        for t in teams
         if t.failed and t.by == "vote"
     ]
     if state.get("judge_error"):
