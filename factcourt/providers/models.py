@@ -279,8 +279,7 @@ def failure_reason(exc: Exception, ctx: Context, choice: ModelChoice) -> str:
     if isinstance(exc, openai.APIStatusError):
         said = exc.message.removeprefix(f"Error code: {exc.status_code} - ")
         return f"{where} answered HTTP {exc.status_code} ({said})"[:400]
-    if isinstance(exc, (IndexError, KeyError, TypeError, ValueError)):
-        # langchain-openai reads ``choices[0]`` and friends without checking them
+    if _malformed_reply(exc):
         return f"{where} sent a reply that is not a chat completion ({type(exc).__name__}: {exc})"[:400]
     return f"{type(exc).__name__}: {exc}"[:400]
 
@@ -289,7 +288,24 @@ def _transient(exc: Exception) -> bool:
     """Whether another try may succeed: no connection, a server error, a malformed reply."""
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in (408, 409, 429) or exc.status_code >= 500
-    return isinstance(exc, (openai.APIConnectionError, IndexError, KeyError, TypeError, ValueError))
+    return isinstance(exc, openai.APIConnectionError) or _malformed_reply(exc)
+
+
+def _malformed_reply(exc: Exception) -> bool:
+    """An error the client raised reading a reply that is not a chat completion.
+
+    langchain-openai and langchain-core read ``choices[0]``, ``generations[0][0]`` and friends
+    without checking them, so a malformed reply surfaces as a plain IndexError, KeyError,
+    TypeError or ValueError raised in their code. The same types raised in our own code are
+    bugs: they must not be blamed on the endpoint or retried.
+    """
+    if not isinstance(exc, (IndexError, KeyError, TypeError, ValueError)):
+        return False
+    tb, innermost = exc.__traceback__, ""
+    while tb is not None:
+        innermost, tb = tb.tb_frame.f_code.co_filename, tb.tb_next
+    clients = ("langchain_openai", "langchain_core", "openai")
+    return any(f"{os.sep}{package}{os.sep}" in innermost for package in clients)
 
 
 def _no_answer(raw: Any) -> str:

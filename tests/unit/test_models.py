@@ -75,3 +75,11 @@ def test_search_auto_follows_the_keys(monkeypatch):
     monkeypatch.setenv("TAVILY_API_KEY", "t")
     assert Context().search == "tavily"
     assert Context(search="local").search == "local"
+
+
+def test_a_bug_on_our_side_is_neither_blamed_on_the_endpoint_nor_retried(scripted):
+    # raised in our code (here the fake's), not while the client read the reply
+    scripted.script["JurorAnswer"] = [TypeError("our bug"), juror("supported")]
+    answer = call(Context(model="scripted", retries=2))
+    assert answer.value is None and len(scripted.calls) == 1
+    assert "TypeError: our bug" in answer.error and "chat completion" not in answer.error
