@@ -42,4 +42,4 @@ def test_whole_hallucination_graph_on_the_embedded_model(smollm2):
     for team in result["teams"]:
         assert not team["failed"] or f"the {team['team']} Comprehensive agent failed" in notes
     assert result["stop_reason"] != "judge_failed" or "the judge failed" in notes
-    assert not local_server._running
+    assert local_server._current is None
