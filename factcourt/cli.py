@@ -299,12 +299,30 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise InputError(problem)
     prepare_out(args.out)
     ctx = settings_from(args)
+    warn_if_corpus_misses_language(text, ctx)
     state = asyncio.run(
         check_resumably(text, args.question or "", ctx, args.json or args.quiet, args.keep_checkpoint)
     )
     result = report(state, ctx) | {"response": text}
     emit_result(result, args, print_report)
     return exit_code(result)
+
+
+def warn_if_corpus_misses_language(text: str, ctx: Context) -> None:
+    """Say once, before the run, that the default corpus cannot judge a Chinese text.
+
+    The shipped corpus is English Wikipedia: Chinese claims find nothing in it and would come
+    back "not enough evidence" with no hint why. A corpus of one's own (--corpus) may cover it.
+    """
+    from factcourt.nodes._shared import detect_language
+
+    language = ctx.language if ctx.language != "auto" else detect_language(text)
+    if ctx.search == "local" and not ctx.corpus and language == "zh":
+        err.print(
+            "[yellow]warning:[/] the local corpus is English Wikipedia, so Chinese claims will "
+            "mostly come back 'not enough evidence'; search the web (--search tavily or serper, "
+            "with its key) or give a Chinese corpus with --corpus"
+        )
 
 
 def exit_code(result: dict) -> int:

@@ -282,3 +282,16 @@ def test_out_into_a_missing_folder_is_created_before_the_run(tmp_path, capsys, c
     out = tmp_path / "new" / "deeper" / "r.json"
     assert main(["check", str(text), "--model", "sim", "--corpus", corpus, "--quiet", "--out", str(out)]) == 0
     assert json.loads(out.read_text(encoding="utf-8"))["claims"]
+
+
+def test_a_chinese_text_against_the_english_corpus_is_warned_once(tmp_path, capsys, corpus):
+    chinese = tmp_path / "zh.txt"
+    chinese.write_text("埃菲尔铁塔位于巴黎。它于1889年建成。", encoding="utf-8")
+    english = tmp_path / "en.txt"
+    english.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    main(["check", str(chinese), "--model", "sim", "--json"])
+    assert capsys.readouterr().err.count("English Wikipedia") == 1
+    main(["check", str(english), "--model", "sim", "--json"])
+    assert "English Wikipedia" not in capsys.readouterr().err
+    main(["check", str(chinese), "--model", "sim", "--json", "--corpus", corpus])  # may cover it
+    assert "English Wikipedia" not in capsys.readouterr().err
