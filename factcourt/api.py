@@ -210,10 +210,10 @@ def detect_payload(
     return payload
 
 
-def _detect_context(
+def context_with_given(
     knowledge: list[Evidence] | None, settings: dict[str, Any] | Context | None, overrides: dict[str, Any]
 ) -> Context:
-    """Knowledge given with no search named means search 'given'."""
+    """The run's Context, where knowledge given with no search named means search 'given'."""
     named = "search" in overrides or isinstance(settings, Context) or "search" in (settings or {})
     if knowledge is not None and not named:
         overrides = {**overrides, "search": "given"}
@@ -230,7 +230,7 @@ async def adetect(
     """Decide whether ``answer`` to ``question`` hallucinates (async); see :func:`detect`."""
     from factcourt.graphs.hallucination import graph
 
-    ctx = _detect_context(knowledge, settings, overrides)
+    ctx = context_with_given(knowledge, settings, overrides)
     payload = detect_payload(question, answer, knowledge, ctx)
     state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)
     return detection_json(state, ctx)

@@ -359,15 +359,12 @@ def prepare_out(out_path: str | None) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check one claim."""
-    from factcourt.api import verify
+    from factcourt.api import context_with_given, verify
     from factcourt.bench.datasets import read_evidence_file
 
     prepare_out(args.out)
-    values = settings_values(args)
     evidence = read_evidence_file(Path(args.evidence)) if args.evidence else None
-    if evidence is not None and "search" not in values:  # no search unless --search or --set names one
-        values["search"] = "given"
-    ctx = Context.from_dict(values)
+    ctx = context_with_given(evidence, settings_values(args), {})
     preflight(ctx)
     result = verify(args.claim, evidence, args.question or "", ctx)
     if result["error"]:

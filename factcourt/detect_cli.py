@@ -14,7 +14,7 @@ from factcourt.context import HALLUCINATION_AGENTS
 
 def cmd_detect(args: argparse.Namespace) -> int:
     """Debate whether the answer hallucinates; exit 1 when the item could not be judged."""
-    from factcourt.api import _detect_context, detect_payload, detection_json, run_config
+    from factcourt.api import context_with_given, detect_payload, detection_json, run_config
     from factcourt.bench.datasets import read_evidence_file
     from factcourt.cli import emit_result, err, preflight, prepare_out, run_with_progress, settings_values
     from factcourt.graphs.hallucination import graph
@@ -28,7 +28,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if args.without:
         overrides["hallucination_agents"] = [a for a in HALLUCINATION_AGENTS if a not in args.without]
     knowledge = read_evidence_file(Path(args.knowledge)) if args.knowledge else None
-    ctx = _detect_context(knowledge, settings_values(args), overrides)
+    ctx = context_with_given(knowledge, settings_values(args), overrides)
     preflight(ctx)
     payload = detect_payload(args.question, args.answer, knowledge, ctx)
     state = asyncio.run(run_with_progress(graph, payload, ctx, run_config(ctx), args.json or args.quiet))
