@@ -314,9 +314,9 @@ def warn_if_corpus_misses_language(text: str, ctx: Context) -> None:
     The shipped corpus is English Wikipedia: Chinese claims find nothing in it and would come
     back "not enough evidence" with no hint why. A corpus of one's own (--corpus) may cover it.
     """
-    from factcourt.nodes._shared import detect_language
+    from factcourt.nodes._shared import language_for
 
-    language = ctx.language if ctx.language != "auto" else detect_language(text)
+    language = language_for(ctx.language, text)
     if ctx.search == "local" and not ctx.corpus and language == "zh":
         err.print(
             "[yellow]warning:[/] the local corpus is English Wikipedia, so Chinese claims will "

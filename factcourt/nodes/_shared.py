@@ -29,6 +29,11 @@ def detect_language(text: str) -> str:
     return "zh" if letters and len(_CJK.findall(text)) / len(letters) >= 0.2 else "en"
 
 
+def language_for(setting: str, text: str) -> str:
+    """The language the run's ``language`` setting names, or the one detected when it is 'auto'."""
+    return setting if setting != "auto" else detect_language(text)
+
+
 def format_evidence(evidence: list[Evidence]) -> str:
     """Number the knowledge base as [E1].. and show its most recent pieces."""
     if not evidence:

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.errors import InputError
-from factcourt.nodes._shared import detect_language, emit, fence
+from factcourt.nodes._shared import emit, fence, language_for
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import (
@@ -173,7 +173,7 @@ async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
     ctx, response = runtime.context, state.get("response", "")
     if problem := response_problem(response):
         raise InputError(problem)
-    language = ctx.language if ctx.language != "auto" else detect_language(response)
+    language = language_for(ctx.language, response)
     question = fence(state.get("question", ""))
     parts = chunk(response)
     answers = await asyncio.gather(

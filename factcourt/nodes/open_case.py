@@ -5,7 +5,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
-from factcourt.nodes._shared import detect_language, emit
+from factcourt.nodes._shared import emit, language_for
 from factcourt.state import ClaimState
 
 MAX_CLAIM_CHARS = 2000
@@ -32,8 +32,7 @@ async def open_case(state: ClaimState, runtime: Runtime[Context]) -> dict:
         "unsure_calls": 0,
         "decided": False,
         "stop": False,
-        "language": state.get("language")
-        or (runtime.context.language if runtime.context.language != "auto" else detect_language(claim.text)),
+        "language": state.get("language") or language_for(runtime.context.language, claim.text),
     }
     if problem := claim_problem(claim.text):
         update["error"] = problem

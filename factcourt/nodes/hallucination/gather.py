@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.errors import BackendError
-from factcourt.nodes._shared import EVIDENCE_SHOWN, detect_language, emit, fence
+from factcourt.nodes._shared import EVIDENCE_SHOWN, emit, fence, language_for
 from factcourt.nodes.hallucination.protocol import clip
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
@@ -54,9 +54,7 @@ async def gather(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     """Collect the knowledge K_ext every agent of the debate sees."""
     ctx = runtime.context
     question, answer = state.get("question", ""), state.get("answer", "")
-    language = state.get("language") or (
-        ctx.language if ctx.language != "auto" else detect_language(f"{question} {answer}")
-    )
+    language = state.get("language") or language_for(ctx.language, f"{question} {answer}")
     start = {"round": 1, "language": language, "knowledge": []}
     if problem := item_problem(question, answer):
         return {**start, "error": problem}
