@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from factcourt.cli import main
+from tests.faults import one_error
 from tests.faults.stub import dead_url
 
 TEXTS = {
@@ -19,13 +20,6 @@ TEXTS = {
     "NUL in UTF-8": (b"The Eiffel Tower\x00 is in Paris.", "NUL bytes"),
     "over the limit": (b"Paris is in France. " * 6000, "the limit is"),
 }
-
-
-def one_error(err: str) -> str:
-    assert "Traceback" not in err
-    said = " ".join(err.split())
-    assert said.count("error:") == 1, err
-    return said
 
 
 @pytest.mark.parametrize("kind", TEXTS)

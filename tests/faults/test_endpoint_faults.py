@@ -10,6 +10,7 @@ import json
 import pytest
 
 from factcourt.cli import main
+from tests.faults import one_error
 from tests.faults.stub import dead_url
 
 # the fault, and the words its one sentence must hold
@@ -30,14 +31,6 @@ def endpoint(stub, fault: str, fault_when: str = "") -> str:
         return dead_url()
     stub.mode, stub.fault_when = fault, fault_when
     return stub.url
-
-
-def one_error(err: str) -> str:
-    """The single error sentence of a run (rich wraps it: joined back)."""
-    assert "Traceback" not in err
-    said = " ".join(err.split())
-    assert said.count("error:") == 1, err
-    return said
 
 
 @pytest.mark.parametrize("fault", FAULTS)
