@@ -114,3 +114,27 @@ def test_a_down_backend_fails_the_claim_with_the_reason(scripted, monkeypatch):
         search="tavily",
     )
     assert result["verdict"] is None and "backend down" in result["error"]
+
+
+def test_serper_reads_the_answer_box_then_organic_results_and_raises_on_http_errors(monkeypatch):
+    import httpx
+
+    monkeypatch.setenv("SERPER_API_KEY", "key")
+    sent = []
+
+    def post(url, headers, json, timeout):
+        sent.append((url, headers, json))
+        body = {
+            "answerBox": {"answer": "Paris", "link": "https://a", "title": "Capital"},
+            "organic": [{"snippet": "Paris is the capital of France.", "link": "https://b", "title": "France"}],
+        }
+        status = 200 if json["q"] != "down" else 503
+        return httpx.Response(status, json=body, request=httpx.Request("POST", url))
+
+    monkeypatch.setattr(httpx, "post", post)
+    backend = search.SerperBackend()
+    found = backend.search("capital of France", k=5)
+    assert [e.text for e in found] == ["Paris", "Paris is the capital of France."]
+    assert sent[0][1] == {"X-API-KEY": "key"} and sent[0][2]["q"] == "capital of France"
+    with pytest.raises(httpx.HTTPStatusError):
+        backend.search("down", k=5)
