@@ -1,7 +1,7 @@
-"""Baselines on the same providers: ``single``, ``fire``, ``safe``; ``cot`` and ``mad`` on QA pairs.
+"""Baselines on the same providers: ``single``, ``fire`` and ``safe`` on claims; three on QA pairs.
 
-``single``, ``fire`` and ``safe`` rate a claim; ``cot`` and ``mad`` judge whether the answer to
-a question hallucinates, as the IMPD-MACD paper compares them.
+``single``, ``fire`` and ``safe`` rate a claim; ``cot``, ``self_reflection`` and ``mad`` judge
+whether the answer to a question hallucinates, as the IMPD-MACD paper compares them.
 """
 
 from __future__ import annotations
@@ -182,9 +182,32 @@ async def cot(ctx: Context, question: str, answer: str, given: list[Evidence]) -
     return QA_VERDICTS[1 if check.conclusion == "no_hallucination" else 0], None, trace
 
 
+def _said(check: HallucinationCheck) -> str:
+    return f"{check.conclusion}: {clip(check.reasoning, OPPONENT_CHARS)}"
+
+
+async def self_reflection(ctx: Context, question: str, answer: str, given: list[Evidence]) -> tuple:
+    """Self-Reflection: a CoT answer, then one call that critiques it and gives the final conclusion.
+
+    A failed reflection is recorded and the first answer stands.
+    """
+    trace, problem = await _qa_trace(ctx, question, answer, given)
+    if problem:
+        return None, problem, trace
+    fields = item_fields(question, answer, trace.evidence)
+    step = {"method": "self_reflection"}
+    first, error = await _check(ctx, trace, "evaluator", "HALU_COT", fields, {**step, "step": "answer"})
+    if first is None:
+        return None, error, trace
+    seen = {**fields, "own": fence(_said(first))}
+    reflected, _ = await _check(ctx, trace, "evaluator", "HALU_REFLECT", seen, {**step, "step": "reflection"})
+    final = reflected or first
+    return QA_VERDICTS[1 if final.conclusion == "no_hallucination" else 0], None, trace
+
+
 def _mad_seen(last: list[HallucinationCheck | None], agent: int) -> dict[str, str]:
     """What an agent sees of the last round: its own answer and the other agents' answers."""
-    said = [f"{c.conclusion}: {clip(c.reasoning, OPPONENT_CHARS)}" if c else "" for c in last]
+    said = [_said(c) if c else "" for c in last]
     others = "\n".join(f"Agent {n + 1}: {s}" for n, s in enumerate(said) if n != agent and s)
     return {"own": fence(said[agent]) or EMPTY, "others": fence(others) or EMPTY}
 

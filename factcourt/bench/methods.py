@@ -36,7 +36,11 @@ BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
     "safe": baselines.safe,
 }
 # The IMPD-MACD paper's baselines: they judge the QA pair itself, as impd does
-QA_BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {"cot": baselines.cot, "mad": baselines.mad}
+QA_BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
+    "cot": baselines.cot,
+    "self_reflection": baselines.self_reflection,
+    "mad": baselines.mad,
+}
 # IMPD-MACD (graph ``hallucination``) judges the QA pair itself: label 1 (no hallucination) is
 # reported as 'supported', so the TRUE columns are the paper's positive class.
 HALLUCINATION_METHODS: dict[str, dict[str, Any]] = {

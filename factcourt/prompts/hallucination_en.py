@@ -182,7 +182,7 @@ HALU_REFINER_USER = (
 The debate's verdict: {verdict}. Write the report."""
 )
 
-# ------------------------------------------------ baselines: chain of thought, Du et al.'s MAD
+# ------------------------------------------ baselines: chain of thought, self-reflection, Du et al.'s MAD
 
 HALU_COT_SYSTEM = f"""You check whether an answer to a question contains a hallucination.
 {HALU_DEFINITIONS}
@@ -193,6 +193,18 @@ HALU_COT_ASK = """Think step by step: what the question asks, what the answer cl
 knowledge shows about each claim. Then conclude: "no_hallucination" or "hallucination"."""
 
 HALU_COT_USER = HALU_ITEM + HALU_COT_ASK
+
+# Self-Reflection (Reflexion, as the IMPD-MACD paper ran it): the model critiques its own answer.
+HALU_REFLECT_SYSTEM = HALU_COT_SYSTEM
+
+HALU_REFLECT_USER = (
+    HALU_ITEM
+    + """<history>{own}</history>
+<history> is your own earlier answer to this question. Reflect on it: check each of its steps
+against the knowledge and well-established facts, name any mistake it made, and correct it.
+"""
+    + HALU_COT_ASK
+)
 
 # Du et al. (2023): identical agents answer, then each updates its answer using the others'.
 HALU_MAD_SYSTEM = HALU_COT_SYSTEM

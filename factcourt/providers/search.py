@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Protocol
 
 import httpx
-
 from langchain_core.runnables import RunnableLambda
 
 from factcourt.context import Context

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from factcourt.bench.baselines import MAD_AGENTS, MAD_ROUNDS, cot, mad
+from factcourt.bench.baselines import MAD_AGENTS, MAD_ROUNDS, cot, mad, self_reflection
 from factcourt.bench.datasets import Case
 from factcourt.bench.methods import predict
 from factcourt.bench.runner import run_bench
@@ -119,3 +119,26 @@ def test_bench_runs_cot_and_mad_on_qa_pairs_with_label_1_as_true(scripted, tmp_p
         assert binary["accuracy"] == 1.0 and binary["failed"] == 0, method
     calls = {m: summary["report"][m]["cost"]["calls_per_claim"] for m in ("cot", "mad")}
     assert calls == {"cot": 1, "mad": MAD_AGENTS * MAD_ROUNDS}
+
+
+def test_self_reflection_answers_then_critiques_its_own_answer_and_the_reflection_decides(scripted):
+    scripted.script["HallucinationCheck"] = [
+        check("no_hallucination", "First look: fine."),
+        check("hallucination", "On reflection the knowledge puts it in Asia [E1]."),
+    ]
+    verdict, error, trace = asyncio.run(self_reflection(CTX, Q, A, K))
+    assert (verdict, error) == ("refuted", None)
+    first, second = prompts(scripted)
+    assert "<history>" not in first[first.rindex("<question>") :]
+    assert "no_hallucination: First look: fine." in tagged(second, "history")
+    assert "[E1]" in tagged(second, "knowledge")
+    assert trace.usage.calls == 2 and [s["step"] for s in trace.steps] == ["answer", "reflection"]
+
+
+def test_a_failed_reflection_leaves_the_first_answer_standing_and_a_failed_answer_fails(scripted):
+    scripted.script["HallucinationCheck"] = [check("hallucination"), "not json"]
+    verdict, error, trace = asyncio.run(self_reflection(CTX, Q, A, K))
+    assert (verdict, error) == ("refuted", None) and "failed" in trace.steps[-1]
+    scripted.script["HallucinationCheck"] = ["not json"]
+    verdict, error, trace = asyncio.run(self_reflection(CTX, Q, A, K))
+    assert verdict is None and error and [s["step"] for s in trace.steps] == ["answer"]  # no reflection

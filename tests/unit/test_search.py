@@ -126,7 +126,7 @@ def test_serper_reads_the_answer_box_then_organic_results_and_raises_on_http_err
         sent.append((url, headers, json))
         body = {
             "answerBox": {"answer": "Paris", "link": "https://a", "title": "Capital"},
-            "organic": [{"snippet": "Paris is the capital of France.", "link": "https://b", "title": "France"}],
+            "organic": [{"snippet": "Paris is the capital of France.", "link": "https://b", "title": "F"}],
         }
         status = 200 if json["q"] != "down" else 503
         return httpx.Response(status, json=body, request=httpx.Request("POST", url))
