@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from factcourt.context import Context
 from factcourt.errors import InputError
 from factcourt.nodes.open_case import claim_problem
-from factcourt.state import Claim, ClaimResult, Evidence, Usage
+from factcourt.state import Claim, ClaimResult, Evidence, Pyramid, Usage
 
 
 def make_context(settings: dict[str, Any] | Context | None = None, **overrides: Any) -> Context:
@@ -254,3 +255,79 @@ def detect(
     """
     _stop_servers_on_sigterm()
     return asyncio.run(adetect(question, answer, knowledge, settings, **overrides))
+
+
+# ------------------------------------------------------------ importance pyramid
+
+
+def pyramid_key(question: str, ctx: Context, answers: dict[str, str] | None) -> str:
+    """Cache key of a pyramid: the question, the expert set and every setting that changes it."""
+    from factcourt.providers.cache import cache_key
+    from factcourt.providers.models import choose
+
+    return cache_key(
+        "pyramid",
+        question,
+        ctx.experts,
+        {e: ctx.model_settings.get(e, {}) for e in ctx.experts},
+        [ctx.answer_max_tokens, ctx.temperature, ctx.language, ctx.max_claims],
+        [choose(ctx, "clerk"), choose(ctx, "matcher")],
+        [ctx.embedder, ctx.embedding_model, ctx.similarity_threshold, ctx.same_fact_candidates],
+        answers or {},
+    )
+
+
+async def abuild_pyramid(
+    question: str,
+    settings: dict[str, Any] | Context | None = None,
+    answers: dict[str, str] | None = None,
+    **overrides: Any,
+) -> Pyramid:
+    """The importance pyramid of ``question`` (async); see :func:`build_pyramid`."""
+    from factcourt.graphs.pyramid import graph
+    from factcourt.nodes.pyramid.open import question_problem
+    from factcourt.providers.cache import store
+
+    if problem := question_problem(question):
+        raise InputError(problem)
+    ctx = make_context(settings, **overrides)
+    key = pyramid_key(question, ctx, answers)
+    cache = store("pyramids") if ctx.cache else None
+    if cache is not None and (hit := cache.get(key)) is not None:
+        return Pyramid.model_validate(hit)
+    payload: dict[str, Any] = {"question": question, "answers": dict(answers or {})}
+    state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)
+    pyramid = state["pyramid"]
+    if cache is not None and not pyramid.failed and not pyramid.notes:  # a time-out is not kept
+        await asyncio.to_thread(cache.put, key, pyramid.model_dump(mode="json"))
+    return pyramid
+
+
+def build_pyramid(
+    question: str,
+    settings: dict[str, Any] | Context | None = None,
+    answers: dict[str, str] | None = None,
+    **overrides: Any,
+) -> Pyramid:
+    """Build (or take from the cache) the importance pyramid of ``question``.
+
+    The ``experts`` of the settings answer it (``answers`` gives some answers already written),
+    the Clerk splits each answer, equivalent claims are merged into the golden set, and each
+    golden claim gets its layer and weight. Cached per question, expert set and settings.
+
+    Example:
+        >>> p = factcourt.build_pyramid("Tell me about the Eiffel Tower.", experts=["gpt-4o", "gpt-4o-mini"])
+        >>> Path("eiffel.json").write_text(p.model_dump_json(indent=2))
+    """
+    _stop_servers_on_sigterm()
+    return asyncio.run(abuild_pyramid(question, settings, answers, **overrides))
+
+
+def load_pyramid(path: Path) -> Pyramid:
+    """A pyramid saved as JSON (``Pyramid.model_dump_json``); a file that is none is one clear error."""
+    try:
+        return Pyramid.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read the pyramid {path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise InputError(f"{path} is not a saved pyramid: {str(exc).splitlines()[0]}") from None

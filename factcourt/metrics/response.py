@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from factcourt.state import VERDICTS
 
@@ -59,3 +59,90 @@ def f1_at_k(supported: int, not_supported: int, k: int) -> float | None:
     if total == 0:
         return 0.0
     return f1(supported / total, min(supported / k, 1.0))
+
+
+# ------------------------------------------------ importance pyramid (MAD-Fact §5, Eq. 17-19)
+
+
+def pyramid_layer(frequency: int, experts: int) -> int:
+    """Layer G - f + 1 (1 = top) of a golden claim that ``frequency`` of ``experts`` answers state."""
+    if not 1 <= frequency <= experts:
+        raise ValueError(f"a golden claim is stated by 1 to {experts} experts, not {frequency}")
+    return experts - frequency + 1
+
+
+def layer_weight(layer: int, experts: int) -> float:
+    """Importance of a layer: G + 2 - k, the paper's 5 - k for G = 3 (4, 3, 2).
+
+    The bottom layer keeps weight 2, above the 1 a claim off the pyramid gets by default (the
+    paper's rule extended to k = G + 1), and upper layers weigh strictly more.
+    """
+    return float(experts + 2 - layer)
+
+
+def gamma_key(name: str, gamma: float) -> str:
+    """Score name for a gamma: 'recall@1.0', 'f1@0.8'."""
+    return f"{name}@{float(gamma)!r}"
+
+
+def pyramid_scores(
+    claims: Sequence[tuple[bool, float, str | None]],
+    golden_weights: Mapping[str, float],
+    *,
+    gammas: Sequence[float],
+    ks: Sequence[int],
+) -> dict[str, float | int | None]:
+    """MAD-Fact's weighted scores of one response, with SAFE's F1@K beside them.
+
+    Args:
+        claims: the response's judged claims as (supported, weight, matched golden id or None).
+        golden_weights: the weight of every golden claim of the question's pyramid.
+        gammas: the recall targets (Eq. 18).
+        ks: SAFE's K values.
+
+    A golden claim matched by several supported claims is credited once in recall; each claim
+    counts in precision. Without golden claims recall and F1@gamma are undefined (None), never
+    0 or 1. F1 is 0 when no claim is supported (Eq. 19).
+    """
+    supported = [ok for ok, _, _ in claims]
+    precision = weighted_precision(supported, [w for _, w, _ in claims]) if claims else None
+    credited: set[str] = set()
+    found = 0.0
+    for ok, weight, golden in claims:
+        if ok and golden is None:
+            found += weight
+        elif ok and golden not in credited:
+            credited.add(golden)  # type: ignore[arg-type]
+            found += golden_weights[golden]  # type: ignore[index]
+    hits = sum(supported)
+    scores: dict[str, float | int | None] = {
+        "precision": precision,
+        "supported": hits,
+        "not_supported": len(claims) - hits,
+        "golden_matched": len(credited),
+        "golden_claims": len(golden_weights),
+    }
+    for gamma in gammas:
+        recall = recall_at_gamma(found, sum(golden_weights.values()), gamma)
+        scores[gamma_key("recall", gamma)] = recall
+        scores[gamma_key("f1", gamma)] = (
+            None if recall is None else 0.0 if not hits else f1(precision, recall)
+        )
+    for k in ks:
+        scores[f"f1@{k}"] = f1_at_k(hits, len(claims) - hits, k)
+    return scores
+
+
+def mean_scores(rows: Sequence[Mapping[str, float | int | None]]) -> dict[str, dict[str, float | int | None]]:
+    """Each score's mean over responses (§4.2.3); undefined ones are left out and counted."""
+    names = list(dict.fromkeys(name for row in rows for name in row))
+    means: dict[str, dict[str, float | int | None]] = {}
+    for name in names:
+        values = [row.get(name) for row in rows]
+        defined = [float(v) for v in values if v is not None]
+        means[name] = {
+            "mean": sum(defined) / len(defined) if defined else None,
+            "n": len(defined),
+            "undefined": len(values) - len(defined),
+        }
+    return means

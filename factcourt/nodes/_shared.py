@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langgraph.config import get_stream_writer
 
+from factcourt.context import Context
 from factcourt.state import Evidence, RoundSummary, Turn
 
 # The embedded model has a 4096-token window and evaluates prompts at ~120 tokens/s on 2 cores:
@@ -94,3 +97,21 @@ def emit(event: str, **data: Any) -> None:
     except RuntimeError:  # called outside a graph run
         return
     writer({"event": event, **data})
+
+
+def concurrency(ctx: Context) -> int:
+    """Model calls a stage may have in flight: the run's bound (one on the embedded model)."""
+    from factcourt.api import run_config
+
+    return run_config(ctx)["max_concurrency"]
+
+
+async def bounded(limit: int, jobs: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
+    """Run the jobs, at most ``limit`` at a time; the results in the jobs' order."""
+    gate = asyncio.Semaphore(limit)
+
+    async def gated(job: Callable[[], Awaitable[Any]]) -> Any:
+        async with gate:
+            return await job()
+
+    return await asyncio.gather(*(gated(job) for job in jobs))

@@ -168,13 +168,14 @@ async def _resolve(
     return answer.usage
 
 
-async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
-    """Ask the Clerk chunk by chunk; keep every claim's source span and every drop's reason."""
-    ctx, response = runtime.context, state.get("response", "")
-    if problem := response_problem(response):
-        raise InputError(problem)
-    language = language_for(ctx.language, response)
-    question = fence(state.get("question", ""))
+async def split_claims(
+    ctx: Context, response: str, question: str, language: str
+) -> tuple[list[Claim], list[DroppedSentence], Usage]:
+    """The Clerk's claims of ``response`` (each with its source span), the dropped sentences and the usage.
+
+    Asked chunk by chunk; a chunk the Clerk failed on is one dropped part with the reason.
+    """
+    question = fence(question)
     parts = chunk(response)
     answers = await asyncio.gather(
         *(_clerk(ctx, language, question, part, f"clerk chunk {i + 1}") for i, part in enumerate(parts))
@@ -210,5 +211,15 @@ async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
                     span=locate(item.sentence, response),
                 )
             )
+    return claims, dropped, usage
+
+
+async def decompose(state: FactcheckState, runtime: Runtime[Context]) -> dict:
+    """Ask the Clerk chunk by chunk; keep every claim's source span and every drop's reason."""
+    ctx, response = runtime.context, state.get("response", "")
+    if problem := response_problem(response):
+        raise InputError(problem)
+    language = language_for(ctx.language, response)
+    claims, dropped, usage = await split_claims(ctx, response, state.get("question", ""), language)
     emit("claims", count=len(claims), dropped=len(dropped))
     return {"claims": claims, "dropped": dropped, "language": language, "usage": usage}

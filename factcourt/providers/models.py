@@ -61,6 +61,7 @@ class ModelChoice:
     endpoint: str  # "openai", a base URL, "embedded", "simulated" or "registered"
     method: str
     weights: str = ""
+    local_model: str = ""  # the shipped local model (LOCAL_MODELS) whose weights are fetched on first use
 
 
 def choose(ctx: Context, role: str) -> ModelChoice:
@@ -70,38 +71,53 @@ def choose(ctx: Context, role: str) -> ModelChoice:
         return ModelChoice(role, name, "registered", _method(ctx, "function_calling"))
     if name == "sim" or name.startswith("sim:"):
         return ModelChoice(role, name, "simulated", "function_calling")
+    named_local = name.startswith("local:")  # a shipped local model by name: embedded whatever the keys
     base_url = ctx.base_url or os.environ.get("OPENAI_BASE_URL")
-    if base_url:
+    if base_url and not named_local:
         return ModelChoice(
             role, name if name != "auto" else DEFAULT_OPENAI_MODEL, base_url, _method(ctx, "function_calling")
         )
-    if name != "local" and os.environ.get("OPENAI_API_KEY"):
+    if name != "local" and not named_local and os.environ.get("OPENAI_API_KEY"):
         return ModelChoice(
             role, name if name != "auto" else DEFAULT_OPENAI_MODEL, "openai", _method(ctx, "json_schema")
         )
-    if name not in ("auto", "local"):
+    if name not in ("auto", "local") and not named_local:
         raise ConfigError(
             f"model {name!r} needs OPENAI_API_KEY (OpenAI) or a base_url (any compatible server)"
         )
-    from factcourt.providers.weights import weights_path
+    from factcourt.providers.weights import LOCAL_MODELS, local_spec, weights_path
 
-    weights = ctx.local_weights or str(weights_path())
-    return ModelChoice(role, Path(weights).stem, "embedded", _method(ctx, "json_schema"), weights=weights)
+    spec = local_spec(name if named_local else "local")
+    if ctx.local_weights and not named_local:
+        weights, shipped = ctx.local_weights, ""
+    else:
+        weights, shipped = str(weights_path(spec)), next(k for k, v in LOCAL_MODELS.items() if v == spec)
+    return ModelChoice(
+        role,
+        Path(weights).stem,
+        "embedded",
+        _method(ctx, "json_schema"),
+        weights=weights,
+        local_model=shipped,
+    )
 
 
 def _method(ctx: Context, endpoint_default: str) -> str:
     return endpoint_default if ctx.structured_output == "auto" else ctx.structured_output
 
 
-def chat_model(ctx: Context, choice: ModelChoice, loop: asyncio.AbstractEventLoop) -> BaseChatModel:
-    """Return the chat model for a resolved choice, built once per event loop and settings.
+def chat_model(
+    ctx: Context, choice: ModelChoice, loop: asyncio.AbstractEventLoop, url: str | None = None
+) -> BaseChatModel:
+    """Return the chat model for a resolved choice, built once per event loop, settings and endpoint.
 
     ChatOpenAI's async HTTP client belongs to the event loop it was first used in, so each
     ``asyncio.run`` (two ``factcourt.check`` calls in one script) gets its own instance.
     """
     if choice.endpoint == "registered":
         return _registered[choice.name]
-    return _once_per_loop(loop, _settings(ctx, choice), lambda: _build(ctx, choice))
+    url = url or endpoint_url(ctx, choice)
+    return _once_per_loop(loop, (*_settings(ctx, choice), url), lambda: _build(ctx, choice, url))
 
 
 def structured_model(
@@ -112,11 +128,41 @@ def structured_model(
     Binding converts the schema to a tool each time (an eighth of the framework's own time per
     call on the simulated model, by cProfile), so the bound runnable is kept beside its model.
     """
-    model = chat_model(ctx, choice, loop)
-    bind = functools.partial(model.with_structured_output, schema, method=choice.method, include_raw=True)
     if choice.endpoint == "registered":  # a test may register another model under the same name
-        return bind()
-    return _once_per_loop(loop, (*_settings(ctx, choice), schema), bind)
+        return chat_model(ctx, choice, loop).with_structured_output(
+            schema, method=choice.method, include_raw=True
+        )
+    url = endpoint_url(ctx, choice)
+    model = chat_model(ctx, choice, loop, url)
+    bind = functools.partial(model.with_structured_output, schema, method=choice.method, include_raw=True)
+    return _once_per_loop(loop, (*_settings(ctx, choice), url, schema), bind)
+
+
+def endpoint_url(ctx: Context, choice: ModelChoice) -> str:
+    """Where the choice's requests go; for the embedded model, the address of its server now.
+
+    The embedded server is joined or started here, on every call: a run that moves between
+    local models (a leaderboard) leaves one server for the next, and a model used again later
+    gets a new server on a new port, which a client built for the old one would miss.
+    """
+    if choice.endpoint != "embedded":
+        return choice.endpoint
+    from factcourt.providers.local_server import shared_server
+    from factcourt.providers.weights import LOCAL_MODELS, ensure_weights
+
+    if choice.local_model:
+        weights = ensure_weights(LOCAL_MODELS[choice.local_model])
+    elif not Path(choice.weights).is_file():
+        raise ConfigError(f"local_weights: no such GGUF file: {choice.weights}")
+    else:
+        weights = Path(choice.weights)
+    return shared_server(
+        weights,
+        threads=ctx.local_threads,
+        slots=ctx.local_slots,
+        keep_alive=ctx.local_keep_alive,
+        wait_s=ctx.local_wait_s,
+    ).base_url
 
 
 def _settings(ctx: Context, choice: ModelChoice) -> tuple:
@@ -135,7 +181,7 @@ def _once_per_loop(loop: asyncio.AbstractEventLoop, key: tuple, build: Callable[
         return built[key]
 
 
-def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
+def _build(ctx: Context, choice: ModelChoice, url: str) -> BaseChatModel:
     if choice.endpoint == "simulated":
         from factcourt.providers.simulated import SimulatedChatModel
 
@@ -156,27 +202,11 @@ def _build(ctx: Context, choice: ModelChoice) -> BaseChatModel:
         common |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
     if choice.endpoint == "openai":
         return ChatOpenAI(model=choice.name, max_completion_tokens=ctx.max_tokens, **common)
-    if choice.endpoint == "embedded":
-        from factcourt.providers.local_server import shared_server
-        from factcourt.providers.weights import ensure_weights
-
-        if ctx.local_weights and not Path(ctx.local_weights).is_file():
-            raise ConfigError(f"local_weights: no such GGUF file: {ctx.local_weights}")
-        server = shared_server(
-            Path(choice.weights) if ctx.local_weights else ensure_weights(),
-            threads=ctx.local_threads,
-            slots=ctx.local_slots,
-            keep_alive=ctx.local_keep_alive,
-            wait_s=ctx.local_wait_s,
-        )
-        base_url, api_key = server.base_url, "local"
-    else:
-        base_url, api_key = choice.endpoint, os.environ.get("OPENAI_API_KEY", "none")
     # llama.cpp and several compatible servers ignore max_completion_tokens
     return ChatOpenAI(
         model=choice.name,
-        base_url=base_url,
-        api_key=api_key,
+        base_url=url,
+        api_key="local" if choice.endpoint == "embedded" else os.environ.get("OPENAI_API_KEY", "none"),
         extra_body={"max_tokens": ctx.max_tokens},
         **common,
     )

