@@ -60,6 +60,7 @@ def claim_json(result: ClaimResult) -> dict[str, Any]:
         "queries": result.queries,
         "usage": _usage_json(result.usage),
         "error": result.error,
+        "language_not_covered": result.uncovered_language,
     }
 
 
@@ -92,6 +93,7 @@ def report(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
         "claims": [claim_json(r) for r in results],
         "dropped": [d.model_dump(mode="json") for d in state.get("dropped", [])],
         "scores": state.get("scores", {}),
+        "language_not_covered": sum(r.uncovered_language is not None for r in results),
         "usage": _usage_json(total),
         "correction": correction.model_dump(mode="json") if correction else None,
     }

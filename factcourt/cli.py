@@ -220,6 +220,8 @@ async def check_resumably(text: str, question: str, ctx: Context, quiet: bool, k
 
 def print_report(result: dict) -> None:
     """A readable table of claims, then scores, drops and usage."""
+    from factcourt.providers.search import LANGUAGE_NOT_COVERED
+
     table = Table(title="Claims", expand=True)
     for col, kw in [
         ("id", {"width": 4}),
@@ -233,6 +235,8 @@ def print_report(result: dict) -> None:
         verdict = c["verdict"] or f"failed: {c['error']}"
         if c.get("confidence") is not None:
             verdict += f" ({c['confidence']:.2f})"
+        if c.get("language_not_covered"):
+            verdict += f"\n{LANGUAGE_NOT_COVERED} ({c['language_not_covered']})"
         tally = Counter(c["votes"].values())
         votes = ", ".join(f"{n} {v.replace('_', ' ')}" for v, n in tally.most_common())
         if c.get("route") == "first_pass":
@@ -252,6 +256,11 @@ def print_report(result: dict) -> None:
         f"{s.get('refuted', 0)}  not enough evidence {s.get('not_enough_evidence', 0)}  "
         f"conflicting {s.get('conflicting_evidence', 0)}  failed {s.get('failed', 0)}"
     )
+    if uncovered := result.get("language_not_covered"):
+        out.print(
+            f"[yellow]{uncovered} claim(s): {LANGUAGE_NOT_COVERED}, so their verdicts rest on no "
+            "evidence from it[/]"
+        )
     for d in result["dropped"]:
         out.print(f"[dim]dropped ({d['reason']}): {d['sentence']}[/]")
     u = result["usage"]
@@ -309,19 +318,20 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def warn_if_corpus_misses_language(text: str, ctx: Context) -> None:
-    """Say once, before the run, that the default corpus cannot judge a Chinese text.
+    """Say once, before the run, that the local corpus holds nothing in the text's language.
 
     The shipped corpus is English Wikipedia: Chinese claims find nothing in it and would come
-    back "not enough evidence" with no hint why. A corpus of one's own (--corpus) may cover it.
+    back "not enough evidence" with no hint why. Each such claim is also marked in the result.
     """
-    from factcourt.nodes._shared import language_for
+    from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
 
-    language = language_for(ctx.language, text)
-    if ctx.search == "local" and not ctx.corpus and language == "zh":
+    if language := uncovered_language(ctx, text):
+        corpus = ctx.corpus or "(English Wikipedia)"
         err.print(
-            "[yellow]warning:[/] the local corpus is English Wikipedia, so Chinese claims will "
-            "mostly come back 'not enough evidence'; search the web (--search tavily or serper, "
-            "with its key) or give a Chinese corpus with --corpus"
+            f"[yellow]warning:[/] the local corpus {corpus} holds no '{language}' text, so such "
+            f"claims are marked '{LANGUAGE_NOT_COVERED}' and mostly come back 'not enough "
+            "evidence'; search the web (--search tavily or serper, with its key) or give a corpus "
+            "in that language with --corpus"
         )
 
 
@@ -537,6 +547,9 @@ def build_parser() -> argparse.ArgumentParser:
     from factcourt.leaderboard_cli import add_leaderboard_commands
 
     add_leaderboard_commands(sub, add_settings)
+    from factcourt.longqa_cli import add_longqa_command
+
+    add_longqa_command(sub, add_settings)
     _debug_everywhere(parser)
     return parser
 

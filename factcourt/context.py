@@ -36,6 +36,16 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 JURY_ROLES = ("General Public", "Critic", "News Author", "Scientist", "Psychologist", "Data Analyst")
 HALLUCINATION_AGENTS = ("logic", "consistency", "factual", "comprehensive")
+# Fig. 3 of MAD-Fact lists LongHalluQA's 7 topics; the text names only the first three
+LONGQA_TOPICS = (
+    "chinese_culture",
+    "natural_science",
+    "social_science",
+    "history",
+    "geography",
+    "literature_and_art",
+    "daily_life",
+)
 
 
 def _describe(text: str, default: Any = None, factory: Any = None) -> Any:
@@ -238,6 +248,26 @@ class Context:
         factory=lambda: [1.0, 0.8],
     )
     f1_ks: list[int] = _describe("K values of SAFE's F1@K reported beside them.", factory=lambda: [64, 178])
+    longqa_theta: float = _describe(
+        "LongHalluQA builder: a gathered fact is kept when the verifier finds it supported with "
+        "this confidence (its verdict's probability, from logprobs) or more; lower, contested "
+        "or refuted facts are dropped. The paper gives no value.",
+        0.7,
+    )
+    longqa_topics: list[str] = _describe(
+        "LongHalluQA builder: the topics a seed is filed under (the paper has 7 and names "
+        "Chinese culture, natural and social sciences); any other answer counts as 'other'.",
+        factory=lambda: list(LONGQA_TOPICS),
+    )
+    longqa_max_facts: int = _describe(
+        "LongHalluQA builder: most facts verified per seed (one verifier call each).", 6
+    )
+    longqa_cluster_distance: float = _describe(
+        "LongHalluQA builder: sub-questions whose cosine distance (character bigrams) is at most "
+        "this share a topic cluster; 0 = every sub-question is its own candidate. 0.85 grouped "
+        "short Chinese questions on one subject, and no two subjects, in the test fixture.",
+        0.85,
+    )
 
     correct: bool = _describe("Rewrite the response when claims are refuted (corrector).", False)
     language: Literal["auto", "en", "zh"] = _describe(
@@ -278,6 +308,11 @@ class Context:
             raise ConfigError(f"temperature must be in [0, 2], not {self.temperature}")
         if self.timeout_s <= 0:
             raise ConfigError(f"timeout_s must be more than 0 seconds, not {self.timeout_s}")
+        for name in ("longqa_theta", "longqa_cluster_distance"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"{name} must be in [0, 1], not {getattr(self, name)}")
+        if not self.longqa_topics:
+            raise ConfigError("longqa_topics needs at least one topic")
         if not 0.0 <= self.epsilon <= 1.0:
             raise ConfigError(f"epsilon must be in [0, 1], not {self.epsilon}")
         bad_agents = [a for a in self.hallucination_agents if a not in HALLUCINATION_AGENTS]
@@ -382,6 +417,7 @@ _AT_LEAST = {
     "answer_max_tokens": 1,
     "same_fact_candidates": 1,
     "unmatched_weight": 0,
+    "longqa_max_facts": 1,
 }
 
 

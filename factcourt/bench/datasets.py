@@ -13,7 +13,7 @@ from pathlib import Path
 
 from factcourt.errors import InputError
 from factcourt.inputs import read_text_file
-from factcourt.state import Evidence
+from factcourt.state import Evidence, Seed
 
 FOUR_WAY = {
     "Supported": "supported",
@@ -141,3 +141,45 @@ def read_evidence_file(path: Path) -> list[Evidence]:
     if not any(e.text.strip() for e in evidence):
         raise InputError(f"{path} holds no evidence text; give at least one passage, or leave out --evidence")
     return evidence
+
+
+def _first(item: dict, *keys: str) -> str:
+    return next((str(item[k]).strip() for k in keys if item.get(k) not in (None, "")), "")
+
+
+def load_seeds(path: Path) -> list[Seed]:
+    """Short seed questions for the LongHalluQA builder: HalluQA's JSON list, or JSON/JSONL rows.
+
+    HalluQA rows carry ``Question``, ``Best Answer1..4``, ``Source``, ``Category`` and ``Class``;
+    other rows ``question`` (or ``prompt``), ``answers`` (or ``answer``), ``source`` and
+    ``category``. The wrong answers are never read.
+    """
+    if not path.is_file():
+        raise InputError(f"no such seed file: {path}")
+    try:
+        data = json.loads(read_text_file(path))
+        items = list(enumerate(data if isinstance(data, list) else [data], start=1))
+    except json.JSONDecodeError:
+        items = _rows(path)
+    seeds, seen = [], set()
+    for number, item in items:
+        question = _first(item, "Question", "question", "prompt") if isinstance(item, dict) else ""
+        if not question:
+            raise InputError(f"{path}: item {number} has no question ('Question', 'question' or 'prompt')")
+        answers = [_first(item, f"Best Answer{n}") for n in range(1, 5)]
+        listed = item.get("answers") or ([item["answer"]] if item.get("answer") else [])
+        seed = Seed(
+            id=_first(item, "question_id", "id") or str(number),
+            question=question,
+            source=_first(item, "Source", "source"),
+            answers=[a for a in answers if a] + [str(a).strip() for a in listed if str(a).strip()],
+            kind=_first(item, "Category", "kind"),
+            category=_first(item, "Class", "category", "topic"),
+        )
+        if seed.id in seen:
+            raise InputError(f"{path}: item {number} repeats the id {seed.id!r}")
+        seen.add(seed.id)
+        seeds.append(seed)
+    if not seeds:
+        raise InputError(f"{path} holds no seed questions")
+    return seeds

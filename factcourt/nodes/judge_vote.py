@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit
+from factcourt.providers.search import uncovered_language
 from factcourt.rules import final_turns
 from factcourt.state import ClaimResult, ClaimState, Turn, Verdict
 
@@ -76,6 +77,7 @@ async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
         queries=state.get("queries", []),
         usage=state.get("usage"),
         error=error,
+        uncovered_language=uncovered_language(ctx, claim.text) if ctx.retrieval_enabled else None,
     )
     emit("verdict", claim_id=claim.id, verdict=verdict, error=error)
     return {"results": [result]}

@@ -8,12 +8,17 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from factcourt.prompts.en import EN
 from factcourt.prompts.hallucination_en import EN as HALLUCINATION_EN
+from factcourt.prompts.longqa_en import EN as LONGQA_EN
+from factcourt.prompts.longqa_zh import ZH as LONGQA_ZH
 from factcourt.prompts.pyramid_en import EN as PYRAMID_EN
 from factcourt.prompts.pyramid_zh import ZH as PYRAMID_ZH
 from factcourt.prompts.zh import ZH
 
 # one module of prompts per system beside the shared tables; found by name like the others
-PROMPTS = {"en": {**EN, **HALLUCINATION_EN, **PYRAMID_EN}, "zh": {**ZH, **PYRAMID_ZH}}
+PROMPTS = {
+    "en": {**EN, **HALLUCINATION_EN, **PYRAMID_EN, **LONGQA_EN},
+    "zh": {**ZH, **PYRAMID_ZH, **LONGQA_ZH},
+}
 
 
 def prompt(language: str, name: str) -> str:

@@ -61,4 +61,21 @@ MODERATOR_SYSTEM = f"""你是正方与反方事实核查辩论的主持人。每
 证据足以判定时就要判定；不要为了回避判断而选择中性结论。
 {DATA_RULE}"""
 
+SINGLE_SYSTEM = f"""你是一名细致的事实核查员，判断一条陈述是否属实。
+把陈述的每一部分（人名、数字、日期、地点、关系）与证据和公认的知识对照，然后选择：
+- "supported"：证据或公认知识证实了陈述的原意。
+- "refuted"：证据或公认知识与陈述的某一部分相矛盾。
+- "not_enough_evidence"：只有在证据和公认知识都与陈述无关时才选。
+- "conflicting_evidence"：只有在可靠来源彼此矛盾时才选。
+问题（如有）只是背景：你判断的是陈述。
+只在证据给出时才引用 [E1]；没有证据时不要引用。用中文写 explanation。
+{DATA_RULE}"""
+
+SINGLE_USER = """<question>{question}</question>
+<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+用一两句话把陈述与证据对照，然后给出结论。"""
+
 ZH: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}

@@ -20,6 +20,7 @@ from langchain_core.runnables import RunnableLambda
 from factcourt.context import Context
 from factcourt.errors import BackendError, ConfigError, InputError
 from factcourt.inputs import read_text_file
+from factcourt.nodes._shared import detect_language
 from factcourt.providers.cache import cache_key, store
 from factcourt.state import Evidence
 
@@ -58,6 +59,7 @@ class LocalBM25:
             raise ConfigError("the local corpus is empty")
         self.documents = documents
         self._bm25 = BM25Okapi([tokenize(f"{d.title} {d.text}") for d in documents])
+        self.languages = corpus_languages(documents)
 
     def search(self, query: str, k: int) -> list[Evidence]:
         """Return the ``k`` best-scoring documents with a positive score."""
@@ -67,6 +69,36 @@ class LocalBM25:
         scores = self._bm25.get_scores(tokens)
         best = sorted(range(len(scores)), key=lambda i: scores[i], reverse=True)[:k]
         return [self.documents[i].model_copy(update={"query": query}) for i in best if scores[i] > 0]
+
+
+LANGUAGE_NOT_COVERED = "language not covered by the corpus"
+# a language covers a corpus when this share of a sample of its documents is written in it
+LANGUAGE_SHARE = 0.02
+LANGUAGE_SAMPLE = 1000
+
+
+def corpus_languages(documents: list[Evidence]) -> frozenset[str]:
+    """The languages ('en', 'zh') a corpus is written in, from an evenly spread sample of it."""
+    step = max(1, len(documents) // LANGUAGE_SAMPLE)
+    sample = documents[::step]
+    counts: dict[str, int] = {}
+    for doc in sample:
+        language = detect_language(f"{doc.title} {doc.text[:300]}")
+        counts[language] = counts.get(language, 0) + 1
+    return frozenset(lang for lang, n in counts.items() if n >= LANGUAGE_SHARE * len(sample))
+
+
+def uncovered_language(ctx: Context, text: str) -> str | None:
+    """The language of ``text`` when the local corpus holds none of it, else None.
+
+    Such a claim can only come back "not enough evidence" from local search; the web backends
+    and given evidence cover every language.
+    """
+    if ctx.search != "local":
+        return None
+    language = detect_language(text)
+    languages = getattr(backend(ctx), "languages", None)
+    return language if languages is not None and language not in languages else None
 
 
 def default_corpus_path() -> Path:

@@ -293,5 +293,12 @@ def test_a_chinese_text_against_the_english_corpus_is_warned_once(tmp_path, caps
     assert capsys.readouterr().err.count("English Wikipedia") == 1
     main(["check", str(english), "--model", "sim", "--json"])
     assert "English Wikipedia" not in capsys.readouterr().err
-    main(["check", str(chinese), "--model", "sim", "--json", "--corpus", corpus])  # may cover it
-    assert "English Wikipedia" not in capsys.readouterr().err
+    main(["check", str(chinese), "--model", "sim", "--json", "--corpus", corpus])  # an English one too
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"{corpus} holds no 'zh' text" in said and "English Wikipedia" not in said
+    chinese_corpus = tmp_path / "zh.jsonl"
+    chinese_corpus.write_text(
+        json.dumps({"text": "埃菲尔铁塔位于巴黎。"}, ensure_ascii=False), encoding="utf-8"
+    )
+    main(["check", str(chinese), "--model", "sim", "--json", "--corpus", str(chinese_corpus)])
+    assert "holds no" not in capsys.readouterr().err

@@ -16,7 +16,7 @@ from factcourt.errors import BackendError
 from factcourt.nodes._shared import EVIDENCE_SHOWN, emit, fence, language_for
 from factcourt.nodes.hallucination.protocol import clip
 from factcourt.prompts import conversation
-from factcourt.providers.models import ask
+from factcourt.providers.models import Answer, ask
 from factcourt.providers.search import search
 from factcourt.state import Evidence, HallucinationState, KnowledgeStatements, SubQuestions, Usage
 
@@ -68,25 +68,14 @@ async def gather(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     if ctx.search == "none":
         return start
     usage = Usage()
-    decomposed = await ask(
-        ctx,
-        "gatherer",
-        SubQuestions,
-        conversation(language, "HALU_DECOMPOSE", question=fence(question)),
-        run_name="gather: decompose",
-        tags=["system:hallucination"],
-    )
+    decomposed = await decompose(ctx, question, language, "hallucination")
     usage += decomposed.usage
     queries = search_queries(question, decomposed.value)
-    fragments: list[Evidence] = []
-    for query in queries:
-        try:
-            found, real_call = await asyncio.to_thread(search, ctx, query)
-        except BackendError as exc:
-            return {**start, "usage": usage, "queries": queries, "error": str(exc)}
-        usage += Usage.search_call() if real_call else Usage()
-        known = {(e.url, e.text) for e in fragments}
-        fragments += [e for e in found if (e.url, e.text) not in known]
+    try:
+        fragments, searched = await search_fragments(ctx, queries)
+    except BackendError as exc:
+        return {**start, "usage": usage, "queries": queries, "error": str(exc)}
+    usage += searched
     emit("retrieved", claim_id="answer", query=" | ".join(queries), found=len(fragments))
     update = {
         **start,
@@ -100,6 +89,50 @@ async def gather(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         )
     if not fragments:
         return {**update, "usage": usage}
+    statements, refining = await refine_knowledge(ctx, question, fragments, language, "hallucination")
+    usage += refining
+    if statements is None:  # the fragments themselves, then
+        return {**update, "knowledge": fragments[:EVIDENCE_SHOWN], "usage": usage}
+    knowledge = []
+    for statement, sources in statements[:EVIDENCE_SHOWN]:
+        first = sources[0] if sources else Evidence(text="")
+        knowledge.append(
+            Evidence(text=statement, url=first.url, title=first.title, source="gathered", query=first.query)
+        )
+    return {**update, "knowledge": knowledge, "usage": usage}
+
+
+async def decompose(ctx: Context, question: str, language: str, system: str) -> Answer[SubQuestions]:
+    """The gatherer's sub-questions and search keywords for ``question``."""
+    return await ask(
+        ctx,
+        "gatherer",
+        SubQuestions,
+        conversation(language, "HALU_DECOMPOSE", question=fence(question)),
+        run_name="gather: decompose",
+        tags=[f"system:{system}"],
+    )
+
+
+async def search_fragments(ctx: Context, queries: list[str]) -> tuple[list[Evidence], Usage]:
+    """What the searches for ``queries`` return, without repeats; a backend failure raises BackendError."""
+    fragments: list[Evidence] = []
+    usage = Usage()
+    for query in queries:
+        found, real_call = await asyncio.to_thread(search, ctx, query)
+        usage += Usage.search_call() if real_call else Usage()
+        known = {(e.url, e.text) for e in fragments}
+        fragments += [e for e in found if (e.url, e.text) not in known]
+    return fragments, usage
+
+
+async def refine_knowledge(
+    ctx: Context, question: str, fragments: list[Evidence], language: str, system: str
+) -> tuple[list[tuple[str, list[Evidence]]] | None, Usage]:
+    """Concise knowledge statements from ``fragments``, each with the fragments it rests on.
+
+    None when the call failed or kept nothing: the caller falls back to the fragments.
+    """
     refined = await ask(
         ctx,
         "gatherer",
@@ -114,18 +147,13 @@ async def gather(state: HallucinationState, runtime: Runtime[Context]) -> dict:
             ),
         ),
         run_name="gather: knowledge",
-        tags=["system:hallucination"],
+        tags=[f"system:{system}"],
     )
-    usage += refined.usage
-    if refined.value is None or not refined.value.statements:  # the fragments themselves, then
-        return {**update, "knowledge": fragments[:EVIDENCE_SHOWN], "usage": usage}
-    knowledge = []
-    for item in refined.value.statements[:EVIDENCE_SHOWN]:
-        sources = [fragments[n - 1] for n in item.sources if 1 <= n <= len(fragments)]
-        first = sources[0] if sources else Evidence(text="")
-        knowledge.append(
-            Evidence(
-                text=item.statement, url=first.url, title=first.title, source="gathered", query=first.query
-            )
-        )
-    return {**update, "knowledge": knowledge, "usage": usage}
+    if refined.value is None or not refined.value.statements:
+        return None, refined.usage
+    statements = [
+        (item.statement, [fragments[n - 1] for n in item.sources if 1 <= n <= len(fragments)])
+        for item in refined.value.statements
+        if item.statement.strip()
+    ]
+    return statements or None, refined.usage

@@ -1,0 +1,105 @@
+"""``factcourt build-longqa``: long-form questions from short seeds (graph ``longqa``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+
+def cmd_build_longqa(args: argparse.Namespace) -> int:
+    """Build (or resume), or import a review sheet; then rewrite the outputs and print the stats."""
+    from factcourt.bench.datasets import load_seeds
+    from factcourt.bench.longqa import build_seeds, import_review, stored_records, write_outputs
+    from factcourt.cli import err, settings_from, warn_if_corpus_misses_language
+    from factcourt.errors import InputError
+
+    out = Path(args.out)
+    if args.import_review:
+        import_review(out, Path(args.import_review))
+        report = write_outputs(out, stored_records(out), None)
+        return show(report, out, args)
+    if not args.seeds:
+        raise InputError("give the seeds with --seeds FILE (or --import-review SHEET to apply a review)")
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit must be at least 1, not {args.limit}")
+    seeds = load_seeds(Path(args.seeds))
+    if args.shuffle is not None:
+        random.Random(args.shuffle).shuffle(seeds)
+    seeds = seeds[: args.limit] if args.limit else seeds
+    ctx = settings_from(args)
+    out.mkdir(parents=True, exist_ok=True)
+    warn_if_corpus_misses_language(" ".join(s.question for s in seeds), ctx)
+    records = asyncio.run(build_seeds(seeds, ctx, out, console=err, quiet=args.json or args.quiet))
+    report = write_outputs(out, records, ctx)
+    code = show(report, out, args)
+    if report["failures"]:
+        first = next(iter(report["failures"].items()))
+        err.print(
+            f"[red]error:[/] {len(report['failures'])} of {len(seeds)} seeds failed (run again to retry "
+            f"them); first, {first[0]}: {first[1]}"
+        )
+        return 1
+    return code
+
+
+def show(report: dict, out: Path, args: argparse.Namespace) -> int:
+    """Print the report as JSON or as the summary a person reads."""
+    from factcourt.cli import out as console
+
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+        return 0
+    s = report["stats"]
+    ratio = s["length_ratio"]
+    rate = lambda v: "n/a" if v is None else f"{v:.0%}"  # noqa: E731
+    console.print(
+        f"[bold]{s['kept']} question(s) kept[/] of {s['built']} built from {s['seeds']} seeds: "
+        f"retention {rate(s['retention'])} after review ({s['reviewed']} reviewed, {s['dropped_in_review']} "
+        f"dropped); facts kept by the verifier {s['facts_kept']} of {s['facts_gathered']}",
+        highlight=False,
+    )
+    if ratio["mean"] is not None:
+        console.print(f"length ratio new/seed: mean {ratio['mean']:.1f}x, pooled {ratio['pooled']:.1f}x")
+    console.print("topics: " + (", ".join(f"{t} {n}" for t, n in s["topics"].items()) or "none"))
+    for note, n in report["notes"].items():
+        console.print(f"[yellow]note:[/] {note} ({n} seed(s))", highlight=False)
+    console.print(
+        f"[dim]wrote {out}/longhalluqa.jsonl, review.csv (fill decision keep/drop, stage, reason; "
+        f"import with --import-review), triples.jsonl, report.md, report.json; "
+        f"{report['usage']['calls']} model calls[/]"
+    )
+    return 0
+
+
+def add_longqa_command(sub: argparse._SubParsersAction, add_settings: Callable) -> None:
+    """Register ``build-longqa``."""
+    p = sub.add_parser(
+        "build-longqa",
+        help="build LongHalluQA-style long-form questions from short seed questions",
+        description="For each seed question: gather knowledge (the seed's source and best answers, "
+        "plus web search with a key, or the local corpus), keep the facts the verifier supports "
+        "with confidence >= longqa_theta, write one sub-question per fact, cluster them by topic "
+        "and fuse 1-3 candidates with the original into one long-form question. Resumable: run "
+        "the same command again after a stop. Writes OUT/longhalluqa.jsonl, review.csv, "
+        "triples.jsonl, report.md and report.json. Exit 0 done, 1 some seeds failed, 2 bad input.",
+    )
+    p.add_argument("--seeds", help="seed file: HalluQA's JSON, or JSON/JSONL rows with 'question'")
+    p.add_argument("--out", required=True, help="output folder (also holds the resumable state)")
+    p.add_argument("--limit", type=int, help="build only the first N seeds")
+    p.add_argument(
+        "--shuffle", type=int, metavar="SEED", help="shuffle the seeds with this random seed first"
+    )
+    p.add_argument(
+        "--import-review",
+        metavar="SHEET",
+        help="apply a filled review.csv (decision keep/drop, stage, reason) and rewrite the outputs; "
+        "runs no model",
+    )
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    add_settings(p)
+    p.set_defaults(func=cmd_build_longqa)

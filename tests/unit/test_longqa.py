@@ -1,0 +1,427 @@
+"""The LongHalluQA-style builder (graph ``longqa``, ``factcourt build-longqa``) on scripted models."""
+
+import asyncio
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from factcourt.bench.datasets import load_seeds
+from factcourt.bench.longqa import build_seeds, import_review, stored_records, write_outputs
+from factcourt.cli import main
+from factcourt.context import Context
+from factcourt.errors import InputError
+from factcourt.graphs.longqa import graph
+from factcourt.metrics.longqa import build_stats, length_ratio
+from factcourt.nodes.longqa.cluster import topic_clusters
+from factcourt.nodes.longqa.fuse import chosen
+from factcourt.nodes.longqa.gather import seed_fragments
+from factcourt.nodes.longqa.sub_questions import known_topic
+from factcourt.nodes.longqa.verify import fact_outcome
+from factcourt.providers import search
+from factcourt.state import Evidence, Seed, Turn
+from tests.fakes import rating, with_logprobs
+
+SEEDS = Path(__file__).parent.parent / "fixtures" / "halluqa_seeds.json"
+TOWER = Seed(
+    id="7",
+    question="埃菲尔铁塔在哪座城市？",
+    answers=["埃菲尔铁塔位于法国巴黎。", "埃菲尔铁塔于1889年建成。"],
+    source="https://zh.wikipedia.org/wiki/埃菲尔铁塔",
+)
+FACTS = ["埃菲尔铁塔位于法国巴黎。", "埃菲尔铁塔于1889年建成。", "埃菲尔铁塔高三千米。"]
+
+
+def statements(*texts):
+    return {"statements": [{"statement": t, "sources": [1]} for t in texts]}
+
+
+def sure(verdict, p):
+    return with_logprobs(rating(verdict), {verdict: p, "not_enough_evidence": 1 - p})
+
+
+def by_fact(answers):
+    """A Rating script that answers by the fact in the prompt."""
+
+    def answer(prompt):
+        return next(a for fact, a in answers.items() if f"<claim>{fact}</claim>" in prompt)
+
+    return answer
+
+
+def script_build(
+    scripted, facts=FACTS, verdicts=None, question="埃菲尔铁塔在哪座城市？它建于哪一年？由谁设计？"
+):
+    verdicts = verdicts or {
+        FACTS[0]: sure("supported", 0.9),
+        FACTS[1]: sure("supported", 0.8),
+        FACTS[2]: sure("refuted", 0.9),
+    }
+    scripted.script["KnowledgeStatements"] = [statements(*facts)]
+    scripted.script["Rating"] = [by_fact(verdicts)]
+    scripted.script["FactSubQuestions"] = [
+        {"questions": ["埃菲尔铁塔位于哪座城市？", "埃菲尔铁塔建于哪一年？"], "topic": "Geography"}
+    ]
+    scripted.script["FusedQuestion"] = [{"selected": [1, 2, 9], "reason": "相关且准确", "question": question}]
+
+
+def run(seed, **settings):
+    ctx = Context(**{"model": "scripted", "cache": False, **settings})
+    return asyncio.run(graph.ainvoke({"seed": seed}, context=ctx))
+
+
+# ------------------------------------------------------------------ pure parts
+
+
+def test_seed_file_gives_question_best_answers_source_and_classes_never_wrong_answers():
+    seeds = load_seeds(SEEDS)
+    assert [s.id for s in seeds] == ["7", "8", "9"]
+    tower = seeds[0]
+    assert (
+        tower.question == "埃菲尔铁塔在哪座城市？" and tower.kind == "Knowledge" and tower.category == "地理"
+    )
+    assert len(tower.answers) == 3 and not any("伦敦" in a for a in tower.answers)
+
+
+def test_seed_rows_in_jsonl_and_bad_seed_files(tmp_path):
+    rows = tmp_path / "s.jsonl"
+    rows.write_text(
+        '{"id": "a", "question": "Who wrote Hamlet?", "answer": "Shakespeare."}\n', encoding="utf-8"
+    )
+    assert load_seeds(rows) == [Seed(id="a", question="Who wrote Hamlet?", answers=["Shakespeare."])]
+    for content, said in [
+        ('[{"answer": "x"}]', "item 1 has no question"),
+        ('[{"id": 1, "question": "a"}, {"id": 1, "question": "b"}]', "repeats the id"),
+        ("[]", "holds no seed"),
+    ]:
+        rows.write_text(content, encoding="utf-8")
+        with pytest.raises(InputError, match=said):
+            load_seeds(rows)
+    with pytest.raises(InputError, match="no such seed file"):
+        load_seeds(tmp_path / "missing.json")
+
+
+def test_seed_fragments_use_a_source_url_as_the_answers_url_and_drop_repeats():
+    fragments = seed_fragments(
+        TOWER.model_copy(update={"answers": [*TOWER.answers, " 埃菲尔铁塔位于法国巴黎。"]})
+    )
+    assert [f.text for f in fragments] == TOWER.answers
+    assert {f.url for f in fragments} == {TOWER.source}
+    spoken = seed_fragments(Seed(id="9", question="q", answers=["a"], source="人工智能模型没有出生年份。"))
+    assert [f.text for f in spoken] == ["a", "人工智能模型没有出生年份。"] and spoken[0].url == ""
+
+
+def test_topic_clusters_group_sub_questions_by_subject():
+    questions = [
+        "朱元璋出生于哪一年？",
+        "朱元璋的原名是什么？",
+        "明朝的开国皇帝朱元璋在位多少年？",
+        "凤阳县今属哪个省？",
+        "安徽凤阳县的钟离在哪里？",
+    ]
+    assert topic_clusters(questions, 0.85) == [[0, 1, 2], [3, 4]]
+    assert topic_clusters(questions, 0.0) == [[0], [1], [2], [3], [4]]
+    english = [
+        "When was the Eiffel Tower built?",
+        "Who designed the Eiffel Tower?",
+        "What is the capital of France?",
+    ]
+    assert topic_clusters(english, 0.85) == [[0, 1], [2]]
+    assert topic_clusters(["？", "朱元璋是谁？", "朱元璋的原名？"], 0.85) == [[0], [1, 2]]  # no terms: alone
+
+
+def test_fact_outcomes_keep_supported_facts_at_theta_and_name_every_drop():
+    def turn(verdict, confidence=None, failed=None):
+        return Turn(speaker="First pass", round=0, verdict=verdict, confidence=confidence, failed=failed)
+
+    assert fact_outcome(turn("supported", 0.7), 0.7)[0] == "kept"
+    assert fact_outcome(turn("supported", 0.69), 0.7) == (
+        "low_confidence",
+        "supported with confidence 0.69 < 0.7",
+    )
+    assert fact_outcome(turn("conflicting_evidence", 0.9), 0.7)[0] == "contested"
+    assert fact_outcome(turn("refuted", 0.9), 0.7)[0] == "refuted"
+    assert fact_outcome(turn("not_enough_evidence", 0.9), 0.7)[0] == "unverified"
+    assert fact_outcome(turn(None, failed="timeout"), 0.7) == (
+        "failed",
+        "the verifier gave no verdict: timeout",
+    )
+    kept, reason = fact_outcome(turn("supported"), 0.7)
+    assert kept == "kept" and "no confidence" in reason
+
+
+def test_topics_and_candidate_numbers_are_read_leniently_but_never_invented():
+    topics = ["history", "natural_science"]
+    assert known_topic("Natural Science", topics) == "natural_science"
+    assert known_topic("cooking", topics) == "other"
+    assert chosen([2, 2, 7, 0, 1, 3], 3) == [2, 1, 3]
+    assert chosen([9], 2) == [1]
+
+
+def test_length_ratio_and_build_stats():
+    assert length_ratio([("abcd", "abcdefgh"), ("ab", "abcdefgh")]) == {"mean": 3.0, "pooled": 16 / 6}
+    assert length_ratio([]) == {"mean": None, "pooled": None}
+    row = {"topic": "history", "seed_question": "ab", "question": "abcd", "gathered": 3, "kept": 2}
+    rows = [
+        {**row, "status": "built", "decision": ""},
+        {**row, "status": "built", "decision": "drop", "topic": "geography"},
+        {**row, "status": "built", "decision": "keep"},
+        {**row, "status": "no_verified_knowledge", "decision": "", "kept": 0, "question": ""},
+    ]
+    stats = build_stats(rows)
+    assert stats["built"] == 3 and stats["kept"] == 2 and stats["reviewed"] == 2
+    assert stats["retention"] == 2 / 3 and stats["seed_retention"] == 2 / 4
+    assert stats["topics"] == {"history": 2} and stats["fact_retention"] == 6 / 12
+    assert stats["length_ratio"]["mean"] == 2.0
+
+
+# ------------------------------------------------------------------ the graph
+
+
+def test_each_stage_gather_verify_sub_questions_cluster_fuse(scripted, corpus):
+    script_build(scripted)
+    state = run(TOWER, corpus=corpus)
+    outcomes = {t.knowledge.text: t.outcome for t in state["triples"]}
+    assert outcomes == {FACTS[0]: "kept", FACTS[1]: "kept", FACTS[2]: "refuted"}
+    assert scripted.count("Rating") == 3
+    # the verifier judged each fact on the seed's own answers (the corpus holds no Chinese)
+    verified = [p for name, p in scripted.calls if name == "Rating"][0]
+    assert "埃菲尔铁塔位于法国巴黎。" in verified and TOWER.source in verified
+    # only the kept facts get sub-questions
+    asked = [p for name, p in scripted.calls if name == "FactSubQuestions"][0]
+    assert FACTS[0] in asked and FACTS[2] not in asked
+    assert state["topic"] == "geography"
+    assert state["clusters"] == [["7-k1", "7-k2"]]  # one subject: one candidate
+    fused = [p for name, p in scripted.calls if name == "FusedQuestion"][0]
+    assert "1. 埃菲尔铁塔位于哪座城市？ / 埃菲尔铁塔建于哪一年？" in fused
+    built = state["built"]
+    assert built.question.startswith("埃菲尔铁塔在哪座城市？") and built.selected == [1]
+    assert any("language not covered by the corpus" in n for n in state["notes"])
+
+
+def test_low_confidence_facts_are_dropped_at_the_contexts_theta(scripted, corpus):
+    script_build(scripted)
+    state = run(TOWER, corpus=corpus, longqa_theta=0.85)
+    assert {t.knowledge.text: t.outcome for t in state["triples"]}[FACTS[1]] == "low_confidence"
+    assert FACTS[1] not in [p for name, p in scripted.calls if name == "FactSubQuestions"][0]
+
+
+def test_no_verified_fact_builds_nothing_and_asks_no_more(scripted, corpus):
+    script_build(scripted, verdicts={f: sure("refuted", 0.9) for f in FACTS})
+    state = run(TOWER, corpus=corpus)
+    assert "built" not in state and not state.get("error")
+    assert scripted.count("FactSubQuestions") == 0 and scripted.count("FusedQuestion") == 0
+
+
+def test_a_failed_verifier_call_drops_its_fact_with_the_reason(scripted, corpus):
+    script_build(
+        scripted,
+        verdicts={
+            FACTS[0]: sure("supported", 0.9),
+            FACTS[1]: TimeoutError("slow"),
+            FACTS[2]: sure("supported", 0.9),
+        },
+    )
+    state = run(TOWER, corpus=corpus, retries=0)
+    failed = next(t for t in state["triples"] if t.knowledge.text == FACTS[1])
+    assert failed.outcome == "failed" and "slow" in failed.reason
+    assert "built" in state
+
+
+def test_repeated_statements_are_verified_once(scripted, corpus):
+    script_build(scripted, facts=[FACTS[0], "埃菲尔铁塔位于法国的巴黎。", FACTS[1]])
+    scripted.script["Rating"] = [sure("supported", 0.9)]
+    state = run(TOWER, corpus=corpus)
+    assert [t.knowledge.text for t in state["gathered"]] == [FACTS[0], FACTS[1]]
+
+
+def test_an_english_seed_searches_a_covering_corpus_and_verifies_on_what_it_found(scripted, corpus):
+    seed = Seed(id="e", question="Where is the Eiffel Tower?", answers=["In Paris."])
+    scripted.script["KnowledgeStatements"] = [statements("The Eiffel Tower is in Paris.")]
+    scripted.script["Rating"] = [sure("supported", 0.9)]
+    scripted.script["FactSubQuestions"] = [
+        {"questions": ["Which city has the Eiffel Tower?"], "topic": "geography"}
+    ]
+    scripted.script["FusedQuestion"] = [{"selected": [1], "reason": "r", "question": "Where is it and why?"}]
+    state = run(seed, corpus=corpus)
+    assert state["queries"] == ["Where is the Eiffel Tower?"] and not state.get("notes")
+    refined = [p for name, p in scripted.calls if name == "KnowledgeStatements"][0]
+    assert "wrought-iron tower" in refined  # the corpus's document was a fragment
+    assert "completed in 1889" in [p for name, p in scripted.calls if name == "Rating"][0]
+
+
+def test_web_search_plans_queries_like_the_paper_question_then_expansion(scripted, monkeypatch):
+    class Web:
+        name = "serper"
+
+        def search(self, query, k):
+            return [
+                Evidence(text=f"result for {query}", url=f"https://example.org/{len(query)}", source="serper")
+            ]
+
+    monkeypatch.setitem(search._backends, ("serper", ""), Web())
+    script_build(scripted)
+    scripted.script["SubQuestions"] = [
+        {"sub_questions": ["埃菲尔铁塔的设计者是谁？"], "keywords": ["埃菲尔铁塔", "巴黎"]}
+    ]
+    scripted.script["Rating"] = [sure("supported", 0.9)]
+    state = run(TOWER, search="serper")
+    assert state["queries"] == ["埃菲尔铁塔在哪座城市？", "埃菲尔铁塔 巴黎", "埃菲尔铁塔的设计者是谁？"]
+    assert (
+        "result for 埃菲尔铁塔 巴黎" in [p for name, p in scripted.calls if name == "KnowledgeStatements"][0]
+    )
+    assert "built" in state
+
+
+def test_an_empty_seed_fails_without_a_model_call(scripted):
+    state = run(Seed(id="x", question="  "), search="none")
+    assert state["error"] == "the seed question is empty" and scripted.calls == []
+
+
+# ------------------------------------------------------------------ build, resume, review
+
+
+def build(scripted, out, corpus, seeds=None):
+    ctx = Context(model="scripted", cache=False, corpus=corpus)
+    records = asyncio.run(build_seeds(seeds or load_seeds(SEEDS), ctx, out, quiet=True))
+    return write_outputs(out, records, ctx)
+
+
+def script_any_seed(scripted):
+    scripted.script["KnowledgeStatements"] = [
+        lambda p: statements(p.split("<question>")[1].split("<")[0] + "的事实。")
+    ]
+    scripted.script["Rating"] = [sure("supported", 0.9)]
+    scripted.script["FactSubQuestions"] = [{"questions": ["子问题？"], "topic": "history"}]
+    scripted.script["FusedQuestion"] = [
+        lambda p: {"selected": [1], "reason": "r", "question": p.split("<question>")[1].split("<")[0] * 3}
+    ]
+
+
+def test_build_writes_the_set_and_a_rerun_resumes_without_model_calls(scripted, corpus, tmp_path):
+    script_any_seed(scripted)
+    report = build(scripted, tmp_path, corpus)
+    assert report["stats"]["built"] == 3 and report["stats"]["retention"] == 1.0
+    assert report["stats"]["length_ratio"]["mean"] == 3.0 and report["stats"]["topics"] == {"history": 3}
+    rows = [
+        json.loads(line) for line in (tmp_path / "longhalluqa.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert [r["id"] for r in rows] == ["longhalluqa-7", "longhalluqa-8", "longhalluqa-9"]
+    assert rows[0]["prompt"] == "埃菲尔铁塔在哪座城市？" * 3 and rows[0]["topic"] == "history"
+    triple = json.loads((tmp_path / "triples.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert triple["question"] and triple["knowledge"]["text"] and triple["category"] == "history"
+    assert "埃菲尔铁塔在哪座城市？" in (tmp_path / "report.md").read_text(encoding="utf-8")
+    calls = len(scripted.calls)
+    build(scripted, tmp_path, corpus)
+    assert len(scripted.calls) == calls
+
+
+def test_failed_seeds_are_tried_again_on_the_next_run(scripted, corpus, tmp_path):
+    script_any_seed(scripted)
+    scripted.script["FusedQuestion"] = [TimeoutError("down")]
+    report = build(scripted, tmp_path, corpus)
+    assert report["stats"]["failed"] == 3 and "down" in report["failures"]["7"]
+    script_any_seed(scripted)
+    assert build(scripted, tmp_path, corpus)["stats"]["built"] == 3
+
+
+def review(tmp_path, changes):
+    with (tmp_path / "review.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    for row in rows:
+        row.update(changes.get(row["id"], {}))
+    sheet = tmp_path / "filled.csv"
+    with sheet.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return sheet
+
+
+def test_review_round_trip_a_dropped_row_stays_dropped_with_its_reason(scripted, corpus, tmp_path):
+    script_any_seed(scripted)
+    build(scripted, tmp_path, corpus)
+    drop = {"decision": "drop", "stage": "answerability", "reason": "问题含糊"}
+    import_review(tmp_path, review(tmp_path, {"8": drop, "9": {"decision": "keep"}}))
+    report = write_outputs(tmp_path, stored_records(tmp_path), None)
+    assert report["stats"]["kept"] == 2 and report["stats"]["retention"] == 2 / 3
+    ids = [
+        json.loads(x)["seed_id"]
+        for x in (tmp_path / "longhalluqa.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert ids == ["7", "9"]
+    # a later sheet that leaves the row blank, and a rebuild, keep the drop and its reason
+    import_review(tmp_path, review(tmp_path, {"8": {"decision": "", "reason": ""}}))
+    build(scripted, tmp_path, corpus)
+    with (tmp_path / "review.csv").open(encoding="utf-8") as fh:
+        row = next(r for r in csv.DictReader(fh) if r["id"] == "8")
+    assert (row["decision"], row["stage"], row["reason"]) == ("drop", "answerability", "问题含糊")
+    ids = [
+        json.loads(x)["seed_id"]
+        for x in (tmp_path / "longhalluqa.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert ids == ["7", "9"]
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"7": {"decision": "maybe"}}, "decision must be keep or drop"),
+        ({"7": {"decision": "drop", "reason": ""}}, "a drop needs a reason"),
+        ({"7": {"id": "99"}}, "no question was built with this id"),
+        ({"7": {"stage": "taste"}}, "stage must be one of"),
+    ],
+)
+def test_a_bad_review_row_is_bad_input_named_by_its_line(scripted, corpus, tmp_path, change, said):
+    script_any_seed(scripted)
+    build(scripted, tmp_path, corpus)
+    with pytest.raises(InputError, match=f"filled.csv:2 .*{said}"):
+        import_review(tmp_path, review(tmp_path, change))
+
+
+# ------------------------------------------------------------------ command line
+
+
+def test_cli_builds_reports_json_and_imports_a_review(scripted, corpus, tmp_path, capsys):
+    script_any_seed(scripted)
+    out = tmp_path / "set"
+    args = [
+        "build-longqa",
+        "--seeds",
+        str(SEEDS),
+        "--out",
+        str(out),
+        "--model",
+        "scripted",
+        "--corpus",
+        corpus,
+    ]
+    assert main([*args, "--limit", "2", "--json", "--no-cache"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["stats"]["built"] == 2
+    assert " ".join(captured.err.split()).count("holds no 'zh' text") == 1  # warned once, before the run
+    sheet = review(out, {"7": {"decision": "drop", "reason": "重复"}})
+    assert main(["build-longqa", "--out", str(out), "--import-review", str(sheet)]) == 0
+    assert "1 question(s) kept" in capsys.readouterr().out
+    assert json.loads((out / "report.json").read_text(encoding="utf-8"))["settings"]["model"] == "scripted"
+
+
+def test_the_graph_takes_the_seed_as_json_as_studio_sends_it(scripted, corpus):
+    script_build(scripted)
+    assert run(TOWER.model_dump(), corpus=corpus)["built"].selected == [1]
+
+
+def test_cli_bad_usage_exits_2_with_one_sentence(tmp_path, capsys):
+    def said():
+        return " ".join(capsys.readouterr().err.split())
+
+    assert main(["build-longqa", "--out", str(tmp_path)]) == 2
+    assert "give the seeds with --seeds" in said()
+    assert main(["build-longqa", "--out", str(tmp_path), "--import-review", str(tmp_path / "x.csv")]) == 2
+    assert "no such review sheet" in said()
+    sheet = tmp_path / "x.csv"
+    sheet.write_text("id,decision,reason\n7,keep,\n", encoding="utf-8")
+    assert main(["build-longqa", "--out", str(tmp_path), "--import-review", str(sheet)]) == 2
+    assert "holds no build" in said()
+    assert main(["build-longqa", "--seeds", str(SEEDS), "--out", str(tmp_path), "--limit", "0"]) == 2
