@@ -1,9 +1,11 @@
 """factcourt: check what an LLM wrote by making agents debate each claim over evidence."""
 
 from factcourt.api import (
+    aaudit,
     abuild_pyramid,
     acheck,
     adetect,
+    audit,
     averify,
     build_pyramid,
     check,
@@ -15,9 +17,11 @@ from factcourt.context import Context
 
 __all__ = [
     "Context",
+    "aaudit",
     "abuild_pyramid",
     "acheck",
     "adetect",
+    "audit",
     "averify",
     "build_pyramid",
     "check",

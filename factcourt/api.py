@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from factcourt.context import Context
-from factcourt.errors import InputError
+from factcourt.errors import ConfigError, InputError
 from factcourt.nodes.open_case import claim_problem
 from factcourt.state import Claim, ClaimResult, Evidence, Pyramid, Usage
 
@@ -333,3 +333,92 @@ def load_pyramid(path: Path) -> Pyramid:
         raise InputError(f"cannot read the pyramid {path}: {exc.strerror}") from None
     except ValueError as exc:
         raise InputError(f"{path} is not a saved pyramid: {str(exc).splitlines()[0]}") from None
+
+
+# ------------------------------------------------------------------ FACT-AUDIT
+
+
+# The audit loop ends by its own rules (budgets, cap, stops); this only stops a runaway bug.
+AUDIT_STEP_LIMIT = 1_000_000
+
+
+def audit_context(
+    scale: str,
+    target_model: str | None,
+    target_base_url: str | None,
+    settings: dict[str, Any] | Context | None,
+    overrides: dict[str, Any],
+) -> Context:
+    """The audit's Context: the scale's values, then the settings, then the target's endpoint."""
+    from factcourt.context import AUDIT_SCALES
+
+    if scale not in AUDIT_SCALES:
+        raise ConfigError(f"unknown scale {scale!r}; choose from {', '.join(AUDIT_SCALES)}")
+    values = asdict(settings) if isinstance(settings, Context) else dict(settings or {})
+    values = {**AUDIT_SCALES[scale], **values, **overrides}
+    if target_base_url and not target_model:
+        raise ConfigError("a target base URL needs the target's model name too")
+    if target_model:
+        values["role_models"] = {**values.get("role_models", {}), "target": target_model}
+    if target_base_url:  # the target's own endpoint, as for any model named in model_settings
+        settings_of = values.get("model_settings", {})
+        own = {**settings_of.get(target_model, {}), "base_url": target_base_url}
+        values["model_settings"] = {**settings_of, target_model: own}
+    return Context.from_dict(values)
+
+
+def audit_objects(objects: list[str] | None) -> list[str]:
+    """The objects to audit (default all three), checked; 'fake-news' means 'fake_news'."""
+    from factcourt.nodes.audit.common import OBJECTS, objects_problem
+
+    chosen = [o.replace("-", "_") for o in objects] if objects is not None else list(OBJECTS)
+    if problem := objects_problem(chosen):
+        raise InputError(problem)
+    return chosen
+
+
+async def aaudit(
+    objects: list[str] | None = None,
+    *,
+    target_model: str | None = None,
+    target_base_url: str | None = None,
+    scale: str = "paper",
+    settings: dict[str, Any] | Context | None = None,
+    keep_checkpoint: bool = False,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """Audit a target model's fact-checking (async); see :func:`audit`."""
+    from factcourt.audit_report import audit_json
+    from factcourt.checkpoints import resumable_run
+    from factcourt.graphs.audit import build
+
+    ctx = audit_context(scale, target_model, target_base_url, settings, overrides)
+    chosen = audit_objects(objects)
+    async with resumable_run(
+        "audit",
+        build,
+        [chosen],
+        {"objects": chosen},
+        ctx,
+        keep=keep_checkpoint,
+        recursion_limit=AUDIT_STEP_LIMIT,
+    ) as run:
+        state = await run.graph.ainvoke(run.payload, config=run.config, context=ctx)
+    return audit_json(state, ctx)
+
+
+def audit(objects: list[str] | None = None, **options: Any) -> dict[str, Any]:
+    """Audit how well a target model fact-checks (FACT-AUDIT): IMR, JFR and Grade per scope.
+
+    ``options`` are :func:`aaudit`'s: ``target_model`` and ``target_base_url`` name the model
+    under audit; the auditor is ``model`` (the target too when no ``target_model`` is given,
+    which flatters the target: the report says so). ``scale`` 'smoke' is a small audit, 'paper'
+    (the default) the paper's numbers; any ``audit_*`` setting overrides them. A crashed audit
+    with the same objects and settings resumes where it stopped. The result is report.json's
+    structure plus ``cases``, every case with its response, reference, grade and comment.
+
+    Example:
+        >>> factcourt.audit(["social_rumor"], target_model="local", scale="smoke")["overall"]
+    """
+    _stop_servers_on_sigterm()
+    return asyncio.run(aaudit(objects, **options))

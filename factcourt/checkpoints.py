@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -66,12 +66,34 @@ async def resumable_check(
     A crashed run of the same check resumes; a finished one starts afresh. After a run that
     finished, its checkpoints are deleted unless ``keep``.
     """
+    from factcourt.graphs.factcheck import build
+
+    payload = {"response": text, "question": question}
+    async with resumable_run("factcheck", build, [text, question], payload, ctx, keep=keep) as run:
+        yield run
+
+
+@asynccontextmanager
+async def resumable_run(
+    name: str,
+    build: Callable[[], Any],
+    identity: list[Any],
+    payload: dict[str, Any],
+    ctx: Context,
+    *,
+    keep: bool = False,
+    **config: Any,
+) -> AsyncIterator[CheckRun]:
+    """Graph ``name`` (from ``build``) under the SQLite checkpointer, resuming a crashed run.
+
+    A run is the same as a crashed one when its ``identity`` (what it works on) and settings
+    are; ``config`` adds to the run config (e.g. a recursion limit).
+    """
     import aiosqlite
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     from factcourt.api import run_config
-    from factcourt.graphs.factcheck import build
     from factcourt.state import checkpointed_types
 
     path = await asyncio.to_thread(checkpoints_path)
@@ -80,14 +102,13 @@ async def resumable_check(
         await conn.execute("PRAGMA auto_vacuum = FULL")  # a new file gives deleted runs' pages back
         saver = AsyncSqliteSaver(conn, serde=serde)
         await saver.setup()
-        graph = build().compile(checkpointer=saver, name="factcheck")
-        base = cache_key("factcheck", text, question, asdict(ctx))[:32]
+        graph = build().compile(checkpointer=saver, name=name)
+        base = cache_key(name, *identity, asdict(ctx))[:32]
         thread_id, held, resumed, beside = await _take_thread(saver, graph, base, ctx)
         try:
-            config = run_config(ctx, configurable={"thread_id": thread_id})
-            payload = None if resumed else {"response": text, "question": question}
-            yield CheckRun(graph, payload, config, resumed, beside)
-            if not keep and not (await graph.aget_state(config)).next:
+            run = run_config(ctx, **config, configurable={"thread_id": thread_id})
+            yield CheckRun(graph, None if resumed else payload, run, resumed, beside)
+            if not keep and not (await graph.aget_state(run)).next:
                 await saver.adelete_thread(thread_id)
         finally:
             held.release()

@@ -1,4 +1,4 @@
-"""The command line: ``factcourt check | verify | detect | pyramid | leaderboard | models | bench | ...``.
+"""The command line: ``factcourt check | verify | detect | audit | pyramid | leaderboard | models | ...``.
 
 Exit codes: 0 done, 1 the run failed, 2 bad input or configuration.
 """
@@ -207,15 +207,20 @@ async def check_resumably(text: str, question: str, ctx: Context, quiet: bool, k
     from factcourt.checkpoints import resumable_check
 
     async with resumable_check(text, question, ctx, keep=keep) as run:
-        if run.beside_live_run:
-            err.print(
-                "[yellow]a run of this same text is still going in another process: this one "
-                "runs on its own and does not resume it[/]"
-            )
-        if run.resumed and not quiet:
-            err.print("[yellow]resuming the interrupted run of this text[/]")
+        say_how_it_runs(run, quiet, "this same text")
         result = await run_with_progress(run.graph, run.payload, ctx, run.config, quiet)
     return result
+
+
+def say_how_it_runs(run: Any, quiet: bool, what: str) -> None:
+    """Say that a resumable run resumes a crashed one, or runs beside a live one."""
+    if run.beside_live_run:
+        err.print(
+            f"[yellow]a run of {what} is still going in another process: this one runs on its own "
+            "and does not resume it[/]"
+        )
+    if run.resumed and not quiet:
+        err.print(f"[yellow]resuming the interrupted run of {what}[/]")
 
 
 def print_report(result: dict) -> None:
@@ -550,6 +555,9 @@ def build_parser() -> argparse.ArgumentParser:
     from factcourt.longqa_cli import add_longqa_command
 
     add_longqa_command(sub, add_settings)
+    from factcourt.audit_cli import add_audit_command
+
+    add_audit_command(sub, add_settings)
     _debug_everywhere(parser)
     return parser
 

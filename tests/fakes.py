@@ -21,7 +21,7 @@ Answer = dict | str | Exception | Callable[[str], Any]
 
 
 class ScriptedModel(BaseChatModel):
-    """Answers each structured request from a script keyed by schema name.
+    """Answers each structured request from a script keyed by schema name ("text": free text).
 
     A script entry is a list consumed in order (the last item repeats) of: a dict (the tool
     arguments), a str (plain text, which does not parse), an Exception (raised, as a timeout
@@ -43,7 +43,8 @@ class ScriptedModel(BaseChatModel):
         return sum(1 for name, _ in self.calls if name == schema)
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
-        name = kwargs["tools"][0]["function"]["name"]
+        # a free-text request (no schema bound) is answered from the script's "text" entry
+        name = kwargs["tools"][0]["function"]["name"] if kwargs.get("tools") else "text"
         prompt = str(messages[-1].content)
         index = self.count(name)
         self.calls.append((name, "\n".join(str(m.content) for m in messages)))

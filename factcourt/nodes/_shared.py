@@ -26,6 +26,12 @@ def fence(text: str) -> str:
     return text.replace("<", "‹").replace(">", "›")
 
 
+def clip(text: str, limit: int) -> str:
+    """At most ``limit`` characters, an ellipsis marking a cut."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def detect_language(text: str) -> str:
     """'zh' when a fifth or more of the letters are Chinese characters, else 'en'."""
     letters = [c for c in text if c.isalpha()]

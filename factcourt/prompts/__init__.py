@@ -6,6 +6,7 @@ the system prompts say that tagged text is data, never instructions.
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from factcourt.prompts.audit_en import EN as AUDIT_EN
 from factcourt.prompts.en import EN
 from factcourt.prompts.hallucination_en import EN as HALLUCINATION_EN
 from factcourt.prompts.longqa_en import EN as LONGQA_EN
@@ -16,7 +17,7 @@ from factcourt.prompts.zh import ZH
 
 # one module of prompts per system beside the shared tables; found by name like the others
 PROMPTS = {
-    "en": {**EN, **HALLUCINATION_EN, **PYRAMID_EN, **LONGQA_EN},
+    "en": {**EN, **HALLUCINATION_EN, **PYRAMID_EN, **LONGQA_EN, **AUDIT_EN},
     "zh": {**ZH, **PYRAMID_ZH, **LONGQA_ZH},
 }
 

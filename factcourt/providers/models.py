@@ -214,7 +214,10 @@ def _build(ctx: Context, choice: ModelChoice, url: str) -> BaseChatModel:
 
 @dataclass
 class Answer(Generic[T]):
-    """A structured answer, or why there is none, with the usage it cost.
+    """A structured (or free-text) answer, or why there is none, with the usage it cost.
+
+    A free-text answer (``schema`` None) keeps the model's words in ``text`` and what the
+    caller's ``parse`` read from them in ``value``.
 
     ``logprobs`` holds the answer's tokens as the server returned them (``token``,
     ``logprob``, ``top_logprobs``), when the endpoint gives them.
@@ -225,19 +228,27 @@ class Answer(Generic[T]):
     error: str | None = None
     cached: bool = False
     logprobs: list[dict[str, Any]] | None = None
+    text: str | None = None
 
 
 async def ask(
     ctx: Context,
     role: str,
-    schema: type[T],
+    schema: type[T] | None,
     messages: list[BaseMessage],
     *,
     run_name: str,
     tags: list[str] | None = None,
     metadata: dict[str, Any] | None = None,
+    parse: Callable[[str], Any] | None = None,
+    sample: int = 0,
 ) -> Answer[T]:
-    """Ask the model of ``role`` for a ``schema`` answer.
+    """Ask the model of ``role`` for a ``schema`` answer, or for free text when ``schema`` is None.
+
+    Free text is read by ``parse`` (text -> value; a ValueError says why it does not parse), or
+    taken as it is when there is no ``parse``; an empty reply never counts as an answer.
+    ``sample`` tells apart answers sampled several times from one prompt (votes at a
+    temperature above 0), which would otherwise share one cache entry.
 
     A refused connection, a server error or a reply that is no chat completion is retried with
     backoff, and an answer that does not parse is asked again with the parser's complaint, up to
@@ -248,15 +259,20 @@ async def ask(
     # Resolving the model may start the embedded server, and the cache is SQLite: both block,
     # so they run in a thread and the event loop (the LangGraph server's) stays free.
     choice, key, cache, hit, runnable = await asyncio.to_thread(
-        _prepare, ctx, role, schema, messages, asyncio.get_running_loop()
+        _prepare, ctx, role, schema, messages, asyncio.get_running_loop(), sample
     )
     if hit is not None:
+        if schema is None:
+            said = hit["answer"]
+            return Answer(_read(said, parse), Usage(), cached=True, logprobs=hit["logprobs"], text=said)
         return Answer(schema.model_validate(hit["answer"]), Usage(), cached=True, logprobs=hit["logprobs"])
     config = {"run_name": run_name, "tags": tags or [], "metadata": metadata or {}}
     usage, error, prompt = Usage(), None, list(messages)
     for attempt in range(ctx.retries + 1):
         try:
             out = await runnable.ainvoke(prompt, config=config)
+            if schema is None:
+                out = _free_text(out, parse)
         except (ValidationError, LengthFinishReasonError) as exc:
             # json_schema answers are parsed inside the client, which raises instead of
             # returning the parsing error: the same complaint-and-retry applies
@@ -270,10 +286,11 @@ async def ask(
         usage += _usage_of(role, out.get("raw"))
         if out.get("parsed") is not None:
             logprobs = _logprobs_of(out.get("raw"))
+            said = out.get("text")
             if cache is not None:
-                entry = {"answer": out["parsed"].model_dump(mode="json"), "logprobs": logprobs}
-                await asyncio.to_thread(cache.put, key, entry)
-            return Answer(out["parsed"], usage, logprobs=logprobs)
+                answer = said if schema is None else out["parsed"].model_dump(mode="json")
+                await asyncio.to_thread(cache.put, key, {"answer": answer, "logprobs": logprobs})
+            return Answer(out["parsed"], usage, logprobs=logprobs, text=said)
         # counted: grammar-constrained output should always validate, so this must stay rare
         usage += Usage(unparsable=1)
         complaint = out.get("parsing_error")
@@ -284,7 +301,7 @@ async def ask(
             *messages,
             HumanMessage(
                 f"Your last answer could not be parsed ({error[:200]}). Answer again, following "
-                f"the {schema.__name__} schema exactly."
+                + (f"the {schema.__name__} schema exactly." if schema else "the format asked for exactly.")
             ),
         ]
     if choice.endpoint == "embedded" and error:
@@ -349,9 +366,10 @@ def _no_answer(raw: Any) -> str:
 def _prepare(
     ctx: Context,
     role: str,
-    schema: type[BaseModel],
+    schema: type[BaseModel] | None,
     messages: list[BaseMessage],
     loop: asyncio.AbstractEventLoop,
+    sample: int,
 ):
     choice = choose(ctx, role)
     cache = store("answers") if ctx.cache and choice.endpoint != "registered" else None
@@ -361,16 +379,34 @@ def _prepare(
             "answer+logprobs",
             choice.name,
             choice.endpoint if choice.endpoint != "embedded" else "",
-            choice.method,
-            schema.model_json_schema(),
+            choice.method if schema else "text",
+            schema.model_json_schema() if schema else None,
             [m.model_dump() for m in messages],
             ctx.temperature,
             ctx.max_tokens,
             ctx.logprobs,
+            *([sample] if sample else []),  # keys of single answers stay as they were
         )
         hit = cache.get(key)
-    runnable = structured_model(ctx, choice, loop, schema) if hit is None else None
+    runnable = None
+    if hit is None:
+        runnable = structured_model(ctx, choice, loop, schema) if schema else chat_model(ctx, choice, loop)
     return choice, key, cache, hit, runnable
+
+
+def _read(text: str, parse: Callable[[str], Any] | None) -> Any:
+    if not text.strip():
+        raise ValueError("the reply is empty")
+    return parse(text) if parse else text
+
+
+def _free_text(message: Any, parse: Callable[[str], Any] | None) -> dict[str, Any]:
+    """A plain chat reply in the shape structured output has: raw, parsed, parsing_error (+ text)."""
+    said = message.content if isinstance(message.content, str) else str(message.content)
+    try:
+        return {"raw": message, "parsed": _read(said, parse), "parsing_error": None, "text": said}
+    except ValueError as exc:
+        return {"raw": message, "parsed": None, "parsing_error": str(exc), "text": said}
 
 
 def _usage_of(role: str, raw: Any) -> Usage:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from factcourt.context import Context
-from factcourt.nodes._shared import fence
+from factcourt.nodes._shared import clip, fence
 from factcourt.state import (
     HALU_PERSPECTIVES,
     HALU_TEAMS,
@@ -29,12 +29,6 @@ FEEDBACK_CHARS = 300
 EMPTY = "(none yet)"
 
 Stop = Literal["consensus", "dispute_below_epsilon", "max_rounds", "next_round"]
-
-
-def clip(text: str, limit: int) -> str:
-    """At most ``limit`` characters, an ellipsis marking a cut."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def opponent(team: HaluTeam) -> HaluTeam:

@@ -1,0 +1,135 @@
+"""``factcourt audit``: audit a model's fact-checking ability (FACT-AUDIT, graph ``audit``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from factcourt.context import AUDIT_SCALES, Context
+from factcourt.errors import ConfigError
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Run the audit with a progress display, then write the reports; exit 1 if nothing was graded."""
+    from factcourt.api import audit_context, audit_objects
+    from factcourt.audit_report import audit_json, write_audit
+    from factcourt.cli import err, out, preflight, settings_values
+
+    values = settings_values(args)
+    if args.auditor_model:
+        if "model" in values and values["model"] != args.auditor_model:
+            raise ConfigError("--auditor-model and --model name different models: give one")
+        values["model"] = args.auditor_model
+    ctx = audit_context(args.scale, args.target_model, args.target_base_url, values, {})
+    objects = audit_objects(args.objects)
+    folder = Path(args.out)
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"--out must be a folder: {folder} is a file")
+    preflight(ctx)
+    state = asyncio.run(run_audit(objects, ctx, args.quiet, args.keep_checkpoint))
+    report = audit_json(state, ctx)
+    paths = write_audit(report, folder)
+    if report["models"]["self_audit"]:
+        err.print("[yellow]note:[/] the auditor is the target: a self-audit flatters it (see report.md)")
+    if report["error"]:
+        err.print(f"[red]error:[/] {report['error']}")
+        return 2
+    overall, c = report["overall"], report["counts"]
+    if overall["n"]:
+        out.print(
+            f"IMR {overall['imr']:.2f}%  JFR {overall['jfr']:.2f}%  Grade {overall['grade']:.2f}  over "
+            f"{overall['n']} graded cases ({c['target_failed']} the target failed, {c['dropped']} dropped)"
+        )
+    out.print(f"[dim]wrote {', '.join(str(p) for p in paths.values())}[/]")
+    if not c["graded"]:
+        err.print(f"[red]error:[/] no case was graded: {_first_reason(report)}")
+        return 1
+    return 0
+
+
+def _first_reason(report: dict[str, Any]) -> str:
+    reasons = [r["error"] for r in report["cases"] if r["error"]] + report["notes"]
+    return reasons[0] if reasons else "no case was written"
+
+
+async def run_audit(objects: list[str], ctx: Context, quiet: bool, keep: bool) -> dict:
+    """The audit under the checkpointer (a crashed one resumes), drawing its progress."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from factcourt.api import AUDIT_STEP_LIMIT
+    from factcourt.checkpoints import resumable_run
+    from factcourt.cli import err, say_how_it_runs
+    from factcourt.graphs.audit import build
+    from factcourt.metrics.audit import poor
+
+    payload = {"objects": objects}
+    async with resumable_run(
+        "audit", build, [objects], payload, ctx, keep=keep, recursion_limit=AUDIT_STEP_LIMIT
+    ) as run:
+        say_how_it_runs(run, quiet, "this audit (graded cases are not redone)")
+        progress = Progress(
+            SpinnerColumn(),
+            TextColumn("[bold]{task.description}"),
+            TextColumn("{task.completed} graded"),
+            TextColumn("{task.fields[imr]}"),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+            disable=quiet,
+        )
+        task = progress.add_task("starting", total=None, imr="")
+        final: dict = {}
+        graded = low = 0
+        with progress:
+            async for mode, chunk in run.graph.astream(
+                run.payload, config=run.config, context=ctx, stream_mode=["custom", "values"]
+            ):
+                if mode == "values":
+                    final = chunk
+                    continue
+                if chunk["event"] == "audit_scenario":
+                    progress.update(task, description=f"{chunk['object']} / {chunk['scenario']}")
+                elif chunk["event"] == "audit_case" and chunk["status"] == "graded":
+                    graded, low = graded + 1, low + poor(chunk["grade"])
+                    progress.update(task, completed=graded, imr=f"running IMR {100 * low / graded:.1f}%")
+    return final
+
+
+def add_audit_command(sub: argparse._SubParsersAction, add_settings: Callable) -> None:
+    """Register ``audit``."""
+    p = sub.add_parser(
+        "audit",
+        help="audit a model's fact-checking ability (FACT-AUDIT)",
+        description="Agents write test cases for the target model per scenario of a taxonomy of "
+        "complex claims, fake news and social rumors, grade its verdicts and justifications 1-10, "
+        "probe its weak spots and add scenarios where it fails. Writes report.md, report.json, "
+        "cases.jsonl and imr_by_scenario.png to --out. A killed audit resumes when run again with "
+        "the same options. Exit 0 done, 1 no case graded, 2 bad input.",
+    )
+    p.add_argument("--target-model", required=True, help="the model under audit: local, a model name, ...")
+    p.add_argument("--target-base-url", help="the target's OpenAI-compatible endpoint, if not the auditor's")
+    p.add_argument("--auditor-model", help="the model of every auditing agent (default: as --model)")
+    p.add_argument(
+        "--objects",
+        nargs="+",
+        metavar="OBJECT",
+        help="objects to audit, in order: complex_claim fake_news social_rumor (default all)",
+    )
+    p.add_argument(
+        "--scale",
+        choices=list(AUDIT_SCALES),
+        default="paper",
+        help="'paper': the paper's numbers (30 cases per scenario, up to 16 scenarios per object); "
+        "'smoke': 2 scenarios per object, 3 cases each, at most 1 added (about 150 calls). "
+        "--set audit_...=N changes any of them",
+    )
+    p.add_argument("--out", required=True, help="folder for the reports")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument(
+        "--keep-checkpoint", action="store_true", help="keep the audit's checkpoints after it finishes"
+    )
+    add_settings(p)
+    p.set_defaults(func=cmd_audit)

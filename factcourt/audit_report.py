@@ -1,0 +1,235 @@
+"""FACT-AUDIT reports: the final state as JSON, Markdown, a JSONL of cases and an IMR bar chart."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from factcourt.context import Context
+from factcourt.metrics.audit import by, scores
+from factcourt.state import CaseRecord, Usage
+
+
+def verdict_right(record: CaseRecord) -> bool:
+    """The target's verdict is the reference's (an answer without a verdict is wrong)."""
+    return record.response_label is not None and record.response_label == record.reference_label
+
+
+def _pair(record: CaseRecord) -> tuple[float, bool]:
+    return record.grade, verdict_right(record)  # type: ignore[return-value]
+
+
+def models_json(ctx: Context) -> dict[str, Any]:
+    """The auditor's and the target's model, and whether they are one and the same."""
+    from factcourt.nodes.audit.common import target_context
+    from factcourt.providers.models import choose
+
+    auditor, target = choose(ctx, "grader"), choose(target_context(ctx), "target")
+    same = (auditor.name, auditor.endpoint, auditor.weights) == (target.name, target.endpoint, target.weights)
+    return {
+        "auditor": {"model": auditor.name, "endpoint": auditor.endpoint},
+        "target": {"model": target.name, "endpoint": target.endpoint},
+        "self_audit": same,
+    }
+
+
+def audit_json(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
+    """The final state of an ``audit`` run: scores by scope, taxonomy, counts, every case."""
+    memory: list[CaseRecord] = state.get("memory", [])
+    graded = [r for r in memory if r.status == "graded"]
+    scenario_scores = by(graded, lambda r: f"{r.object}/{r.scenario}", _pair)
+    taxonomy = [
+        {**s.model_dump(), **scenario_scores.get(f"{s.object}/{s.name}", scores([]))}
+        for s in state.get("taxonomy", [])
+    ]
+    failed = [r for r in memory if r.status != "graded"]
+    return {
+        "error": state.get("error"),
+        "objects": state.get("objects", []),
+        "models": models_json(ctx),
+        "settings": {f: getattr(ctx, f) for f in vars(ctx) if f.startswith("audit_")}
+        | {"search": ctx.search, "corpus": ctx.corpus},
+        "overall": scores([_pair(r) for r in graded]),
+        "by_object": by(graded, lambda r: r.object, _pair),
+        "by_mode": by(graded, lambda r: r.case.test_mode, _pair),
+        "by_object_mode": by(graded, lambda r: f"{r.object}/{r.case.test_mode}", _pair),
+        "taxonomy": taxonomy,
+        "added_scenarios": [s for s in taxonomy if s["added"]],
+        "stops": state.get("stops", {}),
+        "appraisals": [a.model_dump(mode="json") for a in state.get("appraisals", [])],
+        "counts": {
+            "cases": len(memory),
+            "graded": len(graded),
+            "target_failed": sum(r.status == "target_failed" for r in memory),
+            "dropped": sum(r.status == "dropped" for r in memory),
+            "not_graded_by_reason": dict(Counter((r.error or "").split(":")[0] for r in failed)),
+            "evidence_not_found_in_corpus": sum(r.wiki_check is False for r in memory),
+        },
+        "notes": state.get("notes", []),
+        "usage": (state.get("usage") or Usage()).model_dump(mode="json"),
+        "cases": [r.model_dump(mode="json") for r in memory],
+    }
+
+
+def _cell(s: dict[str, Any]) -> str:
+    if not s["n"]:
+        return "n/a | n/a | n/a | 0"
+    return f"{s['imr']:.2f} | {s['jfr']:.2f} | {s['grade']:.2f} | {s['n']}"
+
+
+def markdown(report: dict[str, Any], chart: str | None = None) -> str:
+    """The report for people: models, scores per object and scenario, stops, failures, two cases."""
+    m, c, u = report["models"], report["counts"], report["usage"]
+    lines = [
+        "# FACT-AUDIT report",
+        "",
+        f"Target: `{m['target']['model']}` ({m['target']['endpoint']}); auditor: "
+        f"`{m['auditor']['model']}` ({m['auditor']['endpoint']}).",
+    ]
+    if m["self_audit"]:
+        lines += [
+            "",
+            "**Self-audit:** the auditor is the target, so the reference answers and the grades share "
+            "the target's errors and the scores flatter it.",
+        ]
+    lines += [
+        "",
+        "IMR (insufficiency mining rate, % of cases graded below 4), JFR (justification flaw rate, % "
+        "with the reference's verdict but graded below 4) and Grade (mean, 1-10), over graded cases.",
+        "",
+        "| scope | IMR % | JFR % | Grade | n |",
+        "|---|---|---|---|---|",
+        *(f"| {obj} | {_cell(s)} |" for obj, s in report["by_object"].items()),
+        f"| **overall** | {_cell(report['overall'])} |",
+        "",
+        "| test mode | IMR % | JFR % | Grade | n |",
+        "|---|---|---|---|---|",
+        *(f"| {mode} | {_cell(s)} |" for mode, s in report["by_mode"].items()),
+        "",
+        "## Scenarios (* added by the Appraiser)",
+        "",
+        "| object | scenario | IMR % | JFR % | Grade | n |",
+        "|---|---|---|---|---|---|",
+        *(
+            f"| {s['object']} | {s['name']}{' *' if s['added'] else ''} | {_cell(s)} |"
+            for s in report["taxonomy"]
+        ),
+        "",
+    ]
+    if chart:
+        lines += [f"![IMR per scenario]({chart})", ""]
+    lines += ["## Taxonomy updates", ""]
+    lines += [f"- {obj}: stopped by {why}" for obj, why in report["stops"].items()]
+    lines += [
+        f"- {a['object']}: {a['outcome']} {a['proposal']}" + (f" ({a['reason'][:200]})" * bool(a["reason"]))
+        for a in report["appraisals"]
+    ]
+    lines += [
+        "",
+        "## Cost and failures",
+        "",
+        f"{c['cases']} cases: {c['graded']} graded, {c['target_failed']} the target failed, "
+        f"{c['dropped']} dropped (auditor output that did not parse, or no reference); "
+        f"{c['evidence_not_found_in_corpus']} with evidence the corpus check could not find.",
+        "",
+        *(f"- not graded, {why or 'unknown'}: {n}" for why, n in c["not_graded_by_reason"].items()),
+        *(f"- note: {n}" for n in report["notes"]),
+        "",
+        f"{u['calls']} model calls, {u['input_tokens']} input + {u['output_tokens']} output tokens, "
+        f"{u['search_calls']} searches.",
+        "",
+        "| role | calls | input tokens | output tokens |",
+        "|---|---|---|---|",
+        *(
+            f"| {role} | {v.get('calls', 0)} | {v.get('input_tokens', 0)} | {v.get('output_tokens', 0)} |"
+            for role, v in u["by_role"].items()
+            if role != "search"
+        ),
+    ]
+    shown = [r for r in report["cases"] if r["status"] == "graded"]
+    if shown:
+        lines += ["", "## Graded cases (the lowest and the highest grade)", ""]
+        for r in sorted(
+            {id(x): x for x in (min(shown, key=_grade), max(shown, key=_grade))}.values(), key=_grade
+        ):
+            lines += case_markdown(r)
+    return "\n".join(lines) + "\n"
+
+
+def _grade(record: dict[str, Any]) -> float:
+    return record["grade"]
+
+
+def case_markdown(r: dict[str, Any]) -> list[str]:
+    """One graded case in full."""
+    case = r["case"]
+    return [
+        f"### {r['id']} ({case['test_mode']}, {r['origin']}): grade {r['grade']:g}",
+        "",
+        f"- source claim: {case['source_claim']}",
+        *(f"- auxiliary info: {piece}" for piece in case["auxiliary_info"]),
+        f"- key point: {case['key_point']}",
+        f"- reference ({r['reference_label']}): {r['reference']}",
+        f"- target ({r['response_label']}): {r['response']}",
+        f"- grader: {r['comment']}",
+        "",
+    ]
+
+
+def plot(report: dict[str, Any], path: Path) -> None:
+    """Bar chart of IMR per scenario, coloured by object, added scenarios hatched and starred."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [s for s in report["taxonomy"] if s["n"]]
+    objects = list(dict.fromkeys(s["object"] for s in rows))
+    colours = dict(zip(objects, plt.get_cmap("tab10").colors, strict=False))
+    fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(rows) + 2), 5), dpi=120)
+    bars = ax.bar(
+        range(len(rows)),
+        [s["imr"] for s in rows],
+        color=[colours[s["object"]] for s in rows],
+    )
+    for bar, s in zip(bars, rows, strict=True):
+        if s["added"]:
+            bar.set_hatch("//")
+    ax.set_xticks(
+        range(len(rows)),
+        [s["name"] + (" *" if s["added"] else "") for s in rows],
+        rotation=60,
+        ha="right",
+        fontsize=7,
+    )
+    ax.set_ylabel("IMR % (lower is better)")
+    ax.set_ylim(0, 100)
+    ax.set_title("IMR per scenario (* hatched: added by the Appraiser)")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colours[o]) for o in objects]
+    if handles:
+        ax.legend(handles, objects, fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_audit(report: dict[str, Any], out: Path) -> dict[str, Path]:
+    """Write report.json (without the cases), cases.jsonl, imr_by_scenario.png and report.md."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "json": out / "report.json",
+        "cases": out / "cases.jsonl",
+        "chart": out / "imr_by_scenario.png",
+        "markdown": out / "report.md",
+    }
+    summary = {k: v for k, v in report.items() if k != "cases"}
+    paths["json"].write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    paths["cases"].write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in report["cases"]), encoding="utf-8"
+    )
+    plot(report, paths["chart"])
+    paths["markdown"].write_text(markdown(report, paths["chart"].name), encoding="utf-8")
+    return paths

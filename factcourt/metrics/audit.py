@@ -1,0 +1,72 @@
+"""FACT-AUDIT's metrics (Lin et al., ACL 2025, Eqs. 4-5): IMR, JFR and Grade.
+
+Over the N evaluated cases of a scope (a scenario, an object, a test mode, or all of them, pooled
+over cases):
+- Grade: the mean grade s (1-10);
+- IMR, insufficiency mining rate: % of cases with s < epsilon = 4.0 (s <= 3 for whole grades);
+- JFR, justification flaw rate: % of cases whose verdict matches the reference's but whose
+  grade is still below epsilon (a correct verdict with a poor justification).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+EPSILON = 4.0
+_TEMPLATE = "[Factual, Non-Factual, or Not Enough Information]"  # Fig 12's answer line, echoed
+# at one position the most specific label first: "non-factual" and "not factual" hold "factual"
+_LABEL = re.compile(r"(not enough information)|(non[\s-]?factual|not factual)|(factual)", re.I)
+_NAMES = ("Not Enough Information", "Non-Factual", "Factual")
+_ANSWER = re.compile(r"answer\W*(.*)", re.I | re.S)
+
+
+def verdict_label(text: str) -> str | None:
+    """The verdict an answer states, None if none: the first label after "Answer", else the first.
+
+    The prompt's answer template, when the answer repeats it, is no verdict.
+    """
+    text = text.replace(_TEMPLATE, "")
+    after = _ANSWER.search(text)
+    for window in ([after.group(1)] if after else []) + [text]:
+        if found := _LABEL.search(window):
+            return _NAMES[found.lastindex - 1]
+    return None
+
+
+def poor(grade: float) -> bool:
+    """Whether a grade marks an insufficiency (below epsilon)."""
+    return grade < EPSILON
+
+
+def scores(graded: Sequence[tuple[float, bool]]) -> dict[str, Any]:
+    """IMR, JFR (%) and Grade of ``(grade, verdict matches the reference)`` pairs; None when empty."""
+    n = len(graded)
+    if not n:
+        return {"n": 0, "imr": None, "jfr": None, "grade": None}
+    return {
+        "n": n,
+        "imr": 100.0 * sum(poor(s) for s, _ in graded) / n,
+        "jfr": 100.0 * sum(poor(s) and right for s, right in graded) / n,
+        "grade": sum(s for s, _ in graded) / n,
+    }
+
+
+def by(
+    items: Iterable[Any], key: Callable[[Any], str], pair: Callable[[Any], tuple[float, bool]]
+) -> dict[str, dict[str, Any]]:
+    """:func:`scores` per value of ``key``, in first-seen order."""
+    groups: dict[str, list[tuple[float, bool]]] = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(pair(item))
+    return {name: scores(pairs) for name, pairs in groups.items()}
+
+
+def pooled(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Scores of a union of scopes from theirs: each weighted by its number of cases."""
+    parts = [p for p in parts if p["n"]]
+    n = sum(p["n"] for p in parts)
+    if not n:
+        return {"n": 0, "imr": None, "jfr": None, "grade": None}
+    return {"n": n, **{m: sum(p[m] * p["n"] for p in parts) / n for m in ("imr", "jfr", "grade")}}

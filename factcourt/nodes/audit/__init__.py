@@ -1,0 +1,1 @@
+"""FACT-AUDIT's agents (graph ``audit``), one stage per module."""

@@ -1,0 +1,89 @@
+"""The Appraiser: the taxonomy is comprehensive, or here is a new scenario (Fig 8)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.metrics.audit import poor
+from factcourt.nodes._shared import clip, emit, fence
+from factcourt.nodes.audit.common import (
+    EXAMPLE_CHARS,
+    OBJECTS,
+    case_question,
+    consult,
+    current_object,
+    records_of,
+    refused,
+    taxonomy_of,
+)
+from factcourt.prompts import conversation
+from factcourt.state import Appraisal, AppraiserTurn, AuditState, Scenario
+
+
+def graded_taxonomy(state: AuditState, obj: str) -> str:
+    """``{object: {scenario: mean grade}}`` as the authors' code shows it (null: none graded)."""
+    means = {}
+    for scenario in taxonomy_of(state, obj):
+        grades = [r.grade for r in records_of(state, obj, scenario.name) if r.status == "graded"]
+        means[scenario.name] = round(sum(grades) / len(grades), 2) if grades else None
+    return json.dumps({OBJECTS[obj]: means}, ensure_ascii=False)
+
+
+def bad_cases(state: AuditState, obj: str, per_scenario: int, rng: random.Random) -> str:
+    """Up to ``per_scenario`` random bad cases (grade below epsilon) of each scenario."""
+    blocks = []
+    for scenario in taxonomy_of(state, obj):
+        bad = [r for r in records_of(state, obj, scenario.name) if r.status == "graded" and poor(r.grade)]
+        if not bad:
+            continue
+        samples = "\n".join(
+            f"Prompt: {fence(case_question(r.case))}\nResponse: {fence(clip(r.response, EXAMPLE_CHARS))}\n"
+            f"Score: {r.grade:g}"
+            for r in rng.sample(bad, min(per_scenario, len(bad)))
+        )
+        blocks.append(f"Task Name: {scenario.name}\nSamples:\n{samples}")
+    return "\n\n".join(blocks) or "(none)"
+
+
+def scenario_name(text: str) -> str:
+    """A proposed name in the taxonomy's snake_case."""
+    return "_".join(text.strip().lower().replace("-", " - ").split()).replace("_-_", "-")
+
+
+async def appraiser(state: AuditState, runtime: Runtime[Context]) -> dict:
+    """Propose a scenario, or stop; a turn that does not parse counts as one not accepted."""
+    ctx = runtime.context
+    obj = current_object(state)
+    rng = random.Random(f"{ctx.audit_seed}:{obj}:appraiser:{len(state.get('appraisals', []))}")
+    answer = await consult(
+        ctx,
+        "appraiser",
+        Appraisal,
+        conversation(
+            "en",
+            "AUDIT_APPRAISER",
+            object=OBJECTS[obj],
+            taxonomy=graded_taxonomy(state, obj),
+            bad_cases=bad_cases(state, obj, ctx.audit_bad_cases, rng),
+        ),
+        run_name=f"appraiser: {obj}",
+    )
+    update: dict = {"usage": answer.usage, "proposal": None}
+    if answer.value is None:
+        turn = AppraiserTurn(object=obj, outcome="failed", reason=answer.error or "")
+        return {**update, "appraisals": [turn], **refused(state, ctx, obj)}
+    if answer.value.stop:
+        emit("audit_appraisal", object=obj, outcome="stop")
+        turn = AppraiserTurn(object=obj, outcome="stop", explanation=answer.value.explanation)
+        return {**update, "appraisals": [turn], "stops": {**state.get("stops", {}), obj: "appraiser_stop"}}
+    proposal = Scenario(
+        object=obj,
+        name=scenario_name(answer.value.task_name),
+        added=True,
+        explanation=answer.value.explanation,
+    )
+    return {**update, "proposal": proposal}

@@ -1,0 +1,83 @@
+"""The Prober: a harder case for the scenario, from its graded cases (Fig 15)."""
+
+from __future__ import annotations
+
+import random
+
+from langgraph.runtime import Runtime
+
+from factcourt.context import Context
+from factcourt.metrics.audit import poor
+from factcourt.nodes._shared import clip, fence
+from factcourt.nodes.audit.common import (
+    EXAMPLE_CHARS,
+    OBJECTS,
+    case_question,
+    consult,
+    current_object,
+    new_record,
+    records_of,
+)
+from factcourt.prompts import conversation
+from factcourt.state import AuditCase, AuditState, CaseRecord
+
+BAD_EXAMPLES = 2  # the authors' code: 2 random bad cases among the examples, when there are
+
+
+def select_examples(graded: list[CaseRecord], k: int, rng: random.Random) -> list[CaseRecord]:
+    """The authors' select(): the examples the Prober sees, by descending grade.
+
+    Sorted by grade, cases whose claim opens with the same 3 words as a kept one are left out;
+    with at least ``k`` cases of which 2 or more are bad, 2 random bad ones and random others,
+    else the ``k`` lowest.
+    """
+    kept, openings = [], set()
+    for record in sorted(graded, key=lambda r: r.grade):
+        opening = tuple(record.case.source_claim.lower().split()[:3])
+        if opening not in openings:
+            openings.add(opening)
+            kept.append(record)
+    bad = [r for r in kept if poor(r.grade)]
+    if len(kept) >= k >= BAD_EXAMPLES and len(bad) >= BAD_EXAMPLES:
+        chosen = rng.sample(bad, BAD_EXAMPLES)
+        chosen += rng.sample([r for r in kept if r not in chosen], k - BAD_EXAMPLES)
+    else:
+        chosen = kept[:k]
+    return sorted(chosen, key=lambda r: r.grade, reverse=True)
+
+
+def format_example(record: CaseRecord) -> str:
+    """One example as the Prober reads it."""
+    return (
+        f"Prompt: {fence(case_question(record.case))}\nTest Mode: [{record.case.test_mode}]\n"
+        f"Key Point: {fence(record.case.key_point)}\nAnswer: {fence(clip(record.response, EXAMPLE_CHARS))}\n"
+        f"Comment: {fence(clip(record.comment, EXAMPLE_CHARS))}\nScore: {record.grade:g}"
+    )
+
+
+async def prober(state: AuditState, runtime: Runtime[Context]) -> dict:
+    """Write one new case; one that does not parse is a dropped entry of the memory pool."""
+    ctx = runtime.context
+    obj, scenario = current_object(state), state["scenario"]
+    records = records_of(state, obj, scenario)
+    graded = [r for r in records if r.status == "graded"]
+    rng = random.Random(f"{ctx.audit_seed}:{obj}:{scenario}:{len(records)}")
+    examples = select_examples(graded, ctx.audit_prober_examples, rng)
+    answer = await consult(
+        ctx,
+        "prober",
+        AuditCase,
+        conversation(
+            "en",
+            "AUDIT_PROBER",
+            object=OBJECTS[obj],
+            scenario=scenario,
+            examples="\n\n".join(format_example(r) for r in examples) or "(none yet)",
+        ),
+        run_name=f"prober: {scenario}",
+    )
+    number = len(records) + 1
+    if answer.value is None:
+        dropped = new_record(obj, scenario, number, "probe", status="dropped", error=f"probe: {answer.error}")
+        return {"memory": [dropped], "usage": answer.usage}
+    return {"pending": [new_record(obj, scenario, number, "probe", case=answer.value)], "usage": answer.usage}
