@@ -277,13 +277,15 @@ async def ask(
             # json_schema answers are parsed inside the client, which raises instead of
             # returning the parsing error: the same complaint-and-retry applies
             out = {"raw": None, "parsed": None, "parsing_error": _short(exc)}
+            # a cut answer still cost its tokens; the client keeps the completion on the error
+            out["spent"] = getattr(getattr(exc, "completion", None), "usage", None)
         except Exception as exc:  # noqa: BLE001  report, don't crash
             error = failure_reason(exc, ctx, choice)
             if isinstance(exc, openai.APITimeoutError) or not _transient(exc):
                 break
             await asyncio.sleep(min(0.5 * 2**attempt, 8.0))
             continue
-        usage += _usage_of(role, out.get("raw"))
+        usage += _usage_of(role, out.get("raw"), out.get("spent"))
         if out.get("parsed") is not None:
             logprobs = _logprobs_of(out.get("raw"))
             said = out.get("text")
@@ -409,7 +411,10 @@ def _free_text(message: Any, parse: Callable[[str], Any] | None) -> dict[str, An
         return {"raw": message, "parsed": None, "parsing_error": str(exc), "text": said}
 
 
-def _usage_of(role: str, raw: Any) -> Usage:
+def _usage_of(role: str, raw: Any, spent: Any = None) -> Usage:
+    """One call's usage: from the reply, or from the client's completion usage when it raised."""
+    if spent is not None:
+        return Usage.model_call(role, spent.prompt_tokens or 0, spent.completion_tokens or 0)
     meta = getattr(raw, "usage_metadata", None) or {}
     return Usage.model_call(role, int(meta.get("input_tokens", 0)), int(meta.get("output_tokens", 0)))
 

@@ -83,3 +83,25 @@ def test_a_bug_on_our_side_is_neither_blamed_on_the_endpoint_nor_retried(scripte
     answer = call(Context(model="scripted", retries=2))
     assert answer.value is None and len(scripted.calls) == 1
     assert "TypeError: our bug" in answer.error and "chat completion" not in answer.error
+
+
+def test_an_answer_cut_at_max_tokens_is_retried_and_its_tokens_are_counted(scripted):
+    from openai import LengthFinishReasonError
+    from openai.types.chat import ChatCompletion
+
+    cut = ChatCompletion.model_validate(
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": '{"ver'}}
+            ],
+            "usage": {"prompt_tokens": 300, "completion_tokens": 64, "total_tokens": 364},
+        }
+    )
+    scripted.script["JurorAnswer"] = [LengthFinishReasonError(completion=cut), juror("supported")]
+    answer = call(Context(model="scripted", retries=1))
+    assert answer.value.verdict == "supported" and answer.usage.calls == 2 and answer.usage.unparsable == 1
+    assert answer.usage.input_tokens == 300 + 10 and answer.usage.output_tokens == 64 + 5
