@@ -57,13 +57,14 @@ def _first_reason(report: dict[str, Any]) -> str:
 
 async def run_audit(objects: list[str], ctx: Context, quiet: bool, keep: bool) -> dict:
     """The audit under the checkpointer (a crashed one resumes), drawing its progress."""
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from factcourt.api import AUDIT_STEP_LIMIT
     from factcourt.checkpoints import resumable_run
     from factcourt.cli import err, say_how_it_runs
     from factcourt.graphs.audit import build
     from factcourt.metrics.audit import poor
+    from factcourt.progress import Progress
 
     payload = {"objects": objects}
     async with resumable_run(

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from factcourt.context import PRESETS, ROLES, Context
 from factcourt.errors import ConfigError, FactcourtError, InputError
 from factcourt.inputs import decode
+from factcourt.progress import Progress
 
 err = Console(stderr=True)
 out = Console()

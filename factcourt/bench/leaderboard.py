@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.api import abuild_pyramid, acheck, make_context
 from factcourt.bench.store import PredictionStore
@@ -29,6 +29,7 @@ from factcourt.metrics.response import gamma_key, mean_scores, pyramid_scores
 from factcourt.nodes._shared import bounded, concurrency, language_for
 from factcourt.nodes.pyramid.answer import answer_question
 from factcourt.nodes.pyramid.match import match_claims
+from factcourt.progress import Progress
 from factcourt.state import Pyramid, Usage
 
 

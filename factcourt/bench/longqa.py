@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.api import run_config
 from factcourt.bench.store import PredictionStore
@@ -34,6 +34,7 @@ from factcourt.errors import InputError
 from factcourt.inputs import read_text_file
 from factcourt.metrics.longqa import build_stats
 from factcourt.nodes.longqa.sub_questions import in_gathered_order
+from factcourt.progress import Progress
 from factcourt.state import KnowledgeTriple, Seed, Usage
 
 STAGE = "longqa"  # the method name of the store's records

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.api import run_config
 from factcourt.bench.datasets import Case, Gold, load
@@ -20,6 +20,7 @@ from factcourt.bench.store import PredictionStore
 from factcourt.context import Context
 from factcourt.errors import ConfigError
 from factcourt.metrics.classification import binary_report, to_binary
+from factcourt.progress import Progress
 
 EVIDENCE_CHARS = 1000  # stored per evidence piece: enough for METEOR, small enough to keep
 
