@@ -10,6 +10,7 @@ from typing import Any
 from factcourt.context import Context
 from factcourt.errors import ConfigError, InputError
 from factcourt.nodes.open_case import claim_problem
+from factcourt.runs import run_config
 from factcourt.state import Claim, ClaimResult, Evidence, Pyramid, Usage
 
 
@@ -18,24 +19,6 @@ def make_context(settings: dict[str, Any] | Context | None = None, **overrides: 
     values = asdict(settings) if isinstance(settings, Context) else dict(settings or {})
     values.update(overrides)
     return Context.from_dict(values)
-
-
-def run_config(ctx: Context, **extra: Any) -> dict[str, Any]:
-    """The LangGraph run config for a context (concurrency bound, tags for tracing).
-
-    The embedded server answers one request at a time and reuses the prompt prefix of the
-    previous one, so claims run one by one there: interleaving them only evicts that cache.
-    """
-    from factcourt.providers.models import choose
-
-    embedded = choose(ctx, "evaluator").endpoint == "embedded"
-    return {
-        "max_concurrency": 1 if embedded else ctx.max_concurrency,
-        "tags": [f"protocol:{ctx.protocol}", f"rule:{ctx.rule}"],
-        "metadata": {"protocol": ctx.protocol, "rule": ctx.rule, "search": ctx.search},
-        "recursion_limit": 200,
-        **extra,
-    }
 
 
 def claim_json(result: ClaimResult) -> dict[str, Any]:

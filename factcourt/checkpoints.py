@@ -23,6 +23,7 @@ from filelock import FileLock, Timeout
 from factcourt.context import Context
 from factcourt.paths import cache_dir
 from factcourt.providers.cache import cache_key
+from factcourt.runs import run_config
 
 # Lease files are named by a prefix of the thread id's digest. Two unrelated live runs that
 # share one cost the second a fresh thread and a wrong "still going" note, so the prefix is long
@@ -93,7 +94,6 @@ async def resumable_run(
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    from factcourt.api import run_config
     from factcourt.state import checkpointed_types
 
     path = await asyncio.to_thread(checkpoints_path)
@@ -119,8 +119,6 @@ async def _take_thread(saver: Any, graph: Any, base: str, ctx: Context) -> tuple
 
     Returns ``(thread_id, lease, resumed, beside_live_run)``.
     """
-    from factcourt.api import run_config
-
     beside = False
     async with saver.conn.execute(
         "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id = ? OR thread_id LIKE ?",

@@ -14,10 +14,11 @@ from factcourt.context import HALLUCINATION_AGENTS
 
 def cmd_detect(args: argparse.Namespace) -> int:
     """Debate whether the answer hallucinates; exit 1 when the item could not be judged."""
-    from factcourt.api import context_with_given, detect_payload, detection_json, run_config
+    from factcourt.api import context_with_given, detect_payload, detection_json
     from factcourt.bench.datasets import read_evidence_file
     from factcourt.cli import emit_result, err, preflight, prepare_out, run_with_progress, settings_values
     from factcourt.graphs.hallucination import graph
+    from factcourt.runs import run_config
 
     prepare_out(args.out)
     overrides: dict = {}

@@ -35,10 +35,10 @@ class Progress(rich_progress.Progress):
         self._log(task_id)
 
     def _log(self, task_id: TaskID) -> None:
-        if not self._to_log:
+        task = self._tasks[task_id]
+        if not self._to_log or not task.completed:  # nothing done yet: a failure says it all
             return
         now = time.monotonic()
-        task = self._tasks[task_id]
         finished = task.total is not None and task.completed >= task.total
         if not finished and now - self._logged_at.get(task_id, float("-inf")) < self._log_every_s:
             return

@@ -27,7 +27,6 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from factcourt.api import run_config
 from factcourt.bench.store import PredictionStore
 from factcourt.context import Context
 from factcourt.errors import InputError
@@ -35,6 +34,7 @@ from factcourt.inputs import read_text_file
 from factcourt.metrics.longqa import build_stats
 from factcourt.nodes.longqa.sub_questions import in_gathered_order
 from factcourt.progress import Progress
+from factcourt.runs import run_config
 from factcourt.state import KnowledgeTriple, Seed, Usage
 
 STAGE = "longqa"  # the method name of the store's records

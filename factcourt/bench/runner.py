@@ -12,7 +12,6 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from factcourt.api import run_config
 from factcourt.bench.datasets import Case, Gold, load
 from factcourt.bench.methods import METHODS, predict
 from factcourt.bench.report import Prices, build_report, markdown, plot, write_wrong_predictions
@@ -21,6 +20,7 @@ from factcourt.context import Context
 from factcourt.errors import ConfigError
 from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.progress import Progress
+from factcourt.runs import run_config
 
 EVIDENCE_CHARS = 1000  # stored per evidence piece: enough for METEOR, small enough to keep
 

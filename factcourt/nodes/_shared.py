@@ -10,6 +10,7 @@ from typing import Any
 from langgraph.config import get_stream_writer
 
 from factcourt.context import Context
+from factcourt.runs import run_config
 from factcourt.state import Evidence, RoundSummary, Turn
 
 # The embedded model has a 4096-token window and evaluates prompts at ~120 tokens/s on 2 cores:
@@ -107,8 +108,6 @@ def emit(event: str, **data: Any) -> None:
 
 def concurrency(ctx: Context) -> int:
     """Model calls a stage may have in flight: the run's bound (one on the embedded model)."""
-    from factcourt.api import run_config
-
     return run_config(ctx)["max_concurrency"]
 
 

@@ -1,0 +1,24 @@
+"""The LangGraph run config of a context, below every graph so that nodes may read it too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from factcourt.context import Context
+from factcourt.providers.models import choose
+
+
+def run_config(ctx: Context, **extra: Any) -> dict[str, Any]:
+    """The LangGraph run config for a context (concurrency bound, tags for tracing).
+
+    The embedded server answers one request at a time and reuses the prompt prefix of the
+    previous one, so claims run one by one there: interleaving them only evicts that cache.
+    """
+    embedded = choose(ctx, "evaluator").endpoint == "embedded"
+    return {
+        "max_concurrency": 1 if embedded else ctx.max_concurrency,
+        "tags": [f"protocol:{ctx.protocol}", f"rule:{ctx.rule}"],
+        "metadata": {"protocol": ctx.protocol, "rule": ctx.rule, "search": ctx.search},
+        "recursion_limit": 200,
+        **extra,
+    }
