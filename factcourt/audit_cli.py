@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from factcourt.cli_shared import err, out, preflight, say_how_it_runs, settings_values
 from factcourt.context import AUDIT_SCALES, Context
 from factcourt.errors import ConfigError
 
@@ -16,7 +17,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
     """Run the audit with a progress display, then write the reports; exit 1 if nothing was graded."""
     from factcourt.api import audit_context, audit_objects
     from factcourt.audit_report import audit_json, write_audit
-    from factcourt.cli import err, out, preflight, settings_values
 
     values = settings_values(args)
     if args.auditor_model:
@@ -61,7 +61,6 @@ async def run_audit(objects: list[str], ctx: Context, quiet: bool, keep: bool) -
 
     from factcourt.api import AUDIT_STEP_LIMIT
     from factcourt.checkpoints import resumable_run
-    from factcourt.cli import err, say_how_it_runs
     from factcourt.graphs.audit import build
     from factcourt.metrics.audit import poor
     from factcourt.progress import Progress

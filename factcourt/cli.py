@@ -14,19 +14,26 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from factcourt.context import PRESETS, ROLES, Context
-from factcourt.errors import ConfigError, FactcourtError, InputError
-from factcourt.inputs import decode
-from factcourt.progress import Progress
+from factcourt.cli_shared import (
+    add_settings,
+    emit_result,
+    err,
+    out,
+    preflight,
+    prepare_out,
+    read_text,
+    run_with_progress,
+    say_how_it_runs,
+    settings_from,
+    settings_values,
+    warn_if_corpus_misses_language,
+)
+from factcourt.context import ROLES, Context
+from factcourt.errors import FactcourtError, InputError
 
-err = Console(stderr=True)
-out = Console()
 VERDICT_STYLE = {
     "supported": "green",
     "refuted": "red",
@@ -39,168 +46,10 @@ VERDICT_STYLE = {
 # ------------------------------------------------------------------------------ input
 
 
-def read_text(source: str) -> str:
-    """Read UTF-8 text from a file or '-' (standard input); a wrong encoding is a clear error."""
-    if source == "-":
-        if sys.stdin.isatty():
-            err.print("[dim]reading the text from standard input; end it with Ctrl-D[/]")
-        data = sys.stdin.buffer.read()
-        name = "standard input"
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise InputError(f"no such file: {source}")
-        data, name = path.read_bytes(), source
-    return decode(data, name)
-
-
 # --------------------------------------------------------------------------- settings
 
 
-def add_settings(parser: argparse.ArgumentParser) -> None:
-    """The options every checking command shares; each fills a Context field."""
-    g = parser.add_argument_group("debate")
-    g.add_argument(
-        "--preset",
-        choices=sorted(PRESETS),
-        help="a published system as its paper runs it (no search before the debate, no first "
-        "pass); other options still apply on top. Default: the measured best (see README)",
-    )
-    g.add_argument("--protocol", choices=["jury", "adversarial"], help="who debates (default jury)")
-    g.add_argument(
-        "--rule", choices=["free", "mandatory_search", "adaptive"], help="debate rule (default free)"
-    )
-    g.add_argument("--jurors", type=int, help="number of jury evaluators (default 3)")
-    g.add_argument("--rounds", type=int, help="debate rounds (default: jury 2, adversarial 3)")
-    g.add_argument("--theta", type=float, help="confidence below which a speaker retrieves (0.7)")
-    g.add_argument(
-        "--first-pass-theta",
-        type=float,
-        help="confidence at which the first pass decides a claim (default 0: it decides every claim; "
-        "0.95 sends the contested ones to the jury)",
-    )
-    g = parser.add_argument_group("models and search")
-    g.add_argument("--model", help="model for every role: auto, local, sim, or a model name")
-    g.add_argument("--base-url", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...)")
-    g.add_argument(
-        "--role-model",
-        action="append",
-        default=[],
-        metavar="ROLE=MODEL",
-        help=f"per-role model; roles: {', '.join(ROLES)}",
-    )
-    g.add_argument(
-        "--search",
-        choices=["auto", "local", "tavily", "serper", "given", "none"],
-        help="search backend (default auto: Tavily or Serper when its key is set, else local "
-        "offline Wikipedia)",
-    )
-    g.add_argument("--corpus", help="local corpus: JSONL file or folder of .txt files")
-    g = parser.add_argument_group("run")
-    g.add_argument("--concurrency", type=int, help="claims checked at once (default 4)")
-    g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    g.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="any other context setting, VALUE as JSON (e.g. --set use_roles=false)",
-    )
-
-
-def settings_values(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings the options name (preset, flags, --set), as JSON values."""
-    values: dict[str, Any] = dict(PRESETS[args.preset]) if getattr(args, "preset", None) else {}
-    for option, key in [
-        ("protocol", "protocol"),
-        ("rule", "rule"),
-        ("jurors", "jurors"),
-        ("rounds", "rounds"),
-        ("theta", "theta"),
-        ("first_pass_theta", "first_pass_theta"),
-        ("model", "model"),
-        ("base_url", "base_url"),
-        ("search", "search"),
-        ("corpus", "corpus"),
-        ("concurrency", "max_concurrency"),
-    ]:
-        if getattr(args, option, None) is not None:
-            values[key] = getattr(args, option)
-    if getattr(args, "no_cache", False):
-        values["cache"] = False
-    if getattr(args, "correct", False):
-        values["correct"] = True
-    role_models = {}
-    for item in getattr(args, "role_model", []):
-        role, sep, model = item.partition("=")
-        if not sep:
-            raise ConfigError(f"--role-model takes ROLE=MODEL, not {item!r}")
-        role_models[role] = model
-    if role_models:
-        values["role_models"] = role_models
-    for item in getattr(args, "set", []):
-        key, sep, raw = item.partition("=")
-        if not sep:
-            raise ConfigError(f"--set takes KEY=VALUE, not {item!r}")
-        try:
-            values[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            values[key] = raw
-    return values
-
-
-def settings_from(args: argparse.Namespace) -> Context:
-    """Turn the parsed options into a Context."""
-    ctx = Context.from_dict(settings_values(args))
-    preflight(ctx)
-    return ctx
-
-
-def preflight(ctx: Context) -> None:
-    """Fail fast on configuration (missing keys, missing corpus) before any model call."""
-    from factcourt.providers.models import choose
-    from factcourt.providers.search import backend
-
-    for role in ROLES:
-        choose(ctx, role)
-    if ctx.retrieval_enabled:
-        backend(ctx)
-
-
 # --------------------------------------------------------------------------- running
-
-
-async def run_with_progress(
-    graph: Any, payload: dict | None, ctx: Context, config: dict, quiet: bool
-) -> dict:
-    """Stream a run, drawing a progress bar from its custom events; return the final state."""
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[last]}"),
-        console=err,
-        transient=True,
-        disable=quiet,
-    )
-    task = progress.add_task("decomposing", total=None, last="")
-    final: dict = {}
-    with progress:
-        async for namespace, mode, chunk in graph.astream(
-            payload, config=config, context=ctx, stream_mode=["custom", "values"], subgraphs=True
-        ):
-            if mode == "values":
-                if not namespace:  # the root graph's state, not a claim subgraph's
-                    final = chunk
-            elif chunk["event"] == "claims":
-                progress.update(task, description="checking claims", total=chunk["count"])
-            elif chunk["event"] == "verdict":
-                progress.advance(task)
-                progress.update(task, last=f"{chunk['claim_id']}: {chunk['verdict'] or 'failed'}")
-            elif chunk["event"] == "turn_done":
-                progress.update(task, last=f"{chunk['claim_id']} {chunk['speaker']} r{chunk['round']}")
-    return final
 
 
 async def check_resumably(text: str, question: str, ctx: Context, quiet: bool, keep: bool) -> dict:
@@ -211,17 +60,6 @@ async def check_resumably(text: str, question: str, ctx: Context, quiet: bool, k
         say_how_it_runs(run, quiet, "this same text")
         result = await run_with_progress(run.graph, run.payload, ctx, run.config, quiet)
     return result
-
-
-def say_how_it_runs(run: Any, quiet: bool, what: str) -> None:
-    """Say that a resumable run resumes a crashed one, or runs beside a live one."""
-    if run.beside_live_run:
-        err.print(
-            f"[yellow]a run of {what} is still going in another process: this one runs on its own "
-            "and does not resume it[/]"
-        )
-    if run.resumed and not quiet:
-        err.print(f"[yellow]resuming the interrupted run of {what}[/]")
 
 
 def print_report(result: dict) -> None:
@@ -290,17 +128,6 @@ def print_correction(result: dict) -> None:
     out.print("\n".join(diff) or "(no change)", markup=False)
 
 
-def emit_result(result: dict, args: argparse.Namespace, render) -> None:
-    """Write ``--out``, then print JSON (``--json``) or the readable report."""
-    text = json.dumps(result, ensure_ascii=False, indent=2)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
-    if args.json:
-        print(text)
-    else:
-        render(result)
-
-
 # --------------------------------------------------------------------------- commands
 
 
@@ -321,24 +148,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     result = report(state, ctx) | {"response": text}
     emit_result(result, args, print_report)
     return exit_code(result)
-
-
-def warn_if_corpus_misses_language(text: str, ctx: Context) -> None:
-    """Say once, before the run, that the local corpus holds nothing in the text's language.
-
-    The shipped corpus is English Wikipedia: Chinese claims find nothing in it and would come
-    back "not enough evidence" with no hint why. Each such claim is also marked in the result.
-    """
-    from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
-
-    if language := uncovered_language(ctx, text):
-        corpus = ctx.corpus or "(English Wikipedia)"
-        err.print(
-            f"[yellow]warning:[/] the local corpus {corpus} holds no '{language}' text, so such "
-            f"claims are marked '{LANGUAGE_NOT_COVERED}' and mostly come back 'not enough "
-            "evidence'; search the web (--search tavily or serper, with its key) or give a corpus "
-            "in that language with --corpus"
-        )
 
 
 def exit_code(result: dict) -> int:
@@ -362,15 +171,6 @@ def exit_code(result: dict) -> int:
             f"{len(failed_parts)} part(s) of the text could not be checked; first reason: {reasons[0]}"
         )
     return 1
-
-
-def prepare_out(out_path: str | None) -> None:
-    """Create ``--out``'s folder before the run, so a result is never lost at the end."""
-    if out_path:
-        try:
-            Path(out_path).parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(f"--out: cannot create the folder for {out_path}: {exc.strerror}") from exc
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

@@ -9,6 +9,15 @@ from pathlib import Path
 
 from rich.table import Table
 
+from factcourt.cli_shared import (
+    emit_result,
+    err,
+    out,
+    preflight,
+    prepare_out,
+    run_with_progress,
+    settings_values,
+)
 from factcourt.context import HALLUCINATION_AGENTS
 
 
@@ -16,7 +25,6 @@ def cmd_detect(args: argparse.Namespace) -> int:
     """Debate whether the answer hallucinates; exit 1 when the item could not be judged."""
     from factcourt.api import context_with_given, detect_payload, detection_json
     from factcourt.bench.datasets import read_evidence_file
-    from factcourt.cli import emit_result, err, preflight, prepare_out, run_with_progress, settings_values
     from factcourt.graphs.hallucination import graph
     from factcourt.runs import run_config
 
@@ -43,8 +51,6 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 def print_detection(result: dict) -> None:
     """The verdict, the hallucinations found with their spans and evidence, notes and cost."""
-    from factcourt.cli import out
-
     if result["error"]:
         return
     style = "green" if result["label"] == 1 else "red"

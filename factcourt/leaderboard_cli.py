@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.table import Table
 
+from factcourt.cli_shared import emit_result, out, preflight, prepare_out, settings_values
 from factcourt.errors import ConfigError, InputError
 
 
@@ -25,7 +26,6 @@ def model_list(value: str) -> list[str]:
 def checked_settings(args: argparse.Namespace, models: list[str]):
     """The run's Context with the experts set, checked with every expert and target before any call."""
     from factcourt.api import make_context
-    from factcourt.cli import preflight, settings_values
     from factcourt.providers.models import choose
 
     values = settings_values(args)
@@ -44,7 +44,6 @@ def checked_settings(args: argparse.Namespace, models: list[str]):
 def cmd_pyramid(args: argparse.Namespace) -> int:
     """Build one question's pyramid, print its layers, save it as JSON."""
     from factcourt.api import abuild_pyramid, load_pyramid
-    from factcourt.cli import emit_result, prepare_out
     from factcourt.nodes.pyramid.open import question_problem
 
     if args.load:
@@ -61,8 +60,6 @@ def cmd_pyramid(args: argparse.Namespace) -> int:
 
 def print_pyramid(pyramid) -> None:
     """The golden claims by layer, with their weights and the experts that stated them."""
-    from factcourt.cli import out
-
     table = Table(title=f"Pyramid: {pyramid.question}", expand=True)
     for col, ratio in (("layer", 1), ("weight", 1), ("claim", 6), ("stated by", 3)):
         table.add_column(col, ratio=ratio)
@@ -83,7 +80,6 @@ def print_pyramid(pyramid) -> None:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """Rank the targets by the weighted long-form factuality of their answers."""
     from factcourt.bench.leaderboard import run_leaderboard
-    from factcourt.cli import out
 
     ctx = checked_settings(args, args.targets)
     summary = asyncio.run(

@@ -9,12 +9,13 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+from factcourt.cli_shared import err, settings_from, warn_if_corpus_misses_language
+
 
 def cmd_build_longqa(args: argparse.Namespace) -> int:
     """Build (or resume), or import a review sheet; then rewrite the outputs and print the stats."""
     from factcourt.bench.datasets import load_seeds
     from factcourt.bench.longqa import build_seeds, import_review, stored_records, write_outputs
-    from factcourt.cli import err, settings_from, warn_if_corpus_misses_language
     from factcourt.errors import InputError
 
     out = Path(args.out)
@@ -48,7 +49,7 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
 
 def show(report: dict, out: Path, args: argparse.Namespace) -> int:
     """Print the report as JSON or as the summary a person reads."""
-    from factcourt.cli import out as console
+    from factcourt.cli_shared import out as console
 
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from factcourt.bench.methods import METHODS
+from factcourt.cli_shared import read_text, settings_from
 from factcourt.errors import ConfigError
 
 out = Console()
@@ -21,7 +22,6 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     """Compare methods on a labelled dataset."""
     from factcourt.bench.report import Prices
     from factcourt.bench.runner import run_bench
-    from factcourt.cli import settings_from
 
     if args.evidence:
         args.search = args.evidence
@@ -55,7 +55,6 @@ def cmd_bench_sweep(args: argparse.Namespace) -> int:
     """Score candidate default settings on dev data and pick the best within the call budget."""
     from factcourt.api import make_context
     from factcourt.bench.sweep import run_sweep
-    from factcourt.cli import settings_from
 
     datasets = []
     for item in args.dataset:
@@ -80,7 +79,6 @@ def cmd_bench_sweep(args: argparse.Namespace) -> int:
 def cmd_bench_clerk(args: argparse.Namespace) -> int:
     """Rate of self-contained claims on a decontextualisation fixture."""
     from factcourt.bench.clerk import run
-    from factcourt.cli import settings_from
 
     args.no_cache = not args.cache
     summary = run(Path(args.fixture), settings_from(args))
@@ -136,7 +134,6 @@ def cmd_bench_perf(args: argparse.Namespace) -> int:
 def cmd_bench_rules(args: argparse.Namespace) -> int:
     """One text under each rule."""
     from factcourt.bench.rules import run_rules
-    from factcourt.cli import read_text
 
     rows = run_rules(
         read_text(args.file),
@@ -182,7 +179,6 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
 def cmd_synth_sft(args: argparse.Namespace) -> int:
     """Build Debate-SFT training data."""
     from factcourt.bench.sft import synth_sft
-    from factcourt.cli import settings_from
 
     ctx = settings_from(args)
     counts = asyncio.run(synth_sft(Path(args.dataset), Path(args.out), ctx, args.limit))

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from factcourt.bench.datasets import load, read_evidence_file
-from factcourt.cli import decode
 from factcourt.errors import InputError
+from factcourt.inputs import decode
 from factcourt.nodes.decompose import chunk, locate, split_sentences
 
 
