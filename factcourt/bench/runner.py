@@ -95,7 +95,10 @@ async def run_bench(
     pairs = select(dataset, limit, seed, balanced=balanced, part=part)
     store = PredictionStore(out / "predictions.jsonl")
     # method by method: consecutive calls share prompt prefixes the local server can reuse
-    todo = [] if report_only else [(m, c, g) for m in methods for c, g in pairs if not store.done(m, c.id)]
+    # a failed prediction (a time-out on a busy machine, an endpoint down) is tried again
+    todo = (
+        [] if report_only else [(m, c, g) for m in methods for c, g in pairs if not store.succeeded(m, c.id)]
+    )
     gate = asyncio.Semaphore(run_config(ctx)["max_concurrency"])
     console = console or Console(stderr=True)
 

@@ -32,6 +32,10 @@ class PredictionStore:
         """Whether this prediction is already stored."""
         return (method, case_id) in self.records
 
+    def succeeded(self, method: str, case_id: str) -> bool:
+        """Whether this prediction is stored without an error."""
+        return self.done(method, case_id) and not self.records[(method, case_id)].get("error")
+
     def append(self, record: dict[str, Any]) -> None:
         """Write one finished prediction and flush it to disk before returning."""
         with self.path.open("a", encoding="utf-8") as fh:

@@ -9,7 +9,7 @@ from factcourt.bench import methods as bench_methods
 from factcourt.bench.runner import run_bench
 from factcourt.bench.sft import synth_sft
 from factcourt.context import Context
-from tests.fakes import juror, moderator
+from tests.fakes import juror, moderator, rating
 
 ROWS = [
     {
@@ -69,6 +69,22 @@ def test_failed_predictions_are_counted_never_correct(dataset, tmp_path, scripte
     binary = summary["report"]["single"]["binary"]
     assert binary["failed"] == 6 and binary["accuracy"] == 0.0
     assert summary["wrong_predictions"] == 6
+
+
+def test_the_same_command_tries_failed_predictions_again_and_keeps_the_finished_ones(
+    dataset, tmp_path, scripted
+):
+    ctx = Context(model="scripted", search="given", cache=False)
+    scripted.script["Rating"] = [TimeoutError("busy")] * 2 + [rating("supported")] * 4
+    first = asyncio.run(run_bench(dataset, ["single"], ctx, tmp_path / "o"))
+    assert first["report"]["single"]["binary"]["failed"] == 2
+    scripted.calls.clear()
+    scripted.script["Rating"] = [rating("refuted")]
+    again = asyncio.run(run_bench(dataset, ["single"], ctx, tmp_path / "o"))
+    assert len([c for c in scripted.calls if c[0] == "Rating"]) == 2, "only the two failures are redone"
+    assert (
+        again["report"]["single"]["binary"]["failed"] == 0 and again["report"]["single"]["binary"]["n"] == 6
+    )
 
 
 def test_meta_never_reaches_a_method(dataset, tmp_path, scripted):
