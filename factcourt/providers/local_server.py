@@ -25,7 +25,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from factcourt.errors import BackendError, ConfigError
@@ -315,6 +315,24 @@ def shared_server(
                 return server
             server.stop()
         return wanted.start(wait_s=wait_s)
+
+
+@contextlib.asynccontextmanager
+async def request_turn(slots: int) -> AsyncIterator[None]:
+    """Hold the machine's request turn while one request runs on a one-slot server.
+
+    Processes sharing the server would otherwise queue inside it, where the wait counts
+    against each request's time-out: a `check` beside a `bench run` timed out there.
+    """
+    server = _current
+    if server is None or slots > 1:
+        yield
+        return
+    fd = await server.registry.turn()
+    try:
+        yield
+    finally:
+        os.close(fd)
 
 
 def death_note(model_path: Path) -> str:

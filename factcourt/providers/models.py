@@ -14,6 +14,7 @@ what the server reports (never estimated with tiktoken, which needs the network)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import threading
@@ -270,7 +271,8 @@ async def ask(
     usage, error, prompt = Usage(), None, list(messages)
     for attempt in range(ctx.retries + 1):
         try:
-            out = await runnable.ainvoke(prompt, config=config)
+            async with _turn(ctx, choice):
+                out = await runnable.ainvoke(prompt, config=config)
             if schema is None:
                 out = _free_text(out, parse)
         except (ValidationError, LengthFinishReasonError) as exc:
@@ -409,6 +411,15 @@ def _free_text(message: Any, parse: Callable[[str], Any] | None) -> dict[str, An
         return {"raw": message, "parsed": _read(said, parse), "parsing_error": None, "text": said}
     except ValueError as exc:
         return {"raw": message, "parsed": None, "parsing_error": str(exc), "text": said}
+
+
+def _turn(ctx: Context, choice: ModelChoice) -> contextlib.AbstractAsyncContextManager:
+    """The embedded server's request turn (shared by every process on the machine), else nothing."""
+    if choice.endpoint != "embedded":
+        return contextlib.nullcontext()
+    from factcourt.providers.local_server import request_turn
+
+    return request_turn(ctx.local_slots)
 
 
 def _usage_of(role: str, raw: Any, spent: Any = None) -> Usage:

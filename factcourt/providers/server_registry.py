@@ -1,6 +1,6 @@
 """Which embedded model server runs on this machine, and which processes use it.
 
-One directory (``cache_dir()/llama-server``) holds three files:
+One directory (``cache_dir()/llama-server``) holds four files:
 
 - ``lock``: held (``flock``, exclusive) by a process while it finds, joins or starts the server,
   and by the server itself from the moment it decides to stop until it has exited, so joining and
@@ -9,12 +9,16 @@ One directory (``cache_dir()/llama-server``) holds three files:
 - ``users``: every process using the server holds a shared ``flock`` on it. The kernel drops a
   process's lock when it dies, SIGKILL included, so a dead user is never counted and a reused
   pid is never mistaken for a user.
+- ``turn``: held (exclusive) by a process for each request it sends to a one-slot server, so a
+  request's time-out counts from when the server takes it, not from a place in another
+  process's queue.
 
 Stdlib only: the server's own process imports it to watch its users.
 """
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import hashlib
 import json
@@ -84,6 +88,24 @@ class Registry:
                     os.close(fd)
                     return None
                 time.sleep(0.05)
+
+    async def turn(self, poll_s: float = 0.05) -> int:
+        """Wait for the request turn without blocking the event loop; close the descriptor to pass it on.
+
+        Polled rather than blocking in a thread: a cancelled wait then never takes the turn
+        after its caller has gone.
+        """
+        fd = self._open("turn")
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return fd
+                except BlockingIOError:
+                    await asyncio.sleep(poll_s)
+        except BaseException:
+            os.close(fd)
+            raise
 
     def join(self) -> int:
         """Count this process as a user until the returned descriptor is closed (or it dies)."""

@@ -337,3 +337,44 @@ def test_ctrl_c_ends_a_wait_in_a_worker_thread(weights, tmp_path):
         timeout=90,
     )
     assert done.stdout == "interrupted\n", done.stderr
+
+
+def test_one_request_turn_at_a_time_and_a_cancelled_wait_never_takes_it(tmp_path):
+    import asyncio
+
+    registry = Registry(tmp_path)
+
+    async def scenario():
+        first = await registry.turn()
+        waiting = asyncio.create_task(registry.turn())
+        await asyncio.sleep(0.2)
+        assert not waiting.done(), "a second request waits while the first holds the turn"
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        os.close(first)
+        second = await asyncio.wait_for(registry.turn(), 1)  # the cancelled waiter did not take it
+        os.close(second)
+
+    asyncio.run(scenario())
+
+
+def test_the_request_turn_is_skipped_for_a_server_with_several_slots(tmp_path, monkeypatch):
+    import asyncio
+
+    class Server:
+        registry = Registry(tmp_path)
+
+    monkeypatch.setattr(local_server, "_current", Server())
+
+    async def scenario():
+        held = await Server.registry.turn()
+        async with local_server.request_turn(slots=2):  # parallel slots: the server takes it now
+            pass
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.3):
+                async with local_server.request_turn(slots=1):
+                    pass
+        os.close(held)
+
+    asyncio.run(scenario())
