@@ -144,7 +144,9 @@ def preflight(ctx: Context) -> None:
     from factcourt.providers.search import backend
 
     for role in ROLES:
-        choose(ctx, role)
+        name = ctx.role_models.get(role) or ctx.model
+        # a model with settings of its own (an audit target's endpoint) is reached with them
+        choose(ctx.for_model(name) if name in ctx.model_settings else ctx, role)
     if ctx.retrieval_enabled:
         backend(ctx)
 

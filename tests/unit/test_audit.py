@@ -393,3 +393,14 @@ def test_a_killed_audit_resumes_and_redoes_no_graded_case(tmp_path, capsys, audi
     assert not inquired  # dread_rumor's seeds were written before the crash
     assert main(args) == 0  # a finished audit is not resumed: it starts afresh
     assert target.count("text") == 8
+
+
+def test_preflight_reaches_a_target_on_its_own_endpoint_without_an_openai_key(monkeypatch):
+    from factcourt.api import audit_context
+    from factcourt.cli_shared import preflight
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    ctx = audit_context(
+        "smoke", "qwen-7b", "http://127.0.0.1:8081/v1", {"model": "sim", "search": "none"}, {}
+    )
+    preflight(ctx)  # raised "model 'qwen-7b' needs OPENAI_API_KEY ... or a base_url" before
