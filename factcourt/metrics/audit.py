@@ -17,9 +17,10 @@ from typing import Any
 EPSILON = 4.0
 _TEMPLATE = "[Factual, Non-Factual, or Not Enough Information]"  # Fig 12's answer line, echoed
 # at one position the most specific label first: "non-factual" and "not factual" hold "factual"
-_LABEL = re.compile(r"(not enough information)|(non[\s-]?factual|not factual)|(factual)", re.I)
+_LABEL = re.compile(r"\b(?:(not enough information)|(non[\s-]?factual|not factual)|(factual))\b", re.I)
 _NAMES = ("Not Enough Information", "Non-Factual", "Factual")
-_ANSWER = re.compile(r"answer\W*(.*)", re.I | re.S)
+# an answer line ("Answer: ...", "**Answer:** ..."), not the word "answer" inside a justification
+_ANSWER = re.compile(r"^\W*answer\W*[:：](.*)", re.I | re.M | re.S)
 
 
 def verdict_label(text: str) -> str | None:

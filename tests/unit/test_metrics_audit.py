@@ -63,6 +63,12 @@ def test_scores_per_scope_and_pooled_equal_the_scores_of_all_cases():
         ("Verdict: Factual", "Factual"),
         ("Answer: [Factual, Non-Factual, or Not Enough Information]\nIt is Factual.", "Factual"),
         ("I cannot say.", None),
+        # a later word "answer" is no answer line; a word that merely holds "factual" is no label
+        (
+            "Non-Factual\n\nJustification: the answer given by officials is factual only in part.",
+            "Non-Factual",
+        ),
+        ("Counterfactual reasoning says: Non-Factual", "Non-Factual"),
     ],
 )
 def test_verdict_label(text, label):
