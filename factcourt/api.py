@@ -337,7 +337,11 @@ def audit_context(
 
     if scale not in AUDIT_SCALES:
         raise ConfigError(f"unknown scale {scale!r}; choose from {', '.join(AUDIT_SCALES)}")
-    values = asdict(settings) if isinstance(settings, Context) else dict(settings or {})
+    if isinstance(settings, Context):  # only what the caller set overrides the scale
+        defaults = asdict(Context())
+        values = {k: v for k, v in asdict(settings).items() if v != defaults[k]}
+    else:
+        values = dict(settings or {})
     values = {**AUDIT_SCALES[scale], **values, **overrides}
     if target_base_url and not target_model:
         raise ConfigError("a target base URL needs the target's model name too")

@@ -243,6 +243,27 @@ def test_three_rejections_in_a_row_end_the_object(auditor, target):
     assert result["added_scenarios"] == [] and len(result["cases"]) == 3
 
 
+def test_sampled_agents_ask_with_a_new_sample_number_each_turn(auditor, target, monkeypatch):
+    # the Appraiser and the Prober sample at temperature 1: the answer cache keys on the sample
+    # number, so a repeated prompt must carry a new one (or a rejected proposal comes back three
+    # times from the cache and a probe repeats itself). Scripted models bypass the cache: the
+    # numbers are what is checked.
+    from factcourt.nodes.audit import common
+
+    samples: dict[str, list[int]] = {}
+    real_ask = common.ask
+
+    async def recording(settings, role, schema, messages, **kwargs):
+        samples.setdefault(role, []).append(kwargs.get("sample", 0))
+        return await real_ask(settings, role, schema, messages, **kwargs)
+
+    monkeypatch.setattr(common, "ask", recording)
+    auditor.script["text"] = [auditor_text(decisions=("[[No]] too broad",))]
+    result = factcourt.audit(["social_rumor"], **{**SETTINGS, "audit_scenario_cap": 16})
+    assert result["stops"] == {"social_rumor": "rejections"}
+    assert samples["appraiser"] == [1, 2, 3] and samples["prober"] == [3]
+
+
 def test_the_scenario_cap_stops_before_any_appraisal(auditor, target):
     result = factcourt.audit(
         ["social_rumor"], **{**SETTINGS, "audit_initial_scenarios": 3, "audit_scenario_cap": 2}
@@ -404,3 +425,13 @@ def test_preflight_reaches_a_target_on_its_own_endpoint_without_an_openai_key(mo
         "smoke", "qwen-7b", "http://127.0.0.1:8081/v1", {"model": "sim", "search": "none"}, {}
     )
     preflight(ctx)  # raised "model 'qwen-7b' needs OPENAI_API_KEY ... or a base_url" before
+
+
+def test_a_scale_holds_when_the_settings_come_as_a_context():
+    from factcourt.api import audit_context
+    from factcourt.context import AUDIT_SCALES
+
+    smoke = AUDIT_SCALES["smoke"]
+    ctx = audit_context("smoke", "local", None, Context(model="local", audit_seeds=1), {})
+    assert ctx.audit_cases_per_scenario == smoke["audit_cases_per_scenario"]  # was the paper's 30
+    assert ctx.audit_scenario_cap == smoke["audit_scenario_cap"] and ctx.audit_seeds == 1

@@ -71,6 +71,8 @@ async def appraiser(state: AuditState, runtime: Runtime[Context]) -> dict:
             bad_cases=bad_cases(state, obj, ctx.audit_bad_cases, rng),
         ),
         run_name=f"appraiser: {obj}",
+        # sampled at temperature 1: a rejected proposal must not come back from the cache
+        sample=len(state.get("appraisals", [])) + 1,
     )
     update: dict = {"usage": answer.usage, "proposal": None}
     if answer.value is None:

@@ -75,6 +75,8 @@ async def prober(state: AuditState, runtime: Runtime[Context]) -> dict:
             examples="\n\n".join(format_example(r) for r in examples) or "(none yet)",
         ),
         run_name=f"prober: {scenario}",
+        # sampled at temperature 1: a repeated prompt must not be served the cached case again
+        sample=len(records) + 1,
     )
     number = len(records) + 1
     if answer.value is None:
