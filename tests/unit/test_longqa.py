@@ -229,6 +229,13 @@ def test_a_failed_verifier_call_drops_its_fact_with_the_reason(scripted, corpus)
     assert "built" in state
 
 
+def test_a_verifier_that_fails_on_every_fact_fails_the_seed_instead_of_finding_no_knowledge(scripted, corpus):
+    script_build(scripted, verdicts={f: TimeoutError("server down") for f in FACTS})
+    state = run(TOWER, corpus=corpus, retries=0)
+    assert "server down" in state["error"] and "built" not in state
+    assert scripted.count("FactSubQuestions") == 0
+
+
 def test_repeated_statements_are_verified_once(scripted, corpus):
     script_build(scripted, facts=[FACTS[0], "埃菲尔铁塔位于法国的巴黎。", FACTS[1]])
     scripted.script["Rating"] = [sure("supported", 0.9)]

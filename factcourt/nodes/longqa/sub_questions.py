@@ -34,7 +34,10 @@ async def write_sub_questions(state: LongQAState, runtime: Runtime[Context]) -> 
     ctx, seed = runtime.context, state["seed"]
     facts = kept_facts(state.get("triples", []))
     if not facts:
-        return {}
+        # a verifier that failed is not a verifier that found nothing: the seed failed, and the
+        # next run of the same command tries it again
+        failed = [t for t in state.get("triples", []) if t.outcome == "failed"]
+        return {"error": f"verifying a fact failed: {failed[0].reason}"} if failed else {}
     answer = await ask(
         ctx,
         "gatherer",
