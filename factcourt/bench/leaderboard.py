@@ -130,6 +130,22 @@ class Leaderboard:
                 ready = [p for p in self.prompts if self._ok("check", p, model) and self._ok("pyramid", p)]
                 await self._stage(bar, f"scores {model}", "score", model, ready, self._score)
 
+    def _done(self, stage: str, prompt: Prompt, model: str) -> bool:
+        """Stored without an error and still up to date.
+
+        A failure (a time-out, an endpoint down) is tried again by the next run; a pyramid built
+        without an expert whose answer has come since is rebuilt, and its scores with it.
+        """
+        if not self._ok(stage, prompt, model):
+            return False
+        if stage == "pyramid":
+            missing = self.record("pyramid", prompt)["pyramid"].get("failed", {})  # type: ignore[index]
+            return not any(self._ok("answer", prompt, expert) for expert in missing)
+        if stage == "score":
+            pyramid = self.record("pyramid", prompt)["pyramid"]  # type: ignore[index]
+            return self.record("score", prompt, model).get("pyramid_answered") == pyramid.get("answered")  # type: ignore[union-attr]
+        return True
+
     def _ok(self, stage: str, prompt: Prompt, model: str = "") -> bool:
         record = self.record(stage, prompt, model)
         return record is not None and not record.get("error")
@@ -143,7 +159,7 @@ class Leaderboard:
         prompts: list[Prompt],
         work: Callable[[Prompt, str], Awaitable[dict]],
     ) -> None:
-        todo = [p for p in prompts if self.record(stage, p, model) is None]
+        todo = [p for p in prompts if not self._done(stage, p, model)]
         task = bar.add_task(title, total=len(prompts), completed=len(prompts) - len(todo))
         ctx = self.ctx.for_model(model) if stage == "answer" else self.ctx
 
@@ -225,6 +241,7 @@ class Leaderboard:
             "claims": scored,
             "notes": notes,
             "usage": usage.model_dump(),
+            "pyramid_answered": pyramid.answered,  # a rebuilt pyramid makes this score stale
             "error": None,
         }
 

@@ -92,10 +92,15 @@ def test_the_leaderboard_scores_each_answer_against_its_pyramid_and_resumes(
     eiffel = next(x for x in answers if x["model"] == "expert-a" and x["id"] == "eiffel")
     assert {(c["verdict"], c["weight"]) for c in eiffel["claims"]} >= {("supported", 4.0), ("supported", 3.0)}
 
-    # a second run finds everything stored (the failed answer too): not one model call
+    # a second run finds everything stored and tries only the failed answer again (still down)
     calls = len(scripted.calls) + sum(len(m.calls) for m in experts.values())
+    b_calls = len(experts["expert-b"].calls)
     assert run(tmp_path, corpus) == 1
-    assert len(scripted.calls) + sum(len(m.calls) for m in experts.values()) == calls
+    assert len(experts["expert-b"].calls) > b_calls, "the failed answer is asked again"
+    assert (
+        len(scripted.calls) + sum(len(m.calls) for m in experts.values()) - calls
+        == len(experts["expert-b"].calls) - b_calls
+    ), "nothing else is redone while the expert stays down"
     # a run killed mid-stage resumes from its records: drop the last score, only it is redone
     records = (out / "records.jsonl").read_text().splitlines()
     (out / "records.jsonl").write_text("\n".join(records[:-1]) + "\n" + records[-1][:20])
@@ -105,6 +110,23 @@ def test_the_leaderboard_scores_each_answer_against_its_pyramid_and_resumes(
         (r["model"], r["scored"], r["means"]) for r in summary["report"]["rows"]
     ]  # the time of the redone score differs
     assert len(experts["expert-a"].calls) == 2, "answers are not asked again"
+
+
+def test_an_expert_that_answers_on_the_next_run_rebuilds_the_pyramid_and_its_scores(
+    tmp_path, corpus, experts, scripted
+):
+    down = {"Moon": True}
+    experts["expert-b"].script["LongAnswer"] = [
+        lambda p: RuntimeError("down") if "Moon" in p and down["Moon"] else {"answer": ANSWERS["expert-b"]}
+    ]
+    assert run(tmp_path, corpus) == 1
+    down["Moon"] = False
+    assert run(tmp_path, corpus) == 0
+    out = tmp_path / "lb"
+    moon = json.loads((out / "pyramids" / "moon.json").read_text())
+    assert moon["answered"] == ["expert-a", "expert-b", "expert-c"] and not moon["failed"]
+    rows = {r["model"]: r for r in json.loads((out / "report.json").read_text())["report"]["rows"]}
+    assert rows["expert-b"]["scored"] == 2 and rows["expert-b"]["answer_failed"] == 0
 
 
 def test_report_only_reports_what_is_stored_without_any_call(tmp_path, corpus, experts, scripted):
