@@ -1,4 +1,4 @@
-"""The user's files as text: UTF-8 (or UTF-16 with a byte-order mark), else one clear error.
+"""The user's files as text (UTF-8, or UTF-16 with a byte-order mark), and a text's language.
 
 Text, evidence, corpus and dataset files all go through here, so each gets the same exit code
 (2) and the same hint instead of a raw ``UnicodeDecodeError``.
@@ -6,6 +6,7 @@ Text, evidence, corpus and dataset files all go through here, so each gets the s
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from factcourt.errors import InputError
@@ -35,3 +36,12 @@ def decode(data: bytes, name: str) -> str:
 def read_text_file(path: Path) -> str:
     """The text of the file at ``path`` (see :func:`decode`)."""
     return decode(path.read_bytes(), str(path))
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def detect_language(text: str) -> str:
+    """'zh' when a fifth or more of the letters are Chinese characters, else 'en'."""
+    letters = [c for c in text if c.isalpha()]
+    return "zh" if letters and len(_CJK.findall(text)) / len(letters) >= 0.2 else "en"

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 
 from factcourt.context import Context
-from factcourt.nodes._shared import detect_language, fence, format_evidence
+from factcourt.inputs import detect_language
+from factcourt.nodes._shared import fence, format_evidence
 from factcourt.nodes.hallucination.gather import item_problem
 from factcourt.nodes.hallucination.protocol import EMPTY, OPPONENT_CHARS, clip, vote
 from factcourt.nodes.hallucination.team_turn import item_fields

@@ -16,7 +16,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
-from factcourt.nodes._shared import detect_language
+from factcourt.inputs import detect_language
 from factcourt.nodes.decompose import decompose, same_sentence, unresolved
 
 

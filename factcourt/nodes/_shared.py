@@ -10,6 +10,7 @@ from typing import Any
 from langgraph.config import get_stream_writer
 
 from factcourt.context import Context
+from factcourt.inputs import detect_language
 from factcourt.runs import run_config
 from factcourt.state import Evidence, RoundSummary, Turn
 
@@ -18,7 +19,6 @@ from factcourt.state import Evidence, RoundSummary, Turn
 EVIDENCE_SHOWN = 5
 EVIDENCE_CHARS = 400
 TURN_CHARS = 350
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 _CITATION = re.compile(r"\s?\[E(\d+)\]")
 
 
@@ -31,12 +31,6 @@ def clip(text: str, limit: int) -> str:
     """At most ``limit`` characters, an ellipsis marking a cut."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def detect_language(text: str) -> str:
-    """'zh' when a fifth or more of the letters are Chinese characters, else 'en'."""
-    letters = [c for c in text if c.isalpha()]
-    return "zh" if letters and len(_CJK.findall(text)) / len(letters) >= 0.2 else "en"
 
 
 def language_for(setting: str, text: str) -> str:

@@ -19,8 +19,7 @@ from langchain_core.runnables import RunnableLambda
 
 from factcourt.context import Context
 from factcourt.errors import BackendError, ConfigError, InputError
-from factcourt.inputs import read_text_file
-from factcourt.nodes._shared import detect_language
+from factcourt.inputs import detect_language, read_text_file
 from factcourt.providers.cache import cache_key, store
 from factcourt.state import Evidence
 

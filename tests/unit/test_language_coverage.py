@@ -6,7 +6,7 @@ from pathlib import Path
 import factcourt
 from factcourt.cli import main
 from factcourt.context import Context
-from factcourt.nodes._shared import detect_language
+from factcourt.inputs import detect_language
 from factcourt.providers import search
 from factcourt.providers.search import corpus_languages, uncovered_language
 from factcourt.state import Evidence
