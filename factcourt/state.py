@@ -860,8 +860,6 @@ class LongQAInput(TypedDict, total=False):
 class LongQAState(LongQAInput, total=False):
     """Working state of building one long-form question."""
 
-    knowledge: list[Evidence]
-    """Gathered knowledge: the seed's source and answers, then what search found."""
     queries: list[str]
     """Queries searched."""
     gathered: list[KnowledgeTriple]
@@ -1005,7 +1003,7 @@ class AuditState(AuditInput, total=False):
     refusals: int
     """Appraiser turns in a row that added no scenario."""
     stops: dict[str, str]
-    """Why each object's taxonomy stopped growing: appraiser_stop, rejected, scenario_cap."""
+    """Why each object's taxonomy stopped growing: appraiser_stop, rejections, scenario_cap."""
     notes: Annotated[list[str], operator.add]
     """Failures that did not drop a case (a Quality Inspector pass that did not parse, ...)."""
     usage: Annotated[Usage, add_usage]

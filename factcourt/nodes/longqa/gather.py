@@ -72,7 +72,7 @@ async def gather_knowledge(state: LongQAState, runtime: Runtime[Context]) -> dic
     ctx = runtime.context
     seed = Seed.model_validate(state["seed"])  # Studio and the HTTP API send it as a JSON object
     language = state.get("language") or language_for(ctx.language, seed.question)
-    start: dict = {"seed": seed, "language": language, "knowledge": []}
+    start: dict = {"seed": seed, "language": language}
     if problem := seed_problem(seed):
         return {**start, "error": problem}
     usage, notes, queries = Usage(), list[str](), list[str]()
@@ -112,4 +112,4 @@ async def gather_knowledge(state: LongQAState, runtime: Runtime[Context]) -> dic
         )
         for n, (text, sources) in enumerate(statements, 1)
     ]
-    return {**update, "knowledge": [t.knowledge for t in triples], "gathered": triples, "usage": usage}
+    return {**update, "gathered": triples, "usage": usage}
