@@ -834,7 +834,11 @@ class LongQuestion(BaseModel):
 class FactSubQuestions(AgentAnswer):
     """One sub-question per verified fact, in order, and the seed's topic."""
 
-    questions: list[str] = Field(description="one question per fact, in the order given, each answered by it")
+    # bounded, so that a model that loops ends in a short answer, not one cut at max_tokens
+    questions: list[str] = Field(
+        description="one question per fact, in the order given, each answered by it",
+        json_schema_extra={"maxItems": 12, "items": {"type": "string", "maxLength": 200}},
+    )
     topic: str = Field(description="the topic of the seed question, one of the names listed")
 
 

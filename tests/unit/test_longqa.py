@@ -236,6 +236,20 @@ def test_a_verifier_that_fails_on_every_fact_fails_the_seed_instead_of_finding_n
     assert scripted.count("FactSubQuestions") == 0
 
 
+@pytest.mark.parametrize(
+    ("written", "why"),
+    [
+        ("埃菲尔铁塔在哪座城市？", "the seed question again"),
+        ("埃菲尔铁塔在哪座城市？" * 3, "repeats one sentence"),
+        ("  ", "empty"),
+    ],
+)
+def test_a_question_that_is_the_seed_again_or_a_loop_is_not_built(scripted, corpus, written, why):
+    script_build(scripted, question=written)
+    state = run(TOWER, corpus=corpus)
+    assert "built" not in state and why in state["error"]
+
+
 def test_repeated_statements_are_verified_once(scripted, corpus):
     script_build(scripted, facts=[FACTS[0], "埃菲尔铁塔位于法国的巴黎。", FACTS[1]])
     scripted.script["Rating"] = [sure("supported", 0.9)]
@@ -295,6 +309,9 @@ def build(scripted, out, corpus, seeds=None):
     return write_outputs(out, records, ctx)
 
 
+ADDED = "它的来历是什么？后来又有哪些变化？"
+
+
 def script_any_seed(scripted):
     scripted.script["KnowledgeStatements"] = [
         lambda p: statements(p.split("<question>")[1].split("<")[0] + "的事实。")
@@ -302,7 +319,11 @@ def script_any_seed(scripted):
     scripted.script["Rating"] = [sure("supported", 0.9)]
     scripted.script["FactSubQuestions"] = [{"questions": ["子问题？"], "topic": "history"}]
     scripted.script["FusedQuestion"] = [
-        lambda p: {"selected": [1], "reason": "r", "question": p.split("<question>")[1].split("<")[0] * 3}
+        lambda p: {
+            "selected": [1],
+            "reason": "r",
+            "question": p.split("<question>")[1].split("<")[0] + ADDED,
+        }
     ]
 
 
@@ -310,12 +331,15 @@ def test_build_writes_the_set_and_a_rerun_resumes_without_model_calls(scripted, 
     script_any_seed(scripted)
     report = build(scripted, tmp_path, corpus)
     assert report["stats"]["built"] == 3 and report["stats"]["retention"] == 1.0
-    assert report["stats"]["length_ratio"]["mean"] == 3.0 and report["stats"]["topics"] == {"history": 3}
+    seeds = [len(s.question) for s in load_seeds(SEEDS)]
+    ratio = sum((n + len(ADDED)) / n for n in seeds) / len(seeds)
+    assert report["stats"]["length_ratio"]["mean"] == pytest.approx(ratio)
+    assert report["stats"]["topics"] == {"history": 3}
     rows = [
         json.loads(line) for line in (tmp_path / "longhalluqa.jsonl").read_text(encoding="utf-8").splitlines()
     ]
     assert [r["id"] for r in rows] == ["longhalluqa-7", "longhalluqa-8", "longhalluqa-9"]
-    assert rows[0]["prompt"] == "埃菲尔铁塔在哪座城市？" * 3 and rows[0]["topic"] == "history"
+    assert rows[0]["prompt"] == "埃菲尔铁塔在哪座城市？" + ADDED and rows[0]["topic"] == "history"
     triple = json.loads((tmp_path / "triples.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert triple["question"] and triple["knowledge"]["text"] and triple["category"] == "history"
     assert "埃菲尔铁塔在哪座城市？" in (tmp_path / "report.md").read_text(encoding="utf-8")

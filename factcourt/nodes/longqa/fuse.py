@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
@@ -11,12 +13,33 @@ from factcourt.providers.models import ask
 from factcourt.state import FusedQuestion, LongQAState, LongQuestion
 
 MOST_CANDIDATES = 3
+REPEATS = 3  # the same sentence this often: the model looped
 
 
 def chosen(selected: list[int], candidates: int) -> list[int]:
     """The valid candidate numbers, each once, at most three; the first when none is valid."""
     valid = list(dict.fromkeys(n for n in selected if 1 <= n <= candidates))
     return valid[:MOST_CANDIDATES] or [1]
+
+
+def not_fused(question: str, seed: str) -> str | None:
+    """Why a written question is no long-form question: empty, the seed again, or a loop.
+
+    A small model may hand the seed back, or repeat one sentence until its length bound; either
+    would count as built and inflate the length ratio.
+    """
+    sentences = [s.strip() for s in re.split(r"[。？！?!.\n]+", question) if s.strip()]
+    if not sentences:
+        return "the new question is empty"
+    if _bare(question) == _bare(seed):
+        return "the new question is the seed question again"
+    if max(sentences.count(s) for s in sentences) >= REPEATS:
+        return "the new question repeats one sentence over and over"
+    return None
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).lower()
 
 
 async def fuse(state: LongQAState, runtime: Runtime[Context]) -> dict:
@@ -38,8 +61,8 @@ async def fuse(state: LongQAState, runtime: Runtime[Context]) -> dict:
         run_name="longqa: fuse",
         tags=["system:longqa"],
     )
-    if answer.value is None or not answer.value.question.strip():
-        why = answer.error or "the new question is empty"
+    why = answer.error if answer.value is None else not_fused(answer.value.question, seed.question)
+    if why:
         return {"usage": answer.usage, "error": f"the long-form question could not be written: {why}"}
     built = LongQuestion(
         question=answer.value.question.strip(),
