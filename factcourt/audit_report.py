@@ -75,8 +75,8 @@ def audit_json(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
 
 def _cell(s: dict[str, Any]) -> str:
     if not s["n"]:
-        return "n/a | n/a | n/a | 0"
-    return f"{s['imr']:.2f} | {s['jfr']:.2f} | {s['grade']:.2f} | {s['n']}"
+        return "n/a | n/a | n/a | n/a | 0"
+    return f"{s['imr']:.2f} | {s['jfr']:.2f} | {s['grade']:.2f} | {s['agree']:.2f} | {s['n']}"
 
 
 def markdown(report: dict[str, Any], chart: str | None = None) -> str:
@@ -97,21 +97,22 @@ def markdown(report: dict[str, Any], chart: str | None = None) -> str:
     lines += [
         "",
         "IMR (insufficiency mining rate, % of cases graded below 4), JFR (justification flaw rate, % "
-        "with the reference's verdict but graded below 4) and Grade (mean, 1-10), over graded cases.",
+        "with the reference's verdict but graded below 4) and Grade (mean, 1-10), over graded cases; "
+        "Agree (not a metric of the paper): % whose stated verdict is the reference's.",
         "",
-        "| scope | IMR % | JFR % | Grade | n |",
-        "|---|---|---|---|---|",
+        "| scope | IMR % | JFR % | Grade | Agree % | n |",
+        "|---|---|---|---|---|---|",
         *(f"| {obj} | {_cell(s)} |" for obj, s in report["by_object"].items()),
         f"| **overall** | {_cell(report['overall'])} |",
         "",
-        "| test mode | IMR % | JFR % | Grade | n |",
-        "|---|---|---|---|---|",
+        "| test mode | IMR % | JFR % | Grade | Agree % | n |",
+        "|---|---|---|---|---|---|",
         *(f"| {mode} | {_cell(s)} |" for mode, s in report["by_mode"].items()),
         "",
         "## Scenarios (* added by the Appraiser)",
         "",
-        "| object | scenario | IMR % | JFR % | Grade | n |",
-        "|---|---|---|---|---|---|",
+        "| object | scenario | IMR % | JFR % | Grade | Agree % | n |",
+        "|---|---|---|---|---|---|---|",
         *(
             f"| {s['object']} | {s['name']}{' *' if s['added'] else ''} | {_cell(s)} |"
             for s in report["taxonomy"]

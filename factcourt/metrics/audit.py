@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 EPSILON = 4.0
-_TEMPLATE = "[Factual, Non-Factual, or Not Enough Information]"  # Fig 12's answer line, echoed
+# Fig 12's answer line echoed, bracketed or not: a list of the labels is no verdict
+_TEMPLATE = re.compile(r"\[?\s*factual,\s*non-factual,?\s*or\s*not enough information\s*\]?", re.I)
 # at one position the most specific label first: "non-factual" and "not factual" hold "factual"
 _LABEL = re.compile(r"\b(?:(not enough information)|(non[\s-]?factual|not factual)|(factual))\b", re.I)
 _NAMES = ("Not Enough Information", "Non-Factual", "Factual")
@@ -28,7 +29,7 @@ def verdict_label(text: str) -> str | None:
 
     The prompt's answer template, when the answer repeats it, is no verdict.
     """
-    text = text.replace(_TEMPLATE, "")
+    text = _TEMPLATE.sub("", text)
     after = _ANSWER.search(text)
     for window in ([after.group(1)] if after else []) + [text]:
         if found := _LABEL.search(window):
@@ -42,15 +43,20 @@ def poor(grade: float) -> bool:
 
 
 def scores(graded: Sequence[tuple[float, bool]]) -> dict[str, Any]:
-    """IMR, JFR (%) and Grade of ``(grade, verdict matches the reference)`` pairs; None when empty."""
+    """IMR, JFR (%) and Grade of ``(grade, verdict matches the reference)`` pairs; None when empty.
+
+    Also ``agree``, the % of cases whose stated verdict is the reference's (not one of the paper's
+    metrics): it still tells targets apart when a weak grader gives every case the same grade.
+    """
     n = len(graded)
     if not n:
-        return {"n": 0, "imr": None, "jfr": None, "grade": None}
+        return {"n": 0, "imr": None, "jfr": None, "grade": None, "agree": None}
     return {
         "n": n,
         "imr": 100.0 * sum(poor(s) for s, _ in graded) / n,
         "jfr": 100.0 * sum(poor(s) and right for s, right in graded) / n,
         "grade": sum(s for s, _ in graded) / n,
+        "agree": 100.0 * sum(right for _, right in graded) / n,
     }
 
 
@@ -69,5 +75,6 @@ def pooled(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     parts = [p for p in parts if p["n"]]
     n = sum(p["n"] for p in parts)
     if not n:
-        return {"n": 0, "imr": None, "jfr": None, "grade": None}
-    return {"n": n, **{m: sum(p[m] * p["n"] for p in parts) / n for m in ("imr", "jfr", "grade")}}
+        return {"n": 0, "imr": None, "jfr": None, "grade": None, "agree": None}
+    metrics = [m for m in ("imr", "jfr", "grade", "agree") if all(m in p for p in parts)]
+    return {"n": n, **{m: sum(p[m] * p["n"] for p in parts) / n for m in metrics}}

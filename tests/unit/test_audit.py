@@ -210,6 +210,7 @@ def test_seeds_then_probes_then_an_added_scenario_then_the_cap(auditor, target):
         "imr": pytest.approx(100 / 3),
         "jfr": pytest.approx(100 / 3),
         "grade": 6.0,
+        "agree": 100.0,  # the target's verdict is the reference's on every case
     }
     assert result["by_object"]["social_rumor"]["n"] == 6 and result["by_mode"]["claim"]["n"] == 6
     assert result["models"]["self_audit"] is False

@@ -35,21 +35,22 @@ def test_overall_imr_of_table_1_is_table_4_counts_pooling_the_objects(model):
 
 def test_scores_by_hand():
     # grades 2 (right verdict: a justification flaw), 3 (wrong verdict), 4 (not poor: epsilon is 4.0),
-    # 9 and 3.5 (right verdict): poor = 2, 3, 3.5 -> IMR 60; CVPJ = 2, 3.5 -> JFR 40; mean 4.3
+    # 9 and 3.5 (right verdict): poor = 2, 3, 3.5 -> IMR 60; CVPJ = 2, 3.5 -> JFR 40; mean 4.3;
+    # 3 of 5 verdicts are the reference's -> agree 60
     result = scores([(2, True), (3, False), (4, False), (9, True), (3.5, True)])
-    assert result == {"n": 5, "imr": 60.0, "jfr": 40.0, "grade": pytest.approx(4.3)}
-    assert scores([]) == {"n": 0, "imr": None, "jfr": None, "grade": None}
+    assert result == {"n": 5, "imr": 60.0, "jfr": 40.0, "grade": pytest.approx(4.3), "agree": 60.0}
+    assert scores([]) == {"n": 0, "imr": None, "jfr": None, "grade": None, "agree": None}
 
 
 def test_scores_per_scope_and_pooled_equal_the_scores_of_all_cases():
     cases = [("a", 2, True), ("a", 8, True), ("b", 1, False), ("b", 3, True), ("b", 10, True)]
     groups = by(cases, lambda c: c[0], lambda c: (c[1], c[2]))
-    assert groups["a"] == {"n": 2, "imr": 50.0, "jfr": 50.0, "grade": 5.0}
+    assert groups["a"] == {"n": 2, "imr": 50.0, "jfr": 50.0, "grade": 5.0, "agree": 100.0}
     assert groups["b"]["imr"] == pytest.approx(200 / 3) and groups["b"]["jfr"] == pytest.approx(100 / 3)
     whole = scores([(s, r) for _, s, r in cases])
     together = pooled(list(groups.values()))
     assert together == pytest.approx(whole)
-    assert whole == {"n": 5, "imr": 60.0, "jfr": 40.0, "grade": pytest.approx(4.8)}
+    assert whole == {"n": 5, "imr": 60.0, "jfr": 40.0, "grade": pytest.approx(4.8), "agree": 80.0}
 
 
 @pytest.mark.parametrize(
@@ -69,6 +70,8 @@ def test_scores_per_scope_and_pooled_equal_the_scores_of_all_cases():
             "Non-Factual",
         ),
         ("Counterfactual reasoning says: Non-Factual", "Non-Factual"),
+        # SmolLM2's echo of the label list: "not Factual" there is no verdict
+        ("The statement provided is not Factual, Non-Factual, or Not Enough Information.", None),
     ],
 )
 def test_verdict_label(text, label):
