@@ -200,6 +200,9 @@ async def split_claims(
             if not key or key in seen:
                 continue
             seen.add(key)
+            if not any(ch.isalnum() for ch in key):  # a stray backtick or bullet is no claim
+                dropped.append(DroppedSentence(sentence=item.claim, reason="not_verifiable"))
+                continue
             if len(claims) >= ctx.max_claims:
                 dropped.append(DroppedSentence(sentence=item.claim, reason="over_limit"))
                 continue

@@ -124,3 +124,21 @@ def test_a_sentence_that_yields_a_claim_is_not_also_listed_as_dropped(scripted):
     ]
     result = factcourt.check(sentence, model="scripted", search="none", cache=False)
     assert [c["text"] for c in result["claims"]] == [sentence] and result["dropped"] == []
+
+
+def test_a_claim_without_a_word_is_dropped_not_checked(scripted):
+    # the embedded model ended an answer with a stray backtick and the Clerk made it a claim,
+    # which the first pass then called "supported"
+    text = "秦始皇统一了六国。`"
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [
+                {"sentence": "秦始皇统一了六国。", "claim": "秦始皇统一了六国。"},
+                {"sentence": "`", "claim": "`"},
+            ],
+            "dropped": [],
+        }
+    ]
+    result = factcourt.check(text, model="scripted", search="none", cache=False)
+    assert [c["text"] for c in result["claims"]] == ["秦始皇统一了六国。"]
+    assert result["dropped"] == [{"sentence": "`", "reason": "not_verifiable", "error": None}]
