@@ -42,8 +42,10 @@ def test_leaderboard_on_the_embedded_model(smollm2, tmp_path):
     pyramid = json.loads(next((out / "pyramids").glob("*.json")).read_text())
     assert pyramid["answered"] == ["local:smollm2"] or pyramid["failed"]
     assert all(g["layer"] == 1 and g["weight"] == 2.0 for g in pyramid["claims"])  # G = 1
-    # resumes: a second run makes no model call
-    records = (out / "records.jsonl").read_text()
-    assert main(args) == code and (out / "records.jsonl").read_text() == records
+    # resumes: a second run keeps every finished record and redoes only the failed ones
+    finished = [r for r in (out / "records.jsonl").read_text().splitlines() if '"error": null' in r]
+    assert main(args) in (0, 1)
+    kept = (out / "records.jsonl").read_text().splitlines()
+    assert all(r in kept for r in finished)
     local_server.stop_all()
     assert local_server._current is None
