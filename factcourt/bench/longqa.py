@@ -15,7 +15,6 @@ lines the outputs are rewritten after every build or review import:
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import json
@@ -32,6 +31,7 @@ from factcourt.context import Context
 from factcourt.errors import InputError
 from factcourt.inputs import read_text_file
 from factcourt.metrics.longqa import build_stats
+from factcourt.nodes._shared import bounded
 from factcourt.nodes.longqa.sub_questions import in_gathered_order
 from factcourt.progress import Progress
 from factcourt.runs import run_config
@@ -103,7 +103,6 @@ async def build_seeds(
 
     todo = [s for s in seeds if not done(s)]
     config = run_config(ctx)
-    gate = asyncio.Semaphore(config["max_concurrency"])
     with Progress(
         TextColumn("[bold]build-longqa"),
         BarColumn(),
@@ -116,13 +115,12 @@ async def build_seeds(
         task = bar.add_task("build", total=len(seeds), completed=len(seeds) - len(todo), last="")
 
         async def one(seed: Seed) -> None:
-            async with gate:
-                state = await graph.ainvoke({"seed": seed}, config=config, context=ctx)
+            state = await graph.ainvoke({"seed": seed}, config=config, context=ctx)
             record = seed_record(seed, state)
             store.append(record)
             bar.update(task, advance=1, last=f"{seed.id}: {record['status']}")
 
-        await asyncio.gather(*(one(s) for s in todo))
+        await bounded(config["max_concurrency"], [lambda s=s: one(s) for s in todo])
     return [store.records[(STAGE, s.id)] for s in seeds]
 
 
