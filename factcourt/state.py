@@ -831,13 +831,21 @@ class LongQuestion(BaseModel):
     reason: str = ""
 
 
-class FactSubQuestions(AgentAnswer):
-    """One sub-question per verified fact, in order, and the seed's topic."""
+class FactQuestion(BaseModel):
+    """A sub-question and the number of the fact that answers it."""
 
+    fact: int = Field(description="the number of the fact that answers the question")
+    question: str = Field(description="the question", json_schema_extra={"maxLength": 200})
+
+
+class FactSubQuestions(AgentAnswer):
+    """One sub-question per verified fact, each naming its fact, and the seed's topic."""
+
+    # numbered, so that a fact the model skips does not shift the provenance of the rest;
     # bounded, so that a model that loops ends in a short answer, not one cut at max_tokens
-    questions: list[str] = Field(
-        description="one question per fact, in the order given, each answered by it",
-        json_schema_extra={"maxItems": 12, "items": {"type": "string", "maxLength": 200}},
+    questions: list[FactQuestion] = Field(
+        description="one question per fact, each with the number of its fact",
+        json_schema_extra={"maxItems": 12},
     )
     topic: str = Field(description="the topic of the seed question, one of the names listed")
 
@@ -882,8 +890,11 @@ class LongQAState(LongQAInput, total=False):
     """What the run should tell the reader: an uncovered language, a failed step."""
     usage: Annotated[Usage, add_usage]
     """Calls and tokens spent."""
+    not_built: str
+    """Why the model's writing gave no long-form question (only the seed again, a loop): final,
+    unlike ``error``, so a rerun does not ask again."""
     error: str
-    """Why no question was built (bad seed, search down, no verified fact, failed call)."""
+    """Why no question was built (bad seed, search down, failed call): the seed is tried again."""
 
 
 class FactTask(TypedDict):

@@ -66,7 +66,15 @@ def seed_record(seed: Seed, state: dict[str, Any]) -> dict[str, Any]:
     built = state.get("built")
     triples: list[KnowledgeTriple] = state.get("triples") or state.get("gathered") or []
     topic = state.get("topic") or ""
-    status = "built" if built else "failed" if state.get("error") else "no_verified_knowledge"
+    status = (
+        "built"
+        if built
+        else "failed"
+        if state.get("error")
+        else "not_built"
+        if state.get("not_built")
+        else "no_verified_knowledge"
+    )
     return {
         "method": STAGE,
         "id": seed.id,
@@ -85,7 +93,7 @@ def seed_record(seed: Seed, state: dict[str, Any]) -> dict[str, Any]:
         ],
         "queries": state.get("queries", []),
         "notes": state.get("notes", []),
-        "error": state.get("error"),
+        "error": state.get("error") or state.get("not_built"),
         "usage": (state.get("usage") or Usage()).model_dump(mode="json"),
     }
 
@@ -240,6 +248,7 @@ def write_outputs(out: Path, records: list[dict[str, Any]], ctx: Context | None)
         "stats": build_stats(stats_rows(records, reviews)),
         "notes": dict(Counter(n for r in records for n in r["notes"]).most_common()),
         "failures": {r["id"]: r["error"] for r in records if r["status"] == "failed"},
+        "not_built": {r["id"]: r["error"] for r in records if r["status"] == "not_built"},
         "usage": sum((Usage.model_validate(r["usage"]) for r in records), Usage()).model_dump(mode="json"),
         "examples": [
             {
@@ -276,7 +285,8 @@ def markdown(report: dict[str, Any]) -> str:
         "| | |",
         "| --- | --- |",
         f"| seeds | {s['seeds']} |",
-        f"| built | {s['built']} (none verified {s['no_verified_knowledge']}, failed {s['failed']}) |",
+        f"| built | {s['built']} (none verified {s['no_verified_knowledge']}, "
+        f"not built from the model's writing {s['not_built']}, failed {s['failed']}) |",
         f"| reviewed | {s['reviewed']} (dropped {s['dropped_in_review']}) |",
         f"| kept | {s['kept']} |",
         f"| retention (kept / built) | {_rate(s['retention'])} |",
@@ -293,6 +303,13 @@ def markdown(report: dict[str, Any]) -> str:
     ]
     if report["notes"]:
         lines += ["", "## Notes", "", *[f"- {note} ({n} seed(s))" for note, n in report["notes"].items()]]
+    if report["not_built"]:
+        lines += [
+            "",
+            "## Seeds the model's writing left without a long-form question",
+            "",
+            *[f"- {i}: {why}" for i, why in report["not_built"].items()],
+        ]
     if report["failures"]:
         lines += ["", "## Failed seeds", "", *[f"- {i}: {why}" for i, why in report["failures"].items()]]
     lines += ["", "## Examples", ""]

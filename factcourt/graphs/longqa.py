@@ -31,10 +31,14 @@ def after_gather(state: LongQAState) -> Literal["failed"] | list[Send]:
     ]
 
 
-def after_sub_questions(state: LongQAState) -> Literal["no_verified_knowledge", "failed", "written"]:
-    """No fact survived the verifier, the call failed, or on to clustering."""
+def after_sub_questions(
+    state: LongQAState,
+) -> Literal["no_verified_knowledge", "failed", "not_built", "written"]:
+    """No fact survived the verifier, the call failed, every question was the seed, or on."""
     if state.get("error"):
         return "failed"
+    if state.get("not_built"):
+        return "not_built"
     return "written" if state.get("sub_questions") else "no_verified_knowledge"
 
 
@@ -54,7 +58,7 @@ def build() -> StateGraph:
     builder.add_conditional_edges(
         "write_sub_questions",
         after_sub_questions,
-        {"no_verified_knowledge": END, "failed": END, "written": "cluster"},
+        {"no_verified_knowledge": END, "failed": END, "not_built": END, "written": "cluster"},
     )
     builder.add_edge("cluster", "fuse")
     builder.add_edge("fuse", END)

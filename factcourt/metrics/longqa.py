@@ -27,7 +27,7 @@ def share(part: int, whole: int) -> float | None:
 def build_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Counts and rates of a build from one row per seed.
 
-    Each row has ``status`` ('built', 'no_verified_knowledge' or 'failed'), ``decision``
+    Each row has ``status`` ('built', 'no_verified_knowledge', 'not_built' or 'failed'), ``decision``
     ('keep', 'drop' or '' for not yet reviewed), ``topic``, ``seed_question``, ``question`` and the
     facts ``gathered`` and ``kept`` by the verifier. A question not yet reviewed counts as kept.
     """
@@ -39,6 +39,7 @@ def build_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "seeds": len(rows),
         "built": len(built),
         "no_verified_knowledge": sum(r["status"] == "no_verified_knowledge" for r in rows),
+        "not_built": sum(r["status"] == "not_built" for r in rows),
         "failed": sum(r["status"] == "failed" for r in rows),
         "reviewed": sum(r["decision"] in ("keep", "drop") for r in built),
         "dropped_in_review": len(built) - len(kept),

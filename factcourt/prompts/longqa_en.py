@@ -11,8 +11,10 @@ LONGQA_DATA_RULE = (
 
 LONGQA_SUBQ_SYSTEM = f"""You write questions for a long-form factuality benchmark.
 For each numbered fact write one question, in the language of the original question, that the
-fact answers and that reads on its own (full names, no "it" or "this"). Keep the facts' order:
-question 1 for fact 1, and so on. Then file the original question under one of the topics listed.
+fact answers and that reads on its own (full names, no "it" or "this"), and give the fact's
+number with it. The question must ask for something the original question does not already ask
+(a detail of a person, work, place or event that the fact names): asking the original question
+again adds nothing. Then file the original question under one of the topics listed.
 {LONGQA_DATA_RULE}"""
 
 LONGQA_SUBQ_USER = """<question>{question}</question>
@@ -20,7 +22,7 @@ LONGQA_SUBQ_USER = """<question>{question}</question>
 {facts}
 </facts>
 Topics: {topics}
-Write one question per fact, in order, and the topic."""
+Write one question per fact, each with its fact's number, and the topic."""
 
 LONGQA_FUSE_SYSTEM = f"""You build one long-form question for a factuality benchmark from an
 original short question and candidate sub-questions (grouped by theme).

@@ -61,7 +61,13 @@ def script_build(
     scripted.script["KnowledgeStatements"] = [statements(*facts)]
     scripted.script["Rating"] = [by_fact(verdicts)]
     scripted.script["FactSubQuestions"] = [
-        {"questions": ["埃菲尔铁塔位于哪座城市？", "埃菲尔铁塔建于哪一年？"], "topic": "Geography"}
+        {
+            "questions": [
+                {"fact": 1, "question": "埃菲尔铁塔位于哪座城市？"},
+                {"fact": 2, "question": "埃菲尔铁塔建于哪一年？"},
+            ],
+            "topic": "Geography",
+        }
     ]
     scripted.script["FusedQuestion"] = [{"selected": [1, 2, 9], "reason": "相关且准确", "question": question}]
 
@@ -247,7 +253,42 @@ def test_a_verifier_that_fails_on_every_fact_fails_the_seed_instead_of_finding_n
 def test_a_question_that_is_the_seed_again_or_a_loop_is_not_built(scripted, corpus, written, why):
     script_build(scripted, question=written)
     state = run(TOWER, corpus=corpus)
-    assert "built" not in state and why in state["error"]
+    # final, not an error: a rerun would get the same writing and is not tried
+    assert "built" not in state and why in state["not_built"] and not state.get("error")
+
+
+def test_sub_questions_keep_the_fact_they_name_when_the_model_skips_one(scripted, corpus):
+    script_build(scripted)
+    scripted.script["FactSubQuestions"] = [
+        {
+            "questions": [
+                {"fact": 2, "question": "埃菲尔铁塔建于哪一年？"},
+                {"fact": 7, "question": "没有这条事实？"},
+                {"fact": 2, "question": "第二次写事实二？"},
+            ],
+            "topic": "geography",
+        }
+    ]
+    state = run(TOWER, corpus=corpus)
+    assert state["sub_questions"] == {"7-k2": "埃菲尔铁塔建于哪一年？"}
+    assert "1 verified fact(s) got no sub-question" in state["notes"]
+
+
+def test_sub_questions_that_ask_the_seed_again_are_left_out_and_alone_build_nothing(scripted, corpus):
+    script_build(scripted)
+    scripted.script["FactSubQuestions"] = [
+        {
+            "questions": [
+                {"fact": 1, "question": "埃菲尔铁塔在哪座城市?"},
+                {"fact": 2, "question": " 埃菲尔铁塔 在哪座城市 "},
+            ],
+            "topic": "geography",
+        }
+    ]
+    state = run(TOWER, corpus=corpus)
+    assert state["not_built"] == "every sub-question was the seed question again"
+    assert "2 sub-question(s) asked the seed question again and were left out" in state["notes"]
+    assert scripted.count("FusedQuestion") == 0 and not state.get("error")
 
 
 def test_repeated_statements_are_verified_once(scripted, corpus):
@@ -262,7 +303,7 @@ def test_an_english_seed_searches_a_covering_corpus_and_verifies_on_what_it_foun
     scripted.script["KnowledgeStatements"] = [statements("The Eiffel Tower is in Paris.")]
     scripted.script["Rating"] = [sure("supported", 0.9)]
     scripted.script["FactSubQuestions"] = [
-        {"questions": ["Which city has the Eiffel Tower?"], "topic": "geography"}
+        {"questions": [{"fact": 1, "question": "Which city has the Eiffel Tower?"}], "topic": "geography"}
     ]
     scripted.script["FusedQuestion"] = [{"selected": [1], "reason": "r", "question": "Where is it and why?"}]
     state = run(seed, corpus=corpus)
@@ -317,7 +358,9 @@ def script_any_seed(scripted):
         lambda p: statements(p.split("<question>")[1].split("<")[0] + "的事实。")
     ]
     scripted.script["Rating"] = [sure("supported", 0.9)]
-    scripted.script["FactSubQuestions"] = [{"questions": ["子问题？"], "topic": "history"}]
+    scripted.script["FactSubQuestions"] = [
+        {"questions": [{"fact": 1, "question": "子问题？"}], "topic": "history"}
+    ]
     scripted.script["FusedQuestion"] = [
         lambda p: {
             "selected": [1],
@@ -355,6 +398,20 @@ def test_failed_seeds_are_tried_again_on_the_next_run(scripted, corpus, tmp_path
     assert report["stats"]["failed"] == 3 and "down" in report["failures"]["7"]
     script_any_seed(scripted)
     assert build(scripted, tmp_path, corpus)["stats"]["built"] == 3
+
+
+def test_seeds_the_models_writing_leaves_unbuilt_are_reported_and_not_asked_again(scripted, corpus, tmp_path):
+    script_any_seed(scripted)
+    scripted.script["FusedQuestion"] = [
+        lambda p: {"selected": [1], "reason": "r", "question": p.split("<question>")[1].split("<")[0]}
+    ]
+    report = build(scripted, tmp_path, corpus)
+    assert report["stats"]["not_built"] == 3 and report["stats"]["failed"] == 0
+    assert "the seed question again" in report["not_built"]["7"]
+    assert "not built from the model's writing 3" in (tmp_path / "report.md").read_text(encoding="utf-8")
+    calls = len(scripted.calls)
+    build(scripted, tmp_path, corpus)
+    assert len(scripted.calls) == calls
 
 
 def review(tmp_path, changes):

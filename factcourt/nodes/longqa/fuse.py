@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit, fence
+from factcourt.nodes.longqa.sub_questions import restates
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import FusedQuestion, LongQAState, LongQuestion
@@ -31,15 +32,11 @@ def not_fused(question: str, seed: str) -> str | None:
     sentences = [s.strip() for s in re.split(r"[。？！?!.\n]+", question) if s.strip()]
     if not sentences:
         return "the new question is empty"
-    if _bare(question) == _bare(seed):
+    if restates(question, seed):
         return "the new question is the seed question again"
     if max(sentences.count(s) for s in sentences) >= REPEATS:
         return "the new question repeats one sentence over and over"
     return None
-
-
-def _bare(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text).lower()
 
 
 async def fuse(state: LongQAState, runtime: Runtime[Context]) -> dict:
@@ -61,9 +58,12 @@ async def fuse(state: LongQAState, runtime: Runtime[Context]) -> dict:
         run_name="longqa: fuse",
         tags=["system:longqa"],
     )
-    why = answer.error if answer.value is None else not_fused(answer.value.question, seed.question)
+    if answer.value is None:
+        why = f"the long-form question could not be written: {answer.error}"
+        return {"usage": answer.usage, "error": why}
+    why = not_fused(answer.value.question, seed.question)
     if why:
-        return {"usage": answer.usage, "error": f"the long-form question could not be written: {why}"}
+        return {"usage": answer.usage, "not_built": why}
     built = LongQuestion(
         question=answer.value.question.strip(),
         topic=state["topic"],

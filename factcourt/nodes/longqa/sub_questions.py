@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
@@ -23,6 +25,15 @@ def kept_facts(triples: list[KnowledgeTriple]) -> list[KnowledgeTriple]:
     return in_gathered_order([t for t in triples if t.outcome == "kept"])
 
 
+def restates(question: str, seed: str) -> bool:
+    """Whether a written question is the seed again, punctuation, spacing and case aside."""
+    return _bare(question) == _bare(seed)
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).lower()
+
+
 def known_topic(answer: str, topics: list[str]) -> str:
     """The listed topic the model named (case and separators aside), else 'other'."""
     key = answer.strip().lower().replace(" ", "_").replace("-", "_")
@@ -30,7 +41,7 @@ def known_topic(answer: str, topics: list[str]) -> str:
 
 
 async def write_sub_questions(state: LongQAState, runtime: Runtime[Context]) -> dict:
-    """Ask for the sub-questions; a fact the answer leaves without one is noted and left out."""
+    """Ask for the sub-questions; a fact left without one, or with the seed again, is noted and left out."""
     ctx, seed = runtime.context, state["seed"]
     facts = kept_facts(state.get("triples", []))
     if not facts:
@@ -54,9 +65,19 @@ async def write_sub_questions(state: LongQAState, runtime: Runtime[Context]) -> 
     )
     if answer.value is None:
         return {"usage": answer.usage, "error": f"the sub-questions could not be written: {answer.error}"}
-    written = [q.strip() for q in answer.value.questions]
-    questions = {t.id: q for t, q in zip(facts, written, strict=False) if q}
+    questions: dict[str, str] = {}
+    restated = 0
+    for written in answer.value.questions:
+        text = written.question.strip()
+        if not 1 <= written.fact <= len(facts) or not text or facts[written.fact - 1].id in questions:
+            continue
+        if restates(text, seed.question):
+            restated += 1  # the seed asks it already: nothing for the long-form question to add
+            continue
+        questions[facts[written.fact - 1].id] = text
     notes = []
+    if restated:
+        notes.append(f"{restated} sub-question(s) asked the seed question again and were left out")
     if len(questions) < len(facts):
         notes.append(f"{len(facts) - len(questions)} verified fact(s) got no sub-question")
     update = {
@@ -65,6 +86,8 @@ async def write_sub_questions(state: LongQAState, runtime: Runtime[Context]) -> 
         "usage": answer.usage,
         "notes": notes,
     }
-    if not questions:
+    if not questions and restated:
+        update["not_built"] = "every sub-question was the seed question again"
+    elif not questions:
         update["error"] = "the answer held no sub-question"
     return update
