@@ -25,6 +25,7 @@ from factcourt.api import abuild_pyramid, acheck, make_context
 from factcourt.bench.store import PredictionStore
 from factcourt.context import Context
 from factcourt.errors import InputError
+from factcourt.inputs import read_text_file
 from factcourt.metrics.response import gamma_key, mean_scores, pyramid_scores
 from factcourt.nodes._shared import bounded, concurrency, language_for
 from factcourt.nodes.pyramid.answer import answer_question
@@ -359,6 +360,12 @@ def markdown(report: dict[str, Any], settings: dict[str, Any]) -> str:
         f"({settings['protocol']}, rule {settings['rule']}). Scores are means over the answers scored; "
         "F1 is averaged per answer.",
         "",
+        *[
+            f"{model} is also an expert: its own claims are in the golden set, which raises its "
+            "recall against models that are not.\n"
+            for model in [r["model"] for r in report["rows"]]
+            if model in settings["experts"]
+        ],
         "| Model | scored | " + " | ".join(label(n) for n in names) + " | failed | calls | tokens | time s |",
         "|---" * (len(names) + 6) + "|",
     ]
@@ -458,6 +465,44 @@ def write_answers(lb: Leaderboard, path: Path) -> int:
     return len(lines)
 
 
+# what the stored answers, pyramids and checks depend on; prompts and targets may grow in a resume
+STORED_UNDER = (
+    "experts",
+    "checker",
+    "protocol",
+    "rule",
+    "first_pass_theta",
+    "embeddings",
+    "same_fact_similarity",
+    "unmatched_weight",
+    "answer_max_tokens",
+    "search",
+    "jurors",
+    "rounds",
+)
+
+
+def keep_settings(out: Path, settings: dict[str, Any]) -> None:
+    """Record the settings of the first run in ``out``; refuse a later run with other ones.
+
+    The records of a folder are reused stage by stage, so a changed checker or expert set would
+    mix old and new results in one table.
+    """
+    path = out / "settings.json"
+    now = {k: settings[k] for k in STORED_UNDER}
+    if path.is_file():
+        before = json.loads(read_text_file(path))
+        changed = [f"{k} {before.get(k)!r} -> {now[k]!r}" for k in STORED_UNDER if before.get(k) != now[k]]
+        if changed:
+            raise InputError(
+                f"{out} holds a leaderboard run with other settings ({'; '.join(changed)}): "
+                "its stored results would be mixed with new ones; use a new --out"
+            )
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(now, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 async def run_leaderboard(
     prompts_file: Path,
     targets: list[str],
@@ -473,10 +518,6 @@ async def run_leaderboard(
     from factcourt.providers.models import choose
 
     prompts = read_prompts(prompts_file, limit, seed)
-    lb = Leaderboard(prompts, targets, ctx, out, console or Console(stderr=True))
-    if not report_only:
-        await lb.run()
-    report = build_report(lb)
     settings = {
         "prompts_file": str(prompts_file),
         "prompts": len(prompts),
@@ -492,8 +533,15 @@ async def run_leaderboard(
         "same_fact_similarity": ctx.similarity_threshold,
         "unmatched_weight": ctx.unmatched_weight,
         "answer_max_tokens": ctx.answer_max_tokens,
+        "search": ctx.search,
+        "jurors": ctx.jurors,
+        "rounds": ctx.rounds,
     }
-    out.mkdir(parents=True, exist_ok=True)
+    keep_settings(out, settings)
+    lb = Leaderboard(prompts, targets, ctx, out, console or Console(stderr=True))
+    if not report_only:
+        await lb.run()
+    report = build_report(lb)
     (out / "report.md").write_text(markdown(report, settings), encoding="utf-8")
     answers = write_answers(lb, out / "answers.jsonl")
     plot(report, out / "leaderboard.png")

@@ -136,6 +136,22 @@ def test_report_only_reports_what_is_stored_without_any_call(tmp_path, corpus, e
     assert "| expert-a | 0/2 |" in (tmp_path / "lb" / "report.md").read_text()
 
 
+def test_a_folder_run_with_other_settings_is_refused_before_any_call(
+    tmp_path, corpus, experts, scripted, capsys
+):
+    assert run(tmp_path, corpus, "--report-only") == 0
+    assert run(tmp_path, corpus, "--rule", "adaptive") == 2
+    err = capsys.readouterr().err
+    assert "other settings (rule 'free' -> 'adaptive')" in err and "use a new --out" in err
+    assert not scripted.calls and not any(m.calls for m in experts.values())
+
+
+def test_the_report_says_when_a_target_is_also_an_expert(tmp_path, corpus, experts, scripted):
+    run(tmp_path, corpus, "--report-only")
+    report = (tmp_path / "lb" / "report.md").read_text()
+    assert "expert-a is also an expert: its own claims are in the golden set" in report
+
+
 @pytest.mark.parametrize(
     "args, complaint",
     [
