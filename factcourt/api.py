@@ -376,7 +376,7 @@ async def aaudit(
 ) -> dict[str, Any]:
     """Audit a target model's fact-checking (async); see :func:`audit`."""
     from factcourt.audit_report import audit_json
-    from factcourt.checkpoints import resumable_run
+    from factcourt.checkpoints import DURABILITY, resumable_run
     from factcourt.graphs.audit import build
 
     ctx = audit_context(scale, target_model, target_base_url, settings, overrides)
@@ -390,7 +390,7 @@ async def aaudit(
         keep=keep_checkpoint,
         recursion_limit=AUDIT_STEP_LIMIT,
     ) as run:
-        state = await run.graph.ainvoke(run.payload, config=run.config, context=ctx)
+        state = await run.graph.ainvoke(run.payload, config=run.config, context=ctx, durability=DURABILITY)
     return audit_json(state, ctx)
 
 

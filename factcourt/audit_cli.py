@@ -60,7 +60,7 @@ async def run_audit(objects: list[str], ctx: Context, quiet: bool, keep: bool) -
     from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from factcourt.api import AUDIT_STEP_LIMIT
-    from factcourt.checkpoints import resumable_run
+    from factcourt.checkpoints import DURABILITY, resumable_run
     from factcourt.graphs.audit import build
     from factcourt.metrics.audit import poor
     from factcourt.progress import Progress
@@ -85,7 +85,11 @@ async def run_audit(objects: list[str], ctx: Context, quiet: bool, keep: bool) -
         graded = low = 0
         with progress:
             async for mode, chunk in run.graph.astream(
-                run.payload, config=run.config, context=ctx, stream_mode=["custom", "values"]
+                run.payload,
+                config=run.config,
+                context=ctx,
+                stream_mode=["custom", "values"],
+                durability=DURABILITY,
             ):
                 if mode == "values":
                     final = chunk

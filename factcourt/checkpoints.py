@@ -30,6 +30,12 @@ from factcourt.runs import run_config
 # enough to make that a one in four billion chance; the folder gains one empty file per run.
 LEASE_FILES_DIGITS = 8
 
+# A step's checkpoint is saved before the next step starts. With LangGraph's default ("async")
+# it is saved while the next step runs, and a run killed in that window left a thread whose
+# latest checkpoint had nothing next: the resume took the run as finished and started afresh,
+# losing everything done (3 of 10 kills in the audit's kill-and-resume test).
+DURABILITY = "sync"
+
 
 class CheckRun(NamedTuple):
     """What :func:`resumable_check` yields; ``payload`` is None when resuming."""

@@ -54,11 +54,11 @@ VERDICT_STYLE = {
 
 async def check_resumably(text: str, question: str, ctx: Context, quiet: bool, keep: bool) -> dict:
     """Run ``factcheck`` under a SQLite checkpointer so that a crashed run resumes."""
-    from factcourt.checkpoints import resumable_check
+    from factcourt.checkpoints import DURABILITY, resumable_check
 
     async with resumable_check(text, question, ctx, keep=keep) as run:
         say_how_it_runs(run, quiet, "this same text")
-        result = await run_with_progress(run.graph, run.payload, ctx, run.config, quiet)
+        result = await run_with_progress(run.graph, run.payload, ctx, run.config, quiet, DURABILITY)
     return result
 
 

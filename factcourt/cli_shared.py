@@ -152,9 +152,12 @@ def preflight(ctx: Context) -> None:
 
 
 async def run_with_progress(
-    graph: Any, payload: dict | None, ctx: Context, config: dict, quiet: bool
+    graph: Any, payload: dict | None, ctx: Context, config: dict, quiet: bool, durability: str | None = None
 ) -> dict:
-    """Stream a run, drawing a progress bar from its custom events; return the final state."""
+    """Stream a run, drawing a progress bar from its custom events; return the final state.
+
+    ``durability``: when each step's checkpoint is saved, for a run under a checkpointer.
+    """
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -169,7 +172,12 @@ async def run_with_progress(
     final: dict = {}
     with progress:
         async for namespace, mode, chunk in graph.astream(
-            payload, config=config, context=ctx, stream_mode=["custom", "values"], subgraphs=True
+            payload,
+            config=config,
+            context=ctx,
+            stream_mode=["custom", "values"],
+            subgraphs=True,
+            durability=durability,
         ):
             if mode == "values":
                 if not namespace:  # the root graph's state, not a claim subgraph's

@@ -378,20 +378,26 @@ def test_cli_writes_the_reports_and_refuses_bad_input(tmp_path, capsys, auditor,
 def test_a_killed_audit_resumes_and_redoes_no_graded_case(tmp_path, capsys, auditor, target):
     state = {"crash": True}
 
-    def graded_saved() -> int:
+    # wish_rumor's three cases and dread_rumor's first: graded in parallel with the case the
+    # target dies in, so the crash waits until each is saved (a count of writes would also count
+    # other writes to the memory channel)
+    graded = [f"social_rumor/wish_rumor/{n}" for n in (1, 2, 3)] + ["social_rumor/dread_rumor/1"]
+
+    def graded_saved() -> bool:
         try:
             with closing(sqlite3.connect(checkpoints_path())) as conn:
-                (n,) = conn.execute("SELECT COUNT(*) FROM writes WHERE channel = 'memory'").fetchone()
+                rows = conn.execute("SELECT value FROM writes WHERE channel = 'memory'").fetchall()
         except sqlite3.OperationalError:  # not created yet, or being written
-            return 0
-        return n
+            return False
+        saved = b"".join(bytes(value) for (value,) in rows)
+        return all(case_id.encode() in saved for case_id in graded)
 
     def target_answer(prompt):
         if "Seed2 dread_rumor" in prompt and state["crash"]:
             deadline = time.monotonic() + 30
-            while graded_saved() < 4 and time.monotonic() < deadline:  # wish_rumor's 3, dread's first
+            while not graded_saved() and time.monotonic() < deadline:
                 time.sleep(0.05)
-            os._exit(9 if graded_saved() >= 4 else 8)  # as under kill -9
+            os._exit(9 if graded_saved() else 8)  # as under kill -9
         return "Answer: Non-Factual\nJustification: mine."
 
     target.script["text"] = [target_answer]
