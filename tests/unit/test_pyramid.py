@@ -183,6 +183,11 @@ def test_each_model_answers_with_its_own_settings():
     )
     with pytest.raises(ConfigError):
         ctx.for_model("x", temperature="hot")
+    # a long answer gets the longer of the two time limits; a model's own setting still wins
+    assert ctx.for_model("x").timeout_s == 600.0
+    assert Context(timeout_s=900.0).for_model("x").timeout_s == 900.0
+    settings = {"slow": {"timeout_s": 1200.0}}
+    assert Context(model_settings=settings).for_model("slow").timeout_s == 1200.0
 
 
 def test_a_client_follows_the_embedded_server_when_it_moves(monkeypatch):
