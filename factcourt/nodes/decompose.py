@@ -79,6 +79,20 @@ def same_sentence(a: str, b: str) -> bool:
     return bool(a and b) and (a in b or b in a or difflib.SequenceMatcher(None, a, b).ratio() > 0.7)
 
 
+def _content(text: str) -> set[str]:
+    """Words of three or more letters, lower-cased, and every CJK character."""
+    latin = {w for w in re.findall(r"[^\W\d_]{3,}", text.lower()) if not re.search(r"[\u3400-\u9fff]", w)}
+    return latin | set(re.findall(r"[\u3400-\u9fff]", text))
+
+
+def states_its_sentence(claim: str, sentence: str) -> bool:
+    """Whether a claim shares a content word with the sentence it was taken from.
+
+    A small Clerk sometimes fills the claim field with a label ("True") instead of the claim.
+    """
+    return not _content(sentence) or bool(_content(claim) & _content(sentence))
+
+
 _UNRESOLVED = {
     "en": re.compile(
         r"^(it|its|he|his|she|her|they|their|them|this|these|those)\b"
@@ -196,6 +210,9 @@ async def split_claims(
             and not any(same_sentence(d.sentence, c) for c in claimed)
         ]
         for item in output.claims:
+            if not states_its_sentence(item.claim, item.sentence):
+                # the sentence itself is a claim of the response; the label is nothing to check
+                item = item.model_copy(update={"claim": item.sentence})
             key = " ".join(item.claim.lower().split())
             if not key or key in seen:
                 continue

@@ -142,3 +142,35 @@ def test_a_claim_without_a_word_is_dropped_not_checked(scripted):
     result = factcourt.check(text, model="scripted", search="none", cache=False)
     assert [c["text"] for c in result["claims"]] == ["秦始皇统一了六国。"]
     assert result["dropped"] == [{"sentence": "`", "reason": "not_verifiable", "error": None}]
+
+
+def test_a_claim_field_filled_with_a_label_gives_the_sentence_as_the_claim(scripted):
+    # the embedded 1.5B Clerk answered "claim": "True" for each sentence of a leaderboard answer
+    text = "Richard N. Haass is an American diplomat. He led the Council on Foreign Relations."
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [
+                {"sentence": "Richard N. Haass is an American diplomat.", "claim": "True"},
+                {
+                    "sentence": "He led the Council on Foreign Relations.",
+                    "claim": "Richard N. Haass led the Council on Foreign Relations.",
+                },
+            ],
+            "dropped": [],
+        }
+    ]
+    result = factcourt.check(text, model="scripted", search="none", cache=False)
+    assert [c["text"] for c in result["claims"]] == [
+        "Richard N. Haass is an American diplomat.",
+        "Richard N. Haass led the Council on Foreign Relations.",
+    ]
+
+
+def test_a_claim_states_its_sentence_when_they_share_a_content_word():
+    from factcourt.nodes.decompose import states_its_sentence
+
+    assert not states_its_sentence("True", "Haass is an American diplomat.")
+    assert not states_its_sentence("对", "李白是唐代诗人。")
+    assert states_its_sentence("Haass was born in 1951.", "He was born in 1951 in Brooklyn.") is True
+    assert states_its_sentence("李白出生于701年。", "他出生于公元701年。")
+    assert states_its_sentence("anything", "`")  # a sentence without words: the other guard drops it
