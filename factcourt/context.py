@@ -124,9 +124,10 @@ class Context:
         "GGUF file the embedded llama.cpp server loads. Default: Qwen2.5-Coder-1.5B-Instruct "
         "Q4_K_M, fetched once into the user cache.",
     )
-    structured_output: Literal["auto", "json_schema", "function_calling", "json_mode"] = _describe(
-        "How structured answers are requested. 'auto': json_schema (grammar-constrained) on "
-        "OpenAI and the embedded llama.cpp server, function calling on other endpoints.",
+    structured_output: Literal["auto", "grammar", "json_schema", "function_calling", "json_mode"] = _describe(
+        "How structured answers are requested. 'auto': the schema's LLGuidance grammar on the "
+        "embedded llama.cpp server (its response_format leaves string bounds unenforced), "
+        "json_schema on OpenAI, function calling on other endpoints.",
         "auto",
     )
     logprobs: bool = _describe(

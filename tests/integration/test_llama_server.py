@@ -51,6 +51,25 @@ def test_structured_call_through_chatopenai_then_the_server_is_gone(smollm2):
         os.kill(pid, 0)
 
 
+def test_the_schemas_bounds_hold_on_the_embedded_server(smollm2):
+    # through response_format this server let SmolLM2 write 8,252 characters into a
+    # 2,400-character field until max_tokens; the grammar ends the string at its bound
+    from pydantic import BaseModel
+
+    from factcourt.state import text
+
+    class Short(BaseModel):
+        answer: str = text("the answer", 80)
+
+    ctx = Context(local_weights=str(smollm2), cache=False, max_tokens=512, retries=0)
+    prompt = "Write a long, detailed essay of at least 2,000 words about the history of Paris."
+    answer = asyncio.run(models.ask(ctx, "answer", Short, [HumanMessage(prompt)], run_name="bounds"))
+    assert answer.error is None, answer.error
+    assert 0 < len(answer.value.answer) <= 80 and answer.usage.unparsable == 0
+    assert answer.usage.output_tokens < 100
+    local_server.stop_all()
+
+
 def test_a_server_that_cannot_start_names_its_log(tmp_path):
     bad = tmp_path / "not-a-model.gguf"
     bad.write_bytes(b"garbage")

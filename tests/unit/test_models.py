@@ -15,7 +15,7 @@ from tests.fakes import juror
 def test_roles_resolve_to_endpoints(monkeypatch):
     ctx = Context(role_models={"moderator": "gpt-4o"})
     assert choose(ctx, "evaluator").endpoint == "embedded"
-    assert choose(ctx, "evaluator").method == "json_schema"
+    assert choose(ctx, "evaluator").method == "grammar"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert choose(ctx, "evaluator").name == "gpt-4o-mini"
     assert choose(ctx, "moderator").name == "gpt-4o"
@@ -105,3 +105,36 @@ def test_an_answer_cut_at_max_tokens_is_retried_and_its_tokens_are_counted(scrip
     answer = call(Context(model="scripted", retries=1))
     assert answer.value.verdict == "supported" and answer.usage.calls == 2 and answer.usage.unparsable == 1
     assert answer.usage.input_tokens == 300 + 10 and answer.usage.output_tokens == 64 + 5
+
+
+def test_the_embedded_servers_grammar_bounds_whitespace_keys_and_strings():
+    import json
+
+    from factcourt.providers.models import llguidance_grammar
+    from factcourt.state import ClerkOutput
+
+    grammar = llguidance_grammar(ClerkOutput)
+    head, _, spec = grammar.partition("%json ")
+    assert head.startswith("%llguidance")
+    spec = json.loads(spec)
+    assert spec["x-guidance"] == {"whitespace_pattern": r"[\x20\x0A]{1,12}"}  # indented, bounded
+    objects = [spec, *spec["$defs"].values()]
+    assert all(o["additionalProperties"] is False for o in objects if o.get("type") == "object")
+    assert spec["$defs"]["ClerkClaim"]["properties"]["claim"]["maxLength"] == 300
+
+
+def test_a_grammar_bound_reply_is_read_like_structured_output_and_a_cut_one_is_a_parsing_error():
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    from factcourt.providers.models import grammar_bound
+
+    replies = iter(
+        [AIMessage('{"explanation": "r", "verdict": "supported", "confidence": 0.9}'), AIMessage('{"verd')]
+    )
+    model = GenericFakeChatModel(messages=replies)
+    bound = grammar_bound(model, JurorAnswer)
+    whole = bound.invoke([HumanMessage("x")])
+    assert whole["parsed"].verdict == "supported" and whole["parsing_error"] is None
+    cut = bound.invoke([HumanMessage("x")])
+    assert cut["parsed"] is None and cut["parsing_error"] is not None and cut["raw"].content == '{"verd'
