@@ -125,9 +125,10 @@ class Context:
         "Q4_K_M, fetched once into the user cache.",
     )
     structured_output: Literal["auto", "grammar", "json_schema", "function_calling", "json_mode"] = _describe(
-        "How structured answers are requested. 'auto': the schema's LLGuidance grammar on the "
-        "embedded llama.cpp server (its response_format leaves string bounds unenforced), "
-        "json_schema on OpenAI, function calling on other endpoints.",
+        "How structured answers are requested. 'auto': json_schema on OpenAI and the embedded "
+        "llama.cpp server, function calling on other endpoints, and for long-form answers on the "
+        "embedded server 'grammar' (the schema's LLGuidance grammar, which enforces string "
+        "bounds that this server's json_schema leaves open; for verdicts it cost accuracy).",
         "auto",
     )
     logprobs: bool = _describe(

@@ -53,7 +53,8 @@ def test_structured_call_through_chatopenai_then_the_server_is_gone(smollm2):
 
 def test_the_schemas_bounds_hold_on_the_embedded_server(smollm2):
     # through response_format this server let SmolLM2 write 8,252 characters into a
-    # 2,400-character field until max_tokens; the grammar ends the string at its bound
+    # 2,400-character field until max_tokens; long-form answers go under the grammar, which
+    # ends the string at its bound
     from pydantic import BaseModel
 
     from factcourt.state import text

@@ -15,7 +15,8 @@ from tests.fakes import juror
 def test_roles_resolve_to_endpoints(monkeypatch):
     ctx = Context(role_models={"moderator": "gpt-4o"})
     assert choose(ctx, "evaluator").endpoint == "embedded"
-    assert choose(ctx, "evaluator").method == "grammar"
+    assert choose(ctx, "evaluator").method == "json_schema"
+    assert choose(ctx, "answer").method == "grammar"  # long-form answers: the string bound holds
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert choose(ctx, "evaluator").name == "gpt-4o-mini"
     assert choose(ctx, "moderator").name == "gpt-4o"
