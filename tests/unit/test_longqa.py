@@ -513,3 +513,14 @@ def test_cli_bad_usage_exits_2_with_one_sentence(tmp_path, capsys):
     assert main(["build-longqa", "--out", str(tmp_path), "--import-review", str(sheet)]) == 2
     assert "holds no build" in said()
     assert main(["build-longqa", "--seeds", str(SEEDS), "--out", str(tmp_path), "--limit", "0"]) == 2
+
+
+def test_a_question_with_a_character_changed_is_the_seed_again_and_one_that_adds_is_not():
+    from factcourt.nodes.longqa.sub_questions import restates
+
+    assert restates("文言文中哪个词语用来表示收音机？", "文言文中的哪个词语用来表示收音机？")
+    assert restates("上海面积第二大的区是哪个？", "上海面积第二大的区是哪一个？")
+    assert not restates(
+        "最早提出‘中国共产党’这一名称的人是谁？他在哪一年、在什么文献中提出的？",
+        "最早提出“中国共产党”这一名称的人是谁？",
+    )
