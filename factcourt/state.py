@@ -207,9 +207,10 @@ REASONING_CHARS = 700
 def text(description: str, max_chars: int, **kwargs: Any) -> Any:
     """A free-text answer field whose length the schema bounds.
 
-    Grammar-constrained servers (llama.cpp) enforce ``maxLength`` while decoding, so a small
-    model cannot ramble past ``max_tokens`` into an unparsable answer; the bound is not
-    validated afterwards, so an endpoint that ignores it is never rejected for a long answer.
+    The embedded server's LLGuidance grammar (long-form answers) enforces ``maxLength`` while
+    decoding, so a small model cannot ramble past ``max_tokens``; its json_schema output
+    (verdicts) and other endpoints may not. The bound is not validated afterwards, so an
+    endpoint that ignores it is never rejected for a long answer.
     """
     return Field(description=description, json_schema_extra={"maxLength": max_chars}, **kwargs)
 
@@ -835,7 +836,7 @@ class FactQuestion(BaseModel):
     """A sub-question and the number of the fact that answers it."""
 
     fact: int = Field(description="the number of the fact that answers the question")
-    question: str = Field(description="the question", json_schema_extra={"maxLength": 200})
+    question: str = text("the question", 200)
 
 
 class FactSubQuestions(AgentAnswer):

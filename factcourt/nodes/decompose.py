@@ -90,7 +90,8 @@ def states_its_sentence(claim: str, sentence: str) -> bool:
 
     A small Clerk sometimes fills the claim field with a label ("True") instead of the claim.
     """
-    return not _content(sentence) or bool(_content(claim) & _content(sentence))
+    said = _content(sentence)
+    return not said or bool(_content(claim) & said)
 
 
 _UNRESOLVED = {
