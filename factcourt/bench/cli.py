@@ -1,4 +1,4 @@
-"""``factcourt bench run | perf`` and ``factcourt synth-sft``."""
+"""``factcourt bench ...`` and ``factcourt synth-sft``."""
 
 from __future__ import annotations
 
@@ -131,6 +131,37 @@ def cmd_bench_perf(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_engine(args: argparse.Namespace) -> int:
+    """Seconds and tokens per call on the same verifier prompts, repeated."""
+    from factcourt.bench.engine import measure
+
+    if args.evidence:
+        args.search = args.evidence
+    summary = asyncio.run(
+        measure(
+            Path(args.dataset),
+            settings_from(args),
+            limit=args.limit,
+            repeats=args.repeats,
+            part=args.part,
+        )
+    )
+    if args.append:
+        with Path(args.append).open("a", encoding="utf-8") as results:
+            results.write(json.dumps(summary) + "\n")
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    table = Table(title=f"{summary['model']} on {summary['endpoint']} ({summary['structured_output']})")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for key, value in summary.items():
+        if key not in ("endpoint", "model", "structured_output", "dataset"):
+            table.add_row(key.replace("_", " "), str(value))
+    out.print(table)
+    return 0 if summary["failed_calls"] == 0 else 1
+
+
 def cmd_bench_rules(args: argparse.Namespace) -> int:
     """One text under each rule."""
     from factcourt.bench.rules import run_rules
@@ -191,7 +222,7 @@ def cmd_synth_sft(args: argparse.Namespace) -> int:
 
 
 def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) -> None:
-    """Register ``bench run``, ``bench perf`` and ``synth-sft``."""
+    """Register the ``bench`` commands and ``synth-sft``."""
     bench = sub.add_parser("bench", help="benchmarks: quality, cost and speed")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCH")
 
@@ -275,6 +306,28 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     p.add_argument("--rule", default="free", choices=["free", "mandatory_search", "adaptive"])
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench_perf)
+
+    p = bench_sub.add_parser(
+        "engine",
+        help="seconds and tokens per model call on the same prompts: servers, slots",
+        description="Sends the verifier's first-pass prompts of the same balanced items (the "
+        "'single' method) --repeats times without the cache, as many at once as a run sends "
+        "(--concurrency, or the embedded server's slots), after one "
+        "untimed warm-up call, and reports median seconds and tokens per call and generated tokens "
+        "per second. Compare endpoints with --base-url and --set structured_output=..., slots "
+        "with --set local_slots=N.",
+    )
+    p.add_argument("--dataset", required=True, help="claims.jsonl or qa.jsonl in the shared schema")
+    p.add_argument(
+        "--evidence", choices=["given", "local", "none"], default="given", help="evidence condition"
+    )
+    p.add_argument("--limit", type=int, default=20, help="prompts (balanced items)")
+    p.add_argument("--repeats", type=int, default=3, help="times each prompt is sent")
+    p.add_argument("--part", choices=["all", "dev", "test"], default="test")
+    p.add_argument("--append", help="also append the summary as one JSON line to this file")
+    p.add_argument("--json", action="store_true")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_engine)
 
     p = bench_sub.add_parser("rules", help="one text under each debate rule: time, calls, tokens")
     p.add_argument("file", help="text file to check")

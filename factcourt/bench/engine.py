@@ -1,0 +1,94 @@
+"""``factcourt bench engine``: seconds and tokens per model call on the same verifier prompts.
+
+The first-pass prompts of the same items (the ``single`` method) are sent ``repeats`` times
+with the cache off, as many at a time as a run would (``--concurrency``, or the embedded
+server's slots), after one untimed warm-up call (the embedded server's start). Seconds are
+medians per prompt over the repeats, then the median of those over the prompts, so one slow
+call on a shared machine does not move the figure. Compare servers by running it once per
+endpoint (``--base-url``, ``--set structured_output=...``), and slots by ``--set
+local_slots=N`` on the embedded server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from factcourt.api import make_context
+from factcourt.bench.datasets import Case
+from factcourt.bench.methods import Prediction, predict
+from factcourt.bench.runner import select
+from factcourt.context import Context
+from factcourt.providers.models import choose
+from factcourt.runs import run_config
+
+
+async def _one_pass(cases: list[Case], ctx: Context, concurrency: int) -> tuple[list[Prediction], float]:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(case: Case) -> Prediction:
+        async with gate:
+            return await predict("single", case, ctx)
+
+    start = time.perf_counter()
+    predictions = await asyncio.gather(*(one(c) for c in cases))
+    return list(predictions), time.perf_counter() - start
+
+
+def summarise(runs: list[tuple[list[Prediction], float]]) -> dict[str, Any]:
+    """Medians per prompt over the repeats, then over prompts; throughput per repeat."""
+    per_prompt = list(zip(*(predictions for predictions, _ in runs), strict=True))
+    answered = [[p for p in repeats if p.error is None] for repeats in per_prompt]
+    seconds = [statistics.median(p.seconds for p in ps) for ps in answered if ps]
+    input_tokens = [statistics.median(p.usage.input_tokens for p in ps) for ps in answered if ps]
+    output_tokens = [statistics.median(p.usage.output_tokens for p in ps) for ps in answered if ps]
+    walls = [wall for _, wall in runs]
+    generated = [sum(p.usage.output_tokens for p in predictions) for predictions, _ in runs]
+    # the same prompt, the same verdict every time: what temperature 0 promises
+    stable = [len({p.verdict for p in ps}) == 1 for ps in answered if len(ps) == len(runs)]
+    return {
+        "prompts": len(per_prompt),
+        "repeats": len(runs),
+        "failed_calls": sum(p.error is not None for ps in per_prompt for p in ps),
+        "unparsable_answers": sum(p.usage.unparsable for ps in per_prompt for p in ps),
+        "median_s_per_call": round(statistics.median(seconds), 2) if seconds else None,
+        "mean_s_per_call": round(statistics.fmean(seconds), 2) if seconds else None,
+        "median_input_tokens": statistics.median(input_tokens) if input_tokens else None,
+        "median_output_tokens": statistics.median(output_tokens) if output_tokens else None,
+        "wall_s_per_repeat": [round(w, 1) for w in walls],
+        "output_tokens_per_s": round(
+            statistics.median(g / w for g, w in zip(generated, walls, strict=True)), 2
+        ),
+        "same_verdict_every_repeat": f"{sum(stable)}/{len(stable)}",
+    }
+
+
+async def measure(
+    dataset: Path,
+    ctx: Context,
+    *,
+    limit: int = 20,
+    repeats: int = 3,
+    part: str = "test",
+) -> dict[str, Any]:
+    """Warm the endpoint up, then send the prompts ``repeats`` times; the summary with settings."""
+    ctx = make_context(ctx, cache=False)
+    concurrency = run_config(ctx)["max_concurrency"]  # the embedded server's slots, as in a run
+    cases = [case for case, _ in select(dataset, limit, None, balanced=True, part=part)]
+    await predict("single", cases[0], ctx)  # the embedded server starts here, untimed
+    runs = [await _one_pass(cases, ctx, concurrency) for _ in range(repeats)]
+    choice = choose(ctx, "verifier")
+    return {
+        "endpoint": choice.endpoint,
+        "model": choice.name,
+        "structured_output": choice.method,
+        "slots": ctx.local_slots if choice.endpoint == "embedded" else None,
+        "threads": ctx.local_threads if choice.endpoint == "embedded" else None,
+        "concurrency": concurrency,
+        "dataset": str(dataset),
+        "part": part,
+        **summarise(runs),
+    }
