@@ -426,6 +426,20 @@ def test_a_failed_refiner_keeps_the_judges_label_and_says_so(scripted):
     assert any("refiner failed" in n for n in result["notes"])
 
 
+def test_types_listed_for_an_answer_the_debate_cleared_are_left_out_and_said(scripted):
+    scripted.script["JudgeAnswer"] = [judge("pro", 0.1, consensus=True)]
+    scripted.script["RefinerAnswer"] = [
+        {
+            "explanation": "The answer agrees with the knowledge.",
+            "findings": [{"type": "logical", "probability": 1.0, "span": "in Africa", "evidence": ""}],
+        }
+    ]
+    result = run()
+    assert result["label"] == 1 and result["verdict"] == "no_hallucination"
+    assert result["findings"] == []
+    assert any("listed 1 hallucination type(s) although the debate found none" in n for n in result["notes"])
+
+
 @pytest.mark.parametrize(("question", "answer"), [("", "Paris"), ("Capital of France?", "  ")])
 def test_an_empty_question_or_answer_is_bad_input(scripted, question, answer):
     with pytest.raises(InputError, match="empty"):

@@ -115,6 +115,14 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
             )
             for f in answer.value.findings
         ]
+        if label == 1 and findings:
+            # a type found in an answer the debate cleared would contradict the label the
+            # report leads with (the 1.5B refiner listed "logical" at 1.0 on such reports)
+            notes.append(
+                f"the refiner listed {len(findings)} hallucination type(s) although the debate found "
+                "none; they are left out"
+            )
+            findings = []
     report = HallucinationReport(
         **base, label=label, verdict=verdict, findings=findings, explanation=explanation
     )
