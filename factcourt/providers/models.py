@@ -381,11 +381,25 @@ def failure_reason(exc: Exception, ctx: Context, choice: ModelChoice) -> str:
             root = root.__cause__
         return f"cannot connect to {where} ({root})"
     if isinstance(exc, openai.APIStatusError):
+        if (over := _over_the_window(exc)) is not None:
+            prompt_tokens, window = over
+            return (
+                f"{where} refused a prompt of {prompt_tokens} tokens: its context window holds "
+                f"{window} (send less text, or fewer or shorter evidence passages)"
+            )
         said = exc.message.removeprefix(f"Error code: {exc.status_code} - ")
         return f"{where} answered HTTP {exc.status_code} ({said})"[:400]
     if _malformed_reply(exc):
         return f"{where} sent a reply that is not a chat completion ({type(exc).__name__}: {exc})"[:400]
     return f"{type(exc).__name__}: {exc}"[:400]
+
+
+def _over_the_window(exc: openai.APIStatusError) -> tuple[int | str, int | str] | None:
+    """The prompt's tokens and the window, when llama.cpp refused a prompt over its context size."""
+    body = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else None
+    if not isinstance(body, dict) or body.get("type") != "exceed_context_size_error":
+        return None
+    return body.get("n_prompt_tokens", "too many"), body.get("n_ctx", "fewer")
 
 
 def _transient(exc: Exception) -> bool:

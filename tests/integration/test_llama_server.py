@@ -3,6 +3,7 @@
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -49,6 +50,16 @@ def test_structured_call_through_chatopenai_then_the_server_is_gone(smollm2):
     assert server.process.poll() is not None and not port_open(port)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_a_prompt_over_the_context_window_is_one_sentence_naming_both_sizes(smollm2):
+    ctx = Context(local_weights=str(smollm2), cache=False, retries=2)
+    too_long = "The Eiffel Tower is in Paris. " * 1200  # about 8,400 tokens, over the 4,096 window
+    answer = asyncio.run(
+        models.ask(ctx, "evaluator", JurorAnswer, [HumanMessage(too_long)], run_name="integration")
+    )
+    assert answer.value is None and answer.usage.calls == 0
+    assert re.search(r"refused a prompt of \d+ tokens: its context window holds 4096", answer.error)
 
 
 def test_the_schemas_bounds_hold_on_the_embedded_server(smollm2):

@@ -86,6 +86,27 @@ def test_a_bug_on_our_side_is_neither_blamed_on_the_endpoint_nor_retried(scripte
     assert "TypeError: our bug" in answer.error and "chat completion" not in answer.error
 
 
+def test_a_prompt_over_the_context_window_names_both_sizes_and_is_not_retried(scripted):
+    import httpx
+    from openai import BadRequestError
+
+    # llama.cpp's reply to a prompt longer than a slot's context window; the client keeps "error"
+    error = {
+        "code": 400,
+        "message": "request (5031 tokens) exceeds the available context size (4096 tokens)",
+        "type": "exceed_context_size_error",
+        "n_prompt_tokens": 5031,
+        "n_ctx": 4096,
+    }
+    request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    reply = httpx.Response(400, json={"error": error}, request=request)
+    refused = BadRequestError("Error code: 400", response=reply, body=error)
+    scripted.script["JurorAnswer"] = [refused, juror("supported")]
+    answer = call(Context(model="scripted", retries=2))
+    assert answer.value is None and len(scripted.calls) == 1
+    assert "refused a prompt of 5031 tokens: its context window holds 4096" in answer.error
+
+
 def test_an_answer_cut_at_max_tokens_is_retried_and_its_tokens_are_counted(scripted):
     from openai import LengthFinishReasonError
     from openai.types.chat import ChatCompletion
