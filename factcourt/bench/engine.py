@@ -80,7 +80,7 @@ async def measure(
     cases = [case for case, _ in select(dataset, limit, None, balanced=True, part=part)]
     await predict("single", cases[0], ctx)  # the embedded server starts here, untimed
     runs = [await _one_pass(cases, ctx, concurrency) for _ in range(repeats)]
-    choice = choose(ctx, "verifier")
+    choice = choose(ctx, "evaluator")  # the role of the verifier call
     return {
         "endpoint": choice.endpoint,
         "model": choice.name,
