@@ -79,7 +79,11 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--corpus", help="local corpus: JSONL file or folder of .txt files")
     g = parser.add_argument_group("run")
-    g.add_argument("--concurrency", type=int, help="claims checked at once (default 4)")
+    g.add_argument(
+        "--concurrency",
+        type=int,
+        help="claims checked at once (default 4; the embedded model: its local_slots)",
+    )
     g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     g.add_argument(
         "--set",

@@ -137,7 +137,9 @@ class Context:
         True,
     )
     local_slots: int = _describe(
-        "Requests the embedded llama.cpp server decodes in parallel (1 is fastest on 2 cores).", 1
+        "Requests the embedded llama.cpp server decodes in parallel, and claims checked at once on it "
+        "(more slots gave no throughput on 2 cores: factcourt bench engine).",
+        1,
     )
     local_threads: int = _describe("CPU threads of the embedded server; 0 = every core.", 0)
     local_keep_alive: float = _describe(
