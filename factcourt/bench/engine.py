@@ -14,24 +14,33 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.api import make_context
 from factcourt.bench.datasets import Case
 from factcourt.bench.methods import Prediction, predict
 from factcourt.bench.runner import select
 from factcourt.context import Context
+from factcourt.progress import Progress
 from factcourt.providers.models import choose
 from factcourt.runs import run_config
 
 
-async def _one_pass(cases: list[Case], ctx: Context, concurrency: int) -> tuple[list[Prediction], float]:
+async def _one_pass(
+    cases: list[Case], ctx: Context, concurrency: int, advance: Callable[[], None]
+) -> tuple[list[Prediction], float]:
     gate = asyncio.Semaphore(concurrency)
 
     async def one(case: Case) -> Prediction:
         async with gate:
-            return await predict("single", case, ctx)
+            prediction = await predict("single", case, ctx)
+        advance()
+        return prediction
 
     start = time.perf_counter()
     predictions = await asyncio.gather(*(one(c) for c in cases))
@@ -73,13 +82,23 @@ async def measure(
     limit: int = 20,
     repeats: int = 3,
     part: str = "test",
+    console: Console | None = None,
 ) -> dict[str, Any]:
     """Warm the endpoint up, then send the prompts ``repeats`` times; the summary with settings."""
     ctx = make_context(ctx, cache=False)
     concurrency = run_config(ctx)["max_concurrency"]  # the embedded server's slots, as in a run
     cases = [case for case, _ in select(dataset, limit, None, balanced=True, part=part)]
-    await predict("single", cases[0], ctx)  # the embedded server starts here, untimed
-    runs = [await _one_pass(cases, ctx, concurrency) for _ in range(repeats)]
+    with Progress(
+        TextColumn("[bold]engine"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console or Console(stderr=True),
+    ) as bar:
+        task = bar.add_task("engine", total=1 + repeats * len(cases))
+        await predict("single", cases[0], ctx)  # the embedded server starts here, untimed
+        bar.advance(task)
+        runs = [await _one_pass(cases, ctx, concurrency, lambda: bar.advance(task)) for _ in range(repeats)]
     choice = choose(ctx, "evaluator")  # the role of the verifier call
     return {
         "endpoint": choice.endpoint,
