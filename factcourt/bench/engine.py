@@ -4,9 +4,11 @@ The first-pass prompts of the same items (the ``single`` method) are sent ``repe
 with the cache off, as many at a time as a run would (``--concurrency``, or the embedded
 server's slots), after one untimed warm-up call (the embedded server's start). Seconds are
 medians per prompt over the repeats, then the median of those over the prompts, so one slow
-call on a shared machine does not move the figure. Compare servers by running it once per
-endpoint (``--base-url``, ``--set structured_output=...``), and slots by ``--set
-local_slots=N`` on the embedded server.
+call on a shared machine does not move the figure. The first repeat is also given alone:
+llama.cpp's server keeps earlier prompts in memory and serves a repeated one without evaluating
+it again (most prompts of a second repeat needed one token evaluated), so only the first repeat
+says what a new prompt costs. Compare servers by running it once per endpoint (``--base-url``,
+``--set structured_output=...``), and slots by ``--set local_slots=N`` on the embedded server.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def summarise(runs: list[tuple[list[Prediction], float]]) -> dict[str, Any]:
     per_prompt = list(zip(*(predictions for predictions, _ in runs), strict=True))
     answered = [[p for p in repeats if p.error is None] for repeats in per_prompt]
     seconds = [statistics.median(p.seconds for p in ps) for ps in answered if ps]
+    first = [p.seconds for p in runs[0][0] if p.error is None]
     input_tokens = [statistics.median(p.usage.input_tokens for p in ps) for ps in answered if ps]
     output_tokens = [statistics.median(p.usage.output_tokens for p in ps) for ps in answered if ps]
     walls = [wall for _, wall in runs]
@@ -65,6 +68,7 @@ def summarise(runs: list[tuple[list[Prediction], float]]) -> dict[str, Any]:
         "unparsable_answers": sum(p.usage.unparsable for ps in per_prompt for p in ps),
         "median_s_per_call": round(statistics.median(seconds), 2) if seconds else None,
         "mean_s_per_call": round(statistics.fmean(seconds), 2) if seconds else None,
+        "median_s_per_call_first_repeat": round(statistics.median(first), 2) if first else None,
         "median_input_tokens": statistics.median(input_tokens) if input_tokens else None,
         "median_output_tokens": statistics.median(output_tokens) if output_tokens else None,
         "wall_s_per_repeat": [round(w, 1) for w in walls],

@@ -26,6 +26,7 @@ def test_seconds_are_the_median_over_prompts_of_each_prompts_median_over_repeats
     summary = summarise(runs)
     # prompt 1: median(10, 12, 11) = 11; prompt 2: median(20, 60, 22) = 22; over prompts: 16.5
     assert summary["median_s_per_call"] == 16.5
+    assert summary["median_s_per_call_first_repeat"] == 15.0  # 10 and 20: what new prompts cost
     assert summary["median_input_tokens"] == 450 and summary["median_output_tokens"] == 95
     assert summary["wall_s_per_repeat"] == [30.0, 72.0, 33.0]
     # generated tokens per second per repeat: 190/30, 190/72, 190/33 -> the median is 190/33
