@@ -41,15 +41,4 @@ LONGQA_FUSE_USER = """<question>{question}</question>
 </candidates>
 Give the numbers of the chosen candidates, your reason, and the new question."""
 
-LONGQA_CROSS_LINGUAL_SYSTEM = f"""You prepare a search of an encyclopedia for a question written in
-another language than the encyclopedia. Give at most 5 search keywords in the encyclopedia's
-language: the names of the people, works, places, organisations and events the question names,
-as that encyclopedia spells them (translated or transliterated). Then give at most 3 short
-sub-questions in the encyclopedia's language whose answers bear on the question.
-{LONGQA_DATA_RULE}"""
-
-LONGQA_CROSS_LINGUAL_USER = """<question>{question}</question>
-The encyclopedia is written in {corpus_language}. Write the keywords and the sub-questions in
-{corpus_language}."""
-
 EN: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}

@@ -313,32 +313,6 @@ def test_an_english_seed_searches_a_covering_corpus_and_verifies_on_what_it_foun
     assert "completed in 1889" in [p for name, p in scripted.calls if name == "Rating"][0]
 
 
-def test_a_chinese_seed_searches_an_english_corpus_with_english_keywords(scripted, corpus):
-    script_build(scripted)
-    scripted.script["SubQuestions"] = [
-        {"sub_questions": ["When was the Eiffel Tower completed?"], "keywords": ["Eiffel Tower", "Paris"]}
-    ]
-    state = run(TOWER, corpus=corpus)
-    plan = [p for name, p in scripted.calls if name == "SubQuestions"][0]
-    assert "The encyclopedia is written in English" in plan and TOWER.question in plan
-    # the Chinese question itself is not searched: its words match nothing in English text
-    assert state["queries"] == ["Eiffel Tower Paris", "When was the Eiffel Tower completed?"]
-    refined = [p for name, p in scripted.calls if name == "KnowledgeStatements"][0]
-    assert "wrought-iron tower" in refined and "埃菲尔铁塔位于法国巴黎。" in refined
-    assert any(
-        "language not covered by the corpus" in n and "searched it in English" in n for n in state["notes"]
-    )
-
-
-def test_a_failed_cross_lingual_plan_leaves_the_seeds_own_knowledge_and_says_so(scripted, corpus):
-    script_build(scripted)
-    scripted.script["SubQuestions"] = ["not json"]
-    state = run(TOWER, corpus=corpus, retries=0)
-    assert state["queries"] == []
-    assert any("the English search plan failed, so seed knowledge only" in n for n in state["notes"])
-    assert "built" in state  # built on the seed's own answers, as before
-
-
 def test_web_search_plans_queries_like_the_paper_question_then_expansion(scripted, monkeypatch):
     class Web:
         name = "serper"

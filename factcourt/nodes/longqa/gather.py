@@ -1,12 +1,10 @@
 """Gather knowledge for a seed: its own source and best answers, then what search finds.
 
 With a web backend the seed is searched as the paper did (the question verbatim, then the
-gatherer's keywords and sub-questions); with ``local`` the question is searched in the corpus,
-or, when the corpus holds none of the seed's language (the shipped English Wikipedia and a
-Chinese seed), the gatherer's keywords and sub-questions written in the corpus's language are;
-with ``given`` or ``none`` the seed's own knowledge is all there is. The gatherer then writes
-concise, self-contained knowledge statements, each with the fragments it rests on: the knowledge
-triples the verifier checks next.
+gatherer's keywords and sub-questions); with ``local`` the question is searched in the corpus
+when the corpus holds the seed's language; with ``given`` or ``none`` the seed's own knowledge is
+all there is. The gatherer then writes concise, self-contained knowledge statements, each with
+the fragments it rests on: the knowledge triples the verifier checks next.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.errors import BackendError
-from factcourt.nodes._shared import emit, fence, language_for
+from factcourt.nodes._shared import emit, language_for
 from factcourt.nodes.hallucination.gather import (
     decompose,
     refine_knowledge,
@@ -23,15 +21,12 @@ from factcourt.nodes.hallucination.gather import (
     search_queries,
 )
 from factcourt.nodes.longqa.cluster import topic_clusters
-from factcourt.prompts import conversation
-from factcourt.providers.models import ask
-from factcourt.providers.search import LANGUAGE_NOT_COVERED, backend, uncovered_language
-from factcourt.state import Evidence, KnowledgeTriple, LongQAState, Seed, SubQuestions, Usage
+from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
+from factcourt.state import Evidence, KnowledgeTriple, LongQAState, Seed, Usage
 
 MAX_SEED_CHARS = 1000
 # statements closer than this (cosine distance of their terms) say the same thing: one is kept
 SAME_FACT_DISTANCE = 0.35
-LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
 
 
 def seed_problem(seed: Seed) -> str | None:
@@ -72,28 +67,6 @@ async def web_queries(ctx: Context, question: str, language: str) -> tuple[list[
     return search_queries(question, decomposed.value), decomposed.usage, note
 
 
-async def corpus_language_queries(ctx: Context, question: str) -> tuple[list[str], Usage, str]:
-    """Keywords and sub-questions in the local corpus's language, for a seed written in another.
-
-    BM25 matches words, so the seed's own words find nothing in a corpus of another language;
-    the names it asks about do, once written as the corpus spells them.
-    """
-    languages = getattr(backend(ctx), "languages", None) or frozenset({"en"})
-    name = LANGUAGE_NAMES["en" if "en" in languages else "zh"]
-    plan = await ask(
-        ctx,
-        "gatherer",
-        SubQuestions,
-        conversation("en", "LONGQA_CROSS_LINGUAL", question=fence(question), corpus_language=name),
-        run_name="gather: cross-lingual search plan",
-        tags=["system:longqa"],
-    )
-    if plan.value is None:
-        return [], plan.usage, f"the {name} search plan failed, so seed knowledge only: {plan.error}"
-    # the question itself leads search_queries' list; in the seed's language it matches nothing
-    return search_queries(question, plan.value)[1:], plan.usage, f"searched it in {name}"
-
-
 async def gather_knowledge(state: LongQAState, runtime: Runtime[Context]) -> dict:
     """Knowledge triples for the seed, from its own knowledge and search."""
     ctx = runtime.context
@@ -110,9 +83,7 @@ async def gather_knowledge(state: LongQAState, runtime: Runtime[Context]) -> dic
         notes += [note] if note else []
     elif ctx.search == "local":
         if missing := uncovered_language(ctx, seed.question):
-            queries, planning, how = await corpus_language_queries(ctx, seed.question)
-            usage += planning
-            notes.append(f"{LANGUAGE_NOT_COVERED}: it holds no '{missing}' text; {how}")
+            notes.append(f"{LANGUAGE_NOT_COVERED}: it holds no '{missing}' text; seed knowledge only")
         else:
             queries = [seed.question]
     try:
