@@ -13,7 +13,6 @@ says what a new prompt costs. Compare servers by running it once per endpoint (`
 
 from __future__ import annotations
 
-import asyncio
 import statistics
 import time
 from collections.abc import Callable
@@ -28,35 +27,33 @@ from factcourt.bench.datasets import Case
 from factcourt.bench.methods import Prediction, predict
 from factcourt.bench.runner import select
 from factcourt.context import Context
+from factcourt.nodes._shared import bounded, concurrency
 from factcourt.progress import Progress
 from factcourt.providers.models import choose
-from factcourt.runs import run_config
 
 
 async def _one_pass(
-    cases: list[Case], ctx: Context, concurrency: int, advance: Callable[[], None]
+    cases: list[Case], ctx: Context, limit: int, advance: Callable[[], None]
 ) -> tuple[list[Prediction], float]:
-    gate = asyncio.Semaphore(concurrency)
-
     async def one(case: Case) -> Prediction:
-        async with gate:
-            prediction = await predict("single", case, ctx)
+        prediction = await predict("single", case, ctx)
         advance()
         return prediction
 
     start = time.perf_counter()
-    predictions = await asyncio.gather(*(one(c) for c in cases))
-    return list(predictions), time.perf_counter() - start
+    predictions = await bounded(limit, [lambda c=c: one(c) for c in cases])
+    return predictions, time.perf_counter() - start
 
 
 def summarise(runs: list[tuple[list[Prediction], float]]) -> dict[str, Any]:
     """Medians per prompt over the repeats, then over prompts; throughput per repeat."""
     per_prompt = list(zip(*(predictions for predictions, _ in runs), strict=True))
-    answered = [[p for p in repeats if p.error is None] for repeats in per_prompt]
-    seconds = [statistics.median(p.seconds for p in ps) for ps in answered if ps]
+    # the answered calls of each prompt, for prompts with at least one
+    answered = [ps for ps in ([p for p in repeats if p.error is None] for repeats in per_prompt) if ps]
+    seconds = [statistics.median(p.seconds for p in ps) for ps in answered]
     first = [p.seconds for p in runs[0][0] if p.error is None]
-    input_tokens = [statistics.median(p.usage.input_tokens for p in ps) for ps in answered if ps]
-    output_tokens = [statistics.median(p.usage.output_tokens for p in ps) for ps in answered if ps]
+    input_tokens = [statistics.median(p.usage.input_tokens for p in ps) for ps in answered]
+    output_tokens = [statistics.median(p.usage.output_tokens for p in ps) for ps in answered]
     walls = [wall for _, wall in runs]
     generated = [sum(p.usage.output_tokens for p in predictions) for predictions, _ in runs]
     # the same prompt, the same verdict every time: what temperature 0 promises
@@ -90,7 +87,7 @@ async def measure(
 ) -> dict[str, Any]:
     """Warm the endpoint up, then send the prompts ``repeats`` times; the summary with settings."""
     ctx = make_context(ctx, cache=False)
-    concurrency = run_config(ctx)["max_concurrency"]  # the embedded server's slots, as in a run
+    at_once = concurrency(ctx)  # the embedded server's slots, as in a run
     cases = [case for case, _ in select(dataset, limit, None, balanced=True, part=part)]
     with Progress(
         TextColumn("[bold]engine"),
@@ -102,7 +99,7 @@ async def measure(
         task = bar.add_task("engine", total=1 + repeats * len(cases))
         await predict("single", cases[0], ctx)  # the embedded server starts here, untimed
         bar.advance(task)
-        runs = [await _one_pass(cases, ctx, concurrency, lambda: bar.advance(task)) for _ in range(repeats)]
+        runs = [await _one_pass(cases, ctx, at_once, lambda: bar.advance(task)) for _ in range(repeats)]
     choice = choose(ctx, "evaluator")  # the role of the verifier call
     return {
         "endpoint": choice.endpoint,
@@ -110,7 +107,7 @@ async def measure(
         "structured_output": choice.method,
         "slots": ctx.local_slots if choice.endpoint == "embedded" else None,
         "threads": ctx.local_threads if choice.endpoint == "embedded" else None,
-        "concurrency": concurrency,
+        "concurrency": at_once,
         "dataset": str(dataset),
         "part": part,
         **summarise(runs),
