@@ -579,7 +579,10 @@ class TeamAnswer(AgentAnswer):
 class JudgeAnswer(AgentAnswer):
     """The judge's scoring of a round of the hallucination debate."""
 
-    reasoning: str = text("which team argued better and why, citing knowledge as [E1]", 500)
+    reasoning: str = text(
+        "what the knowledge shows about the answer's main claim and which team's conclusion it supports, citing [E1]",
+        500,
+    )
     logic_dispute: Probability = Field(
         ge=0.0, le=1.0, description="0 = the teams agree on the reasoning, 1 = opposite"
     )

@@ -160,8 +160,10 @@ Pro team: {pro}
 Con team: {con}
 </analyses>
 <history>{judge_history}</history>
-Round {round} of at most {max_rounds}. <history> holds your earlier rulings. Score the disputes,
-say whether there is consensus, name the winner and write your feedback."""
+Round {round} of at most {max_rounds}. <history> holds your earlier rulings. First write your
+reasoning: what the knowledge shows about the answer's main claim, and which team's conclusion
+that supports. Then score the disputes, say whether there is consensus, name the winner and write
+your feedback."""
 )
 
 HALU_REFINER_SYSTEM = f"""You are the Refiner: you write the final report of a debate about whether

@@ -10,7 +10,13 @@ import factcourt
 from factcourt.context import Context
 from factcourt.errors import ConfigError, InputError
 from factcourt.graphs.hallucination import graph
-from factcourt.nodes.hallucination.protocol import final_label, stop_reason, visible_history, weighted_dispute
+from factcourt.nodes.hallucination.protocol import (
+    agreed_conclusion,
+    final_label,
+    stop_reason,
+    visible_history,
+    weighted_dispute,
+)
 from factcourt.providers import search
 from factcourt.state import AgentView, Evidence, JudgeAnswer, Judgement, RefinerAnswer, TeamRound
 
@@ -92,11 +98,30 @@ def test_refiner_findings_parse_types_and_percent_probabilities():
 
 def test_stop_reasons_in_order_consensus_then_epsilon_then_round_limit():
     ctx = Context(epsilon=0.2, search="none")
-    assert stop_reason(ruling(dispute=0.9, consensus=True), 1, ctx) == "consensus"
-    assert stop_reason(ruling(dispute=0.2), 1, ctx) == "dispute_below_epsilon"  # "falls to epsilon or below"
-    assert stop_reason(ruling(dispute=0.21), 1, ctx) == "next_round"
-    assert stop_reason(ruling(dispute=0.21), 3, ctx) == "max_rounds"
-    assert stop_reason(ruling(dispute=0.21), 2, Context(rounds=2, search="none")) == "max_rounds"
+    agreed = "hallucination"
+    assert stop_reason(ruling(dispute=0.9, consensus=True), 1, ctx, agreed) == "consensus"
+    assert stop_reason(ruling(dispute=0.2), 1, ctx, agreed) == "dispute_below_epsilon"  # "falls to epsilon or below"
+    assert stop_reason(ruling(dispute=0.21), 1, ctx, agreed) == "next_round"
+    assert stop_reason(ruling(dispute=0.21), 3, ctx, agreed) == "max_rounds"
+    assert stop_reason(ruling(dispute=0.21), 2, Context(rounds=2, search="none"), agreed) == "max_rounds"
+
+
+def test_an_early_stop_needs_both_teams_to_agree_with_each_other_and_with_the_winner():
+    ctx = Context(epsilon=0.2, search="none")
+    pro_agreed = ruling(winner="pro", dispute=0.0, consensus=True)
+    assert stop_reason(pro_agreed, 1, ctx, "no_hallucination") == "consensus"
+    assert stop_reason(pro_agreed, 1, ctx, None) == "next_round", "the teams disagree: no consensus"
+    assert stop_reason(pro_agreed, 1, ctx, "hallucination") == "next_round", "the judge overrules both teams"
+    assert stop_reason(pro_agreed, 3, ctx, None) == "max_rounds"
+    assert agreed_conclusion(
+        TeamRound(team="pro", round=1, conclusion="hallucination"),
+        TeamRound(team="con", round=1, conclusion="hallucination"),
+    ) == "hallucination"
+    assert agreed_conclusion(
+        TeamRound(team="pro", round=1, conclusion="no_hallucination"),
+        TeamRound(team="con", round=1, conclusion="hallucination"),
+    ) is None
+    assert agreed_conclusion(TeamRound(team="pro", round=1, conclusion="hallucination"), None) is None
 
 
 def test_label_follows_the_winner_else_the_last_rounds_vote_and_a_tie_is_hallucination():
@@ -164,10 +189,10 @@ def test_consensus_stops_after_round_one_with_the_papers_calls(scripted):
 
 
 def test_a_dispute_at_epsilon_stops_the_debate(scripted):
-    scripted.script["JudgeAnswer"] = [judge("con", 0.6), judge("pro", 0.2)]
+    scripted.script["JudgeAnswer"] = [judge("con", 0.6), judge("con", 0.2)]
     result = run()
     assert result["rounds"] == 2 and result["stop_reason"] == "dispute_below_epsilon"
-    assert result["label"] == 1 and result["dispute"] == 0.2
+    assert result["label"] == 0 and result["dispute"] == 0.2
     assert [j["dispute"] for j in result["judgements"]] == [0.6, 0.2]
 
 
@@ -318,7 +343,7 @@ def test_a_failed_team_call_is_one_note(scripted):
 
     scripted.script["TeamAnswer"] = [team]
     scripted.script["JudgeAnswer"] = [judge("pro", 0.1, consensus=True)]
-    result = run(retries=0, hallucination_layout="team")
+    result = run(retries=0, hallucination_layout="team", rounds=1)
     assert [n for n in result["notes"] if "failed" in n] == [
         "round 1: the con team call failed: TimeoutError: slow"
     ]
@@ -343,7 +368,7 @@ def test_a_failed_agent_is_recorded_and_the_round_goes_on(scripted):
 
     scripted.script["PerspectiveAnswer"] = [agent]
     scripted.script["JudgeAnswer"] = [judge("pro", 0.1)]
-    result = run(retries=0)
+    result = run(retries=0, rounds=1)
     failed = [t for t in result["transcript"] if t["failed"]]
     assert [(t["team"], t["role"]) for t in failed] == [("con", "factual")]
     assert "TimeoutError" in failed[0]["failed"] and any(
@@ -543,7 +568,11 @@ def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_
         binary = summary["report"][method]["binary"]
         assert binary["accuracy"] == 1.0 and binary["failed"] == 0, method
     calls = {m: summary["report"][m]["cost"]["calls_per_claim"] for m in methods}
-    assert calls == {"impd": 10, "impd-team": 4, "impd-no_logic": 8, "impd-no_knowledge": 10}
+    # without knowledge the simulated teams find both answers unsupported; the judge who clears
+    # "In Asia" overrules them, so that debate runs its three rounds (28 calls) and the judge decides
+    assert calls == {"impd": 10, "impd-team": 4, "impd-no_logic": 8, "impd-no_knowledge": (10 + 28) / 2}
     records = [json.loads(line) for line in (tmp_path / "out" / "predictions.jsonl").read_text().splitlines()]
-    assert {r["detail"]["stop_reason"] for r in records} == {"consensus"}
+    stops = {(r["method"], r["id"]): r["detail"]["stop_reason"] for r in records}
+    assert stops.pop(("impd-no_knowledge", "q2")) == "max_rounds"
+    assert set(stops.values()) == {"consensus"}
     assert all("<answer>In Asia.</answer>" in p or "Africa" in p for _, p in scripted.calls)

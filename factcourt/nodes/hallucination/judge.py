@@ -6,7 +6,14 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit, fence
-from factcourt.nodes.hallucination.protocol import EMPTY, clip, stop_reason, teams_of_round, weighted_dispute
+from factcourt.nodes.hallucination.protocol import (
+    EMPTY,
+    agreed_conclusion,
+    clip,
+    stop_reason,
+    teams_of_round,
+    weighted_dispute,
+)
 from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
@@ -68,7 +75,7 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         feedback=v.feedback,
         reasoning=v.reasoning,
     )
-    reason = stop_reason(ruling, round_, ctx)
+    reason = stop_reason(ruling, round_, ctx, agreed_conclusion(teams["pro"], teams["con"]))
     emit("judged", claim_id="answer", round=round_, winner=v.winner, dispute=ruling.dispute, stop=reason)
     update = {"judgements": [ruling], "usage": answer.usage, "stop_reason": reason}
     if reason == "next_round":

@@ -17,6 +17,7 @@ from factcourt.state import (
     HALU_TEAMS,
     HISTORY_CHARS,
     AgentView,
+    HaluConclusion,
     HaluTeam,
     Judgement,
     TeamRound,
@@ -42,11 +43,28 @@ def weighted_dispute(scores: Mapping[str, float], weights: Mapping[str, float] =
     return round(sum(weights[k] * scores[k] for k in weights) / total, 4)
 
 
-def stop_reason(judgement: Judgement, round_: int, ctx: Context) -> Stop:
-    """Why the debate stops after ``round_``, or ``next_round``: consensus first, then epsilon."""
-    if judgement.consensus:
+WINNER_OF: dict[HaluConclusion, str] = {"no_hallucination": "pro", "hallucination": "con"}
+
+
+def agreed_conclusion(pro: TeamRound | None, con: TeamRound | None) -> HaluConclusion | None:
+    """The conclusion both teams reached this round, or None when they differ or one gave none."""
+    if pro is None or con is None or pro.conclusion is None or pro.conclusion != con.conclusion:
+        return None
+    return pro.conclusion
+
+
+def stop_reason(judgement: Judgement, round_: int, ctx: Context, agreed: HaluConclusion | None) -> Stop:
+    """Why the debate stops after ``round_``, or ``next_round``: consensus first, then epsilon.
+
+    An early stop needs the record to bear the agreement out: both teams concluded the same
+    (``agreed``) and the judge named that side the winner. The 1.5B judge claimed consensus at
+    zero dispute over teams that disagreed, and named "pro" over two teams that both found a
+    hallucination; such a round goes on, and at the round limit the judge's winner decides.
+    """
+    settled = agreed is not None and judgement.winner == WINNER_OF[agreed]
+    if settled and judgement.consensus:
         return "consensus"
-    if judgement.dispute <= ctx.epsilon:
+    if settled and judgement.dispute <= ctx.epsilon:
         return "dispute_below_epsilon"
     if round_ >= ctx.hallucination_rounds:
         return "max_rounds"
