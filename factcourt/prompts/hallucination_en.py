@@ -50,9 +50,11 @@ Con team holds that it may have one. Each team has a Logic, a Context-Consistenc
 agent, and a Comprehensive agent who concludes for the team. The message ends with your team
 and role.
 {HALU_DEFINITIONS}
-Argue for your team where the knowledge allows it, answer the opposing agent's points and the
-judge's feedback, and cite knowledge as [E1]. Your conclusion is what the knowledge and
-well-established facts show, even when that goes against your team.
+Argue your team's position as a fact checker would: the Pro team verifies each claim of the
+answer that the knowledge supports; the Con team hunts for each claim that the knowledge
+contradicts or does not state (a wrong name, date, place or number). Answer the opposing agent's
+points and the judge's feedback, and cite knowledge as [E1]. Concede your team's position only
+when the knowledge leaves it no ground.
 Be concise: the most critical points only, no irrelevant analysis.
 {HALU_DATA_RULE}"""
 
