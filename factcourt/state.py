@@ -505,6 +505,9 @@ class HallucinationReport(BaseModel):
     verdict: HaluConclusion | None = None
     decided_by: Literal["judge", "vote"] | None = None
     winner: Literal["pro", "con", "uncertain"] | None = None
+    first_round_label: Literal[0, 1] | None = Field(
+        default=None, description="the label after round 1: the debate's flips compare it with the label"
+    )
     rounds: int = 0
     stop_reason: str = ""
     dispute: float | None = None
@@ -580,7 +583,8 @@ class JudgeAnswer(AgentAnswer):
     """The judge's scoring of a round of the hallucination debate."""
 
     reasoning: str = text(
-        "what the knowledge shows about the answer's main claim and which team's conclusion it supports, citing [E1]",
+        "what the knowledge shows about the answer's main claim and which team's conclusion it supports,"
+        " citing [E1]",
         500,
     )
     logic_dispute: Probability = Field(

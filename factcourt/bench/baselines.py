@@ -36,6 +36,7 @@ class Trace:
         self.evidence, self.queries, self.steps = list(given), [], []
         self.usage = Usage()
         self.p_true: float | None = None
+        self.first_round: str | None = None  # a debate's round-1 verdict: its flips compare it
 
     def prompt_fields(self, claim: str) -> dict[str, str]:
         """The claim, the evidence so far and the queries made, as the prompts show them."""
@@ -246,6 +247,8 @@ async def mad(ctx: Context, question: str, answer: str, given: list[Evidence]) -
         )
         errors += [f"round {round_} agent {n + 1}: {e}" for n, (c, e) in enumerate(done) if c is None]
         last = [c or before for (c, _), before in zip(done, last, strict=True)]
+        if round_ == 1:
+            trace.first_round = QA_VERDICTS.get(vote([c for c in last if c], []))
     label = vote([c for c in last if c], [])  # vote reads only each answer's conclusion
     if label is None:
         return None, "no MAD agent answered: " + "; ".join(errors), trace

@@ -84,9 +84,9 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
                 verdict, error, trace = await BASELINES[method](ctx, case.claim, given, case.question)
             usage, evidence = trace.usage, [e.text for e in trace.evidence]
             detail = {"steps": trace.steps, "queries": trace.queries}
-            p_true = trace.p_true
+            p_true, first_round = trace.p_true, trace.first_round
         elif method in HALLUCINATION_METHODS:
-            verdict, error, usage, evidence, detail = await _detect(method, case, ctx, given)
+            verdict, error, usage, evidence, detail, first_round = await _detect(method, case, ctx, given)
         else:
             run_ctx = make_context(ctx, **DEBATE_METHODS[method])
             result = await averify(case.claim, given or None, case.question, run_ctx)
@@ -103,6 +103,7 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
             p_true, route, first_round = result["p_true"], result["route"], result["first_round_verdict"]
     except Exception as exc:  # noqa: BLE001  one broken case must not stop the benchmark
         verdict, error, usage, evidence, detail = None, f"{type(exc).__name__}: {exc}", Usage(), [], {}
+    route = route or ("debate" if first_round else None)  # mad and impd debate every item
     return Prediction(
         verdict, error, usage, time.perf_counter() - start, evidence, detail, p_true, route, first_round
     )
@@ -120,4 +121,5 @@ async def _detect(method: str, case: Case, ctx: Context, given: list) -> tuple:
     }
     detail |= {"judgements": result["judgements"], "teams": result["teams"], "queries": result["queries"]}
     usage = Usage.model_validate(result["usage"])
-    return verdict, result["error"], usage, [e["text"] for e in result["knowledge"]], detail
+    first_round = baselines.QA_VERDICTS.get(result["first_round_label"])
+    return verdict, result["error"], usage, [e["text"] for e in result["knowledge"]], detail, first_round

@@ -13,6 +13,7 @@ from factcourt.graphs.hallucination import graph
 from factcourt.nodes.hallucination.protocol import (
     agreed_conclusion,
     final_label,
+    first_round_label,
     stop_reason,
     visible_history,
     weighted_dispute,
@@ -100,7 +101,8 @@ def test_stop_reasons_in_order_consensus_then_epsilon_then_round_limit():
     ctx = Context(epsilon=0.2, search="none")
     agreed = "hallucination"
     assert stop_reason(ruling(dispute=0.9, consensus=True), 1, ctx, agreed) == "consensus"
-    assert stop_reason(ruling(dispute=0.2), 1, ctx, agreed) == "dispute_below_epsilon"  # "falls to epsilon or below"
+    # "falls to epsilon or below"
+    assert stop_reason(ruling(dispute=0.2), 1, ctx, agreed) == "dispute_below_epsilon"
     assert stop_reason(ruling(dispute=0.21), 1, ctx, agreed) == "next_round"
     assert stop_reason(ruling(dispute=0.21), 3, ctx, agreed) == "max_rounds"
     assert stop_reason(ruling(dispute=0.21), 2, Context(rounds=2, search="none"), agreed) == "max_rounds"
@@ -113,14 +115,20 @@ def test_an_early_stop_needs_both_teams_to_agree_with_each_other_and_with_the_wi
     assert stop_reason(pro_agreed, 1, ctx, None) == "next_round", "the teams disagree: no consensus"
     assert stop_reason(pro_agreed, 1, ctx, "hallucination") == "next_round", "the judge overrules both teams"
     assert stop_reason(pro_agreed, 3, ctx, None) == "max_rounds"
-    assert agreed_conclusion(
-        TeamRound(team="pro", round=1, conclusion="hallucination"),
-        TeamRound(team="con", round=1, conclusion="hallucination"),
-    ) == "hallucination"
-    assert agreed_conclusion(
-        TeamRound(team="pro", round=1, conclusion="no_hallucination"),
-        TeamRound(team="con", round=1, conclusion="hallucination"),
-    ) is None
+    assert (
+        agreed_conclusion(
+            TeamRound(team="pro", round=1, conclusion="hallucination"),
+            TeamRound(team="con", round=1, conclusion="hallucination"),
+        )
+        == "hallucination"
+    )
+    assert (
+        agreed_conclusion(
+            TeamRound(team="pro", round=1, conclusion="no_hallucination"),
+            TeamRound(team="con", round=1, conclusion="hallucination"),
+        )
+        is None
+    )
     assert agreed_conclusion(TeamRound(team="pro", round=1, conclusion="hallucination"), None) is None
 
 
@@ -177,6 +185,18 @@ def test_context_rejects_bad_hallucination_settings():
 # ---------------------------------------------------------------------------- the graph
 
 
+def test_the_round_one_label_follows_round_ones_ruling_else_its_vote():
+    views = [
+        AgentView(team="pro", role="logic", round=1, conclusion="no_hallucination"),
+        AgentView(team="con", role="logic", round=1, conclusion="no_hallucination"),
+        AgentView(team="con", role="logic", round=2, conclusion="hallucination"),
+    ]
+    rulings = [ruling(1, winner="pro"), ruling(2, winner="con")]
+    assert first_round_label(rulings, views, []) == 1 and final_label(rulings, views, [])[0] == 0
+    assert first_round_label([ruling(1, winner="uncertain"), ruling(2)], views, []) == 1  # round 1's vote
+    assert first_round_label([], [], []) is None
+
+
 def test_consensus_stops_after_round_one_with_the_papers_calls(scripted):
     scripted.script["JudgeAnswer"] = [judge("con", 0.7, consensus=True)]
     result = run()
@@ -204,6 +224,12 @@ def test_without_consensus_the_debate_runs_to_max_rounds(scripted):
     assert "Round 3 of at most 3" in asked(scripted, "JudgeAnswer")[-1]
     scripted.calls.clear()
     assert run(rounds=2)["rounds"] == 2 and scripted.count("JudgeAnswer") == 2
+
+
+def test_the_report_keeps_the_round_one_label_that_the_bench_compares_for_flips(scripted):
+    scripted.script["JudgeAnswer"] = [judge("pro", 0.6), judge("con", 0.6)]
+    result = run(rounds=2)
+    assert (result["first_round_label"], result["label"]) == (1, 0)
 
 
 def _marked(prompt):
@@ -575,4 +601,11 @@ def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_
     stops = {(r["method"], r["id"]): r["detail"]["stop_reason"] for r in records}
     assert stops.pop(("impd-no_knowledge", "q2")) == "max_rounds"
     assert set(stops.values()) == {"consensus"}
+    # every item is debated; the no-knowledge judge cleared "In Asia" in round 1 already: no flip
+    assert summary["report"]["impd-no_knowledge"]["flips"] == {
+        "debated": 2,
+        "right_to_wrong": 0,
+        "wrong_to_right": 0,
+        "unchanged": 2,
+    }
     assert all("<answer>In Asia.</answer>" in p or "Africa" in p for _, p in scripted.calls)

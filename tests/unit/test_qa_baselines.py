@@ -121,6 +121,20 @@ def test_bench_runs_cot_and_mad_on_qa_pairs_with_label_1_as_true(scripted, tmp_p
     assert calls == {"cot": 1, "mad": MAD_AGENTS * MAD_ROUNDS}
 
 
+def test_bench_counts_mads_flips_from_its_round_one_majority(scripted, tmp_path, qa_dataset):
+    def answer(prompt):
+        _, round_ = agent_and_round(prompt)
+        if round_ == 1:  # every agent clears both answers in round 1; round 2 gets them right
+            return check("no_hallucination")
+        wrong = "<answer>Mount Everest is in Africa." in prompt
+        return check("hallucination" if wrong else "no_hallucination")
+
+    scripted.script["HallucinationCheck"] = [answer]
+    report = asyncio.run(run_bench(qa_dataset, ["mad"], CTX, tmp_path / "out"))["report"]["mad"]
+    assert report["binary"]["accuracy"] == 1.0 and report["debated_share"] == 1.0
+    assert report["flips"] == {"debated": 2, "right_to_wrong": 0, "wrong_to_right": 1, "unchanged": 1}
+
+
 def test_self_reflection_answers_then_critiques_its_own_answer_and_the_reflection_decides(scripted):
     scripted.script["HallucinationCheck"] = [
         check("no_hallucination", "First look: fine."),

@@ -127,6 +127,14 @@ def final_label(
     return label, ("vote" if label is not None else None)
 
 
+def first_round_label(
+    judgements: list[Judgement], views: list[AgentView], teams: list[TeamRound]
+) -> Literal[0, 1] | None:
+    """The label the debate had after round 1, by the same rule as the final one."""
+    first = lambda items: [x for x in items if x.round == 1]  # noqa: E731
+    return final_label(first(judgements), first(views), first(teams))[0]
+
+
 def teams_of_round(teams: list[TeamRound], round_: int) -> dict[HaluTeam, TeamRound | None]:
     """Both teams' results of a round."""
     return {team: team_round(teams, team, round_) for team in HALU_TEAMS}

@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit, fence
-from factcourt.nodes.hallucination.protocol import clip, final_label, teams_of_round
+from factcourt.nodes.hallucination.protocol import clip, final_label, first_round_label, teams_of_round
 from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
@@ -72,12 +72,14 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         emit("verdict", claim_id="answer", verdict=None)
         return {"report": report}
     judgements = state.get("judgements", [])
-    label, decided_by = final_label(judgements, state.get("views", []), state.get("teams", []))
+    views, teams = state.get("views", []), state.get("teams", [])
+    label, decided_by = final_label(judgements, views, teams)
     notes = failures(state)
     last = judgements[-1] if judgements else None
     base = {
         "decided_by": decided_by,
         "winner": last.winner if last else None,
+        "first_round_label": first_round_label(judgements, views, teams),
         "rounds": rounds,
         "stop_reason": "judge_failed" if state.get("judge_error") else state.get("stop_reason", ""),
         "dispute": last.dispute if last else None,
