@@ -97,7 +97,7 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
                 )
             meta = row.get("meta") or {}
             gold = Gold(
-                label=bool(row["label"]),
+                label=_label(row["label"], f"{path}:{number}"),
                 label_4way=FOUR_WAY.get(meta.get("label_4way")),
                 evidence_text=tuple(e.text for e in case.evidence),
             )
@@ -107,6 +107,22 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
         if limit and len(pairs) >= limit:
             break
     return pairs
+
+
+_LABEL_WORDS = {"true": True, "false": False, "1": True, "0": False}
+
+
+def _label(value: object, where: str) -> bool:
+    """A gold label written as a boolean, 0/1 or true/false; anything else is an error.
+
+    ``bool("false")`` would silently count such a label as true.
+    """
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word not in _LABEL_WORDS:
+        raise InputError(f"{where}: label {value!r} is not true/false or 1/0")
+    return _LABEL_WORDS[word]
 
 
 def read_evidence_file(path: Path) -> list[Evidence]:

@@ -68,6 +68,22 @@ def test_dataset_rows_keep_gold_and_meta_away_from_the_case(tmp_path):
     assert len(load(path, limit=1)) == 1
 
 
+@pytest.mark.parametrize(
+    ("written", "label"), [(True, True), (0, False), (1, True), ("false", False), ("1", True)]
+)
+def test_dataset_labels_as_booleans_numbers_or_words(tmp_path, written, label):
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"id": "a", "claim": "C", "label": written}), encoding="utf-8")
+    assert load(path)[0][1].label is label
+
+
+def test_a_dataset_label_that_is_no_truth_value_names_its_line(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"id": "a", "claim": "C", "label": "maybe"}), encoding="utf-8")
+    with pytest.raises(InputError, match=r"d.jsonl:1: label 'maybe'"):
+        load(path)
+
+
 def test_sentences_chunks_and_spans():
     text = "First one. Second one! 第三句。第四句？\nLast line"
     assert split_sentences(text) == ["First one.", "Second one!", "第三句。", "第四句？", "Last line"]
