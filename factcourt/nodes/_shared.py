@@ -15,9 +15,10 @@ from factcourt.runs import run_config
 from factcourt.state import Evidence, RoundSummary, Turn
 
 # The embedded model has a 4096-token window and evaluates prompts at ~120 tokens/s on 2 cores:
-# the knowledge base shown is kept to its most recent pieces.
+# the knowledge base shown is kept to its most recent pieces, which share one character budget
+# (a single given passage is shown whole where a cut at 400 hid the deciding last sentence).
 EVIDENCE_SHOWN = 5
-EVIDENCE_CHARS = 400
+EVIDENCE_BUDGET = 2000
 TURN_CHARS = 350
 _CITATION = re.compile(r"\s?\[E(\d+)\]")
 
@@ -43,8 +44,9 @@ def format_evidence(evidence: list[Evidence]) -> str:
     if not evidence:
         return "(none yet)"
     start = max(0, len(evidence) - EVIDENCE_SHOWN)
+    per_piece = EVIDENCE_BUDGET // (len(evidence) - start)
     return "\n".join(
-        f"[E{i + 1}] {fence(e.title)} ({e.url}): {fence(e.text[:EVIDENCE_CHARS])}"
+        f"[E{i + 1}] {fence(e.title)} ({e.url}): {fence(clip(e.text, per_piece))}"
         for i, e in enumerate(evidence)
         if i >= start
     )
