@@ -44,12 +44,21 @@ def format_evidence(evidence: list[Evidence]) -> str:
     if not evidence:
         return "(none yet)"
     start = max(0, len(evidence) - EVIDENCE_SHOWN)
-    per_piece = EVIDENCE_BUDGET // (len(evidence) - start)
+    shown = evidence[start:]
+    limits = _shares([len(" ".join(e.text.split())) for e in shown], EVIDENCE_BUDGET)
     return "\n".join(
-        f"[E{i + 1}] {fence(e.title)} ({e.url}): {fence(clip(e.text, per_piece))}"
-        for i, e in enumerate(evidence)
-        if i >= start
+        f"[E{start + i + 1}] {fence(e.title)} ({e.url}): {fence(clip(e.text, limit))}"
+        for i, (e, limit) in enumerate(zip(shown, limits, strict=True))
     )
+
+
+def _shares(lengths: list[int], budget: int) -> list[int]:
+    """Each piece's character limit: shortest first, the room a short piece leaves goes to the rest."""
+    limits = [0] * len(lengths)
+    for rank, i in enumerate(sorted(range(len(lengths)), key=lengths.__getitem__)):
+        limits[i] = min(lengths[i], budget // (len(lengths) - rank))
+        budget -= limits[i]
+    return limits
 
 
 def shown_evidence(evidence: list[Evidence]) -> range:

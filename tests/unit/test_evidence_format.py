@@ -33,6 +33,13 @@ def test_many_pieces_share_the_budget_and_only_the_latest_are_shown():
     assert sum(len(line.split(": ", 1)[1]) for line in shown) <= EVIDENCE_BUDGET
 
 
+def test_room_short_pieces_leave_goes_to_the_long_one():
+    pieces = [piece("Short snippet one.", 1), piece("x" * 3000, 2), piece("Short snippet two.", 3)]
+    shown = format_evidence(pieces).splitlines()
+    assert shown[0] == "[E1] T1 (u1): Short snippet one." and shown[2] == "[E3] T3 (u3): Short snippet two."
+    assert len(shown[1].split(": ", 1)[1]) == EVIDENCE_BUDGET - 2 * len("Short snippet one.")
+
+
 def test_short_pieces_are_shown_as_they_are():
     assert format_evidence([piece("Paris is in France.")]) == "[E1] T1 (u1): Paris is in France."
     assert format_evidence([]) == "(none yet)"
