@@ -231,6 +231,19 @@ def _as_probability(value: Any) -> Any:
 Probability = Annotated[float, BeforeValidator(_as_probability)]
 
 
+def _as_dispute(value: Any) -> Any:
+    """A probability clamped to [0, 1].
+
+    The constrained output let the 1.5B judge write -1.0 for every score (HaluEval): that says
+    "no dispute", and failing the judge on it ended the debate a round early.
+    """
+    value = _as_probability(value)
+    return min(1.0, max(0.0, value)) if isinstance(value, int | float) else value
+
+
+DisputeScore = Annotated[float, BeforeValidator(_as_dispute)]
+
+
 @functools.cache
 def _json_schema(cls: type[BaseModel], args: tuple, kwargs: tuple) -> dict[str, Any]:
     return BaseModel.model_json_schema.__func__(cls, *args, **dict(kwargs))  # type: ignore[attr-defined]
@@ -503,7 +516,7 @@ class HallucinationReport(BaseModel):
 
     label: Literal[0, 1] | None = None
     verdict: HaluConclusion | None = None
-    decided_by: Literal["judge", "vote"] | None = None
+    decided_by: Literal["teams", "judge", "vote"] | None = None
     winner: Literal["pro", "con", "uncertain"] | None = None
     first_round_label: Literal[0, 1] | None = Field(
         default=None, description="the label after round 1: the debate's flips compare it with the label"
@@ -587,16 +600,18 @@ class JudgeAnswer(AgentAnswer):
         " citing [E1]",
         500,
     )
-    logic_dispute: Probability = Field(
+    logic_dispute: DisputeScore = Field(
         ge=0.0, le=1.0, description="0 = the teams agree on the reasoning, 1 = opposite"
     )
-    fact_dispute: Probability = Field(ge=0.0, le=1.0, description="0 = they agree on the facts, 1 = opposite")
-    coherence_dispute: Probability = Field(
+    fact_dispute: DisputeScore = Field(
+        ge=0.0, le=1.0, description="0 = they agree on the facts, 1 = opposite"
+    )
+    coherence_dispute: DisputeScore = Field(
         ge=0.0,
         le=1.0,
         description="0 = they agree on whether it answers the question coherently, 1 = opposite",
     )
-    overall_dispute: Probability = Field(ge=0.0, le=1.0, description="0 = they agree overall, 1 = opposite")
+    overall_dispute: DisputeScore = Field(ge=0.0, le=1.0, description="0 = they agree overall, 1 = opposite")
     consensus: bool = Field(description="true when the teams now agree on whether the answer hallucinates")
     winner: Literal["pro", "con", "uncertain"] = Field(
         description="pro: the answer has no hallucination; con: it hallucinates; uncertain: not decided"

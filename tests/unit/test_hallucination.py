@@ -44,6 +44,26 @@ def judge(winner="con", dispute=0.6, consensus=False, feedback="Both: cite the k
     }
 
 
+def script_teams(scripted, conclusion_for):
+    """Script both layouts' team conclusions as ``conclusion_for(prompt)`` says."""
+
+    def comprehensive(prompt):
+        return {"analysis": "a", "false_premise": False, "summary": "s", "conclusion": conclusion_for(prompt)}
+
+    def team(prompt):
+        fields = dict.fromkeys(("logic", "consistency", "factual", "summary"), "x")
+        return {**fields, "false_premise": False, "conclusion": conclusion_for(prompt)}
+
+    scripted.script["ComprehensiveAnswer"] = [comprehensive]
+    scripted.script["TeamAnswer"] = [team]
+
+
+def split_teams(scripted):
+    """Pro clears, Con flags: the teams disagree, so the judge's ruling is the label."""
+    pro = re.compile(r"(of the|whole) Pro team")
+    script_teams(scripted, lambda p: "no_hallucination" if pro.search(p) else "hallucination")
+
+
 def run(**settings):
     return factcourt.detect(Q, A, K, **{"model": "scripted", "cache": False, **settings})
 
@@ -74,11 +94,12 @@ def test_weighted_dispute_is_the_balanced_mean_of_the_four_scores():
     assert weighted_dispute({"logic": 1.0, "fact": 0.0, "coherence": 0.0, "overall": 1.0}, weights) == 0.5
 
 
-def test_judge_scores_in_percent_are_read_as_probabilities_and_out_of_range_is_rejected():
+def test_judge_scores_in_percent_are_read_as_probabilities_and_out_of_range_is_clamped():
     answer = JudgeAnswer.model_validate({**judge(), "logic_dispute": "80%", "fact_dispute": 30})
     assert answer.logic_dispute == 0.8 and answer.fact_dispute == 0.3
-    with pytest.raises(ValidationError):
-        JudgeAnswer.model_validate({**judge(), "overall_dispute": -0.2})
+    # the 1.5B judge wrote -1.0 for all four on a HaluEval item: no dispute, not a failed judge
+    answer = JudgeAnswer.model_validate({**judge(), "overall_dispute": -1.0, "coherence_dispute": 250})
+    assert answer.overall_dispute == 0.0 and answer.coherence_dispute == 1.0
     with pytest.raises(ValidationError):
         JudgeAnswer.model_validate({**judge(), "winner": "both"})
 
@@ -145,6 +166,25 @@ def test_label_follows_the_winner_else_the_last_rounds_vote_and_a_tie_is_halluci
     tie = [*teams, TeamRound(team="pro", round=2, conclusion="hallucination")]
     assert final_label([], views, tie) == (0, "vote")
     assert final_label([], [], []) == (None, None)
+
+
+def test_a_ruling_against_both_teams_is_overruled_and_said(scripted):
+    scripted.script["JudgeAnswer"] = [judge("pro", 0.0)]
+    result = run(rounds=2)
+    assert result["label"] == 0 and result["decided_by"] == "teams" and result["winner"] == "pro"
+    assert result["rounds"] == 2 and result["stop_reason"] == "max_rounds"
+    assert any("opposite of the judge's last ruling (pro); theirs stands" in n for n in result["notes"])
+
+
+def test_teams_that_agree_in_the_last_round_decide_over_the_judge():
+    agreeing = [
+        TeamRound(team="pro", round=3, conclusion="no_hallucination"),
+        TeamRound(team="con", round=3, conclusion="no_hallucination"),
+    ]
+    assert final_label([ruling(3, winner="con")], [], agreeing) == (1, "teams")
+    earlier = [TeamRound(team=t, round=2, conclusion="hallucination") for t in ("pro", "con")]
+    assert final_label([ruling(3, winner="pro")], [], [*earlier, agreeing[0]]) == (1, "judge")
+    assert final_label([ruling(3, winner="con")], [], [*earlier, agreeing[0]]) == (0, "judge")
 
 
 def test_history_rule_own_summary_opposing_same_role_last_round_and_feedback_only():
@@ -227,6 +267,7 @@ def test_without_consensus_the_debate_runs_to_max_rounds(scripted):
 
 
 def test_the_report_keeps_the_round_one_label_that_the_bench_compares_for_flips(scripted):
+    split_teams(scripted)
     scripted.script["JudgeAnswer"] = [judge("pro", 0.6), judge("con", 0.6)]
     result = run(rounds=2)
     assert (result["first_round_label"], result["label"]) == (1, 0)
@@ -387,6 +428,8 @@ def test_search_down_fails_the_item_never_no_hallucination(scripted, corpus, mon
 
 
 def test_a_failed_agent_is_recorded_and_the_round_goes_on(scripted):
+    split_teams(scripted)
+
     def agent(prompt):
         if "You are the Factual agent of the Con team" in prompt:
             return TimeoutError("slow")
@@ -470,6 +513,7 @@ def test_the_report_has_label_types_probabilities_spans_and_evidence(scripted):
 
 
 def test_a_failed_refiner_keeps_the_judges_label_and_says_so(scripted):
+    split_teams(scripted)
     scripted.script["JudgeAnswer"] = [judge("pro", 0.1)]
     scripted.script["RefinerAnswer"] = ["no"]
     result = run(retries=0)
@@ -478,6 +522,7 @@ def test_a_failed_refiner_keeps_the_judges_label_and_says_so(scripted):
 
 
 def test_types_listed_for_an_answer_the_debate_cleared_are_left_out_and_said(scripted):
+    split_teams(scripted)
     scripted.script["JudgeAnswer"] = [judge("pro", 0.1, consensus=True)]
     scripted.script["RefinerAnswer"] = [
         {
@@ -579,6 +624,7 @@ def test_detect_command_exits_1_when_search_is_down(scripted, corpus, monkeypatc
 
 
 def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_path, qa_dataset):
+    script_teams(scripted, lambda p: "hallucination" if "Africa" in p else "no_hallucination")
     import json
 
     from factcourt.bench.runner import run_bench
@@ -594,15 +640,11 @@ def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_
         binary = summary["report"][method]["binary"]
         assert binary["accuracy"] == 1.0 and binary["failed"] == 0, method
     calls = {m: summary["report"][m]["cost"]["calls_per_claim"] for m in methods}
-    # without knowledge the simulated teams find both answers unsupported; the judge who clears
-    # "In Asia" overrules them, so that debate runs its three rounds (28 calls) and the judge decides
-    assert calls == {"impd": 10, "impd-team": 4, "impd-no_logic": 8, "impd-no_knowledge": (10 + 28) / 2}
+    assert calls == {"impd": 10, "impd-team": 4, "impd-no_logic": 8, "impd-no_knowledge": 10}
     records = [json.loads(line) for line in (tmp_path / "out" / "predictions.jsonl").read_text().splitlines()]
-    stops = {(r["method"], r["id"]): r["detail"]["stop_reason"] for r in records}
-    assert stops.pop(("impd-no_knowledge", "q2")) == "max_rounds"
-    assert set(stops.values()) == {"consensus"}
-    # every item is debated; the no-knowledge judge cleared "In Asia" in round 1 already: no flip
-    assert summary["report"]["impd-no_knowledge"]["flips"] == {
+    assert {r["detail"]["stop_reason"] for r in records} == {"consensus"}
+    # every item is debated, and a debate settled in round 1 has no flip
+    assert summary["report"]["impd"]["flips"] == {
         "debated": 2,
         "right_to_wrong": 0,
         "wrong_to_right": 0,

@@ -118,11 +118,18 @@ def vote(views: list[AgentView], teams: list[TeamRound]) -> Literal[0, 1] | None
 
 def final_label(
     judgements: list[Judgement], views: list[AgentView], teams: list[TeamRound]
-) -> tuple[Literal[0, 1] | None, Literal["judge", "vote"] | None]:
-    """The label: the last ruling's winner (pro -> 1, con -> 0), else the last round's vote."""
-    if judgements and judgements[-1].winner != "uncertain":
-        return (1 if judgements[-1].winner == "pro" else 0), "judge"
+) -> tuple[Literal[0, 1] | None, Literal["teams", "judge", "vote"] | None]:
+    """The label: the last ruling's winner (pro -> 1, con -> 0), else the last round's vote.
+
+    A ruling against both teams' conclusion of the last round gives way to that conclusion: the
+    1.5B judge named Con over two teams that both cleared a right answer (dispute 0.00, HaluEval).
+    """
     last = max([v.round for v in views] + [t.round for t in teams], default=0)
+    if judgements and judgements[-1].winner != "uncertain":
+        agreed = agreed_conclusion(team_round(teams, "pro", last), team_round(teams, "con", last))
+        if agreed is not None and WINNER_OF[agreed] != judgements[-1].winner:
+            return (1 if agreed == "no_hallucination" else 0), "teams"
+        return (1 if judgements[-1].winner == "pro" else 0), "judge"
     label = vote([v for v in views if v.round == last], [t for t in teams if t.round == last])
     return label, ("vote" if label is not None else None)
 

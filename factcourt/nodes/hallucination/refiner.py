@@ -64,7 +64,7 @@ def _verbatim(span: str, *texts: str) -> bool:
 
 
 async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
-    """Write the report; the label comes from the judge (or the agents' vote), never a guess."""
+    """Write the report; the label comes from the judge, both teams or the agents' vote, never a guess."""
     ctx = runtime.context
     rounds = max((t.round for t in state.get("teams", [])), default=0)
     if error := state.get("error"):
@@ -76,6 +76,10 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     label, decided_by = final_label(judgements, views, teams)
     notes = failures(state)
     last = judgements[-1] if judgements else None
+    if decided_by == "teams":
+        notes.append(
+            f"both teams concluded the opposite of the judge's last ruling ({last.winner}); theirs stands"
+        )
     base = {
         "decided_by": decided_by,
         "winner": last.winner if last else None,
