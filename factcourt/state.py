@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import operator
 from typing import Annotated, Any, Literal
 
@@ -238,7 +239,9 @@ def _as_dispute(value: Any) -> Any:
     "no dispute", and failing the judge on it ended the debate a round early.
     """
     value = _as_probability(value)
-    return min(1.0, max(0.0, value)) if isinstance(value, int | float) else value
+    if isinstance(value, int | float) and not math.isnan(value):
+        return min(1.0, max(0.0, value))
+    return value  # NaN and text fail validation
 
 
 DisputeScore = Annotated[float, BeforeValidator(_as_dispute)]

@@ -169,6 +169,7 @@ def test_label_follows_the_winner_else_the_last_rounds_vote_and_a_tie_is_halluci
 
 
 def test_a_ruling_against_both_teams_is_overruled_and_said(scripted):
+    script_teams(scripted, lambda prompt: "hallucination")
     scripted.script["JudgeAnswer"] = [judge("pro", 0.0)]
     result = run(rounds=2)
     assert result["label"] == 0 and result["decided_by"] == "teams" and result["winner"] == "pro"
@@ -176,15 +177,25 @@ def test_a_ruling_against_both_teams_is_overruled_and_said(scripted):
     assert any("opposite of the judge's last ruling (pro); theirs stands" in n for n in result["notes"])
 
 
-def test_teams_that_agree_in_the_last_round_decide_over_the_judge():
-    agreeing = [
-        TeamRound(team="pro", round=3, conclusion="no_hallucination"),
-        TeamRound(team="con", round=3, conclusion="no_hallucination"),
-    ]
-    assert final_label([ruling(3, winner="con")], [], agreeing) == (1, "teams")
-    earlier = [TeamRound(team=t, round=2, conclusion="hallucination") for t in ("pro", "con")]
-    assert final_label([ruling(3, winner="pro")], [], [*earlier, agreeing[0]]) == (1, "judge")
-    assert final_label([ruling(3, winner="con")], [], [*earlier, agreeing[0]]) == (0, "judge")
+def test_teams_that_agree_in_the_judged_round_decide_over_the_judge():
+    def both(round_, conclusion, failed=None):
+        return [TeamRound(team=t, round=round_, conclusion=conclusion, failed=failed) for t in ("pro", "con")]
+
+    assert final_label([ruling(3, winner="con")], [], both(3, "no_hallucination")) == (1, "teams")
+    split = [*both(2, "hallucination")[:1], *both(2, "no_hallucination")[1:]]
+    assert final_label([ruling(2, winner="pro")], [], split) == (1, "judge")
+    assert final_label([ruling(2, winner="con")], [], split) == (0, "judge")
+    # the judge failed in round 2: round 1's ruling is weighed against round 1's teams only
+    assert final_label([ruling(1, winner="pro")], [], both(2, "hallucination")) == (1, "judge")
+    assert final_label([ruling(1, winner="pro")], [], both(1, "hallucination")) == (0, "teams")
+    # a Comprehensive agent that failed left a stand-in vote, which overrules nobody
+    assert final_label([ruling(1, winner="pro")], [], both(1, "hallucination", "x")) == (1, "judge")
+    # an uncertain judge still falls back to the vote
+    views = [AgentView(team="pro", role="logic", round=1, conclusion="no_hallucination")]
+    assert final_label([ruling(1, winner="uncertain")], views, both(1, "no_hallucination")) == (1, "vote")
+    # round 1's label follows the same rule, so the bench's flips compare like with like
+    rounds = [*both(1, "hallucination"), *both(2, "no_hallucination")]
+    assert first_round_label([ruling(1, winner="pro"), ruling(2, winner="con")], [], rounds) == 0
 
 
 def test_history_rule_own_summary_opposing_same_role_last_round_and_feedback_only():
@@ -624,7 +635,6 @@ def test_detect_command_exits_1_when_search_is_down(scripted, corpus, monkeypatc
 
 
 def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_path, qa_dataset):
-    script_teams(scripted, lambda p: "hallucination" if "Africa" in p else "no_hallucination")
     import json
 
     from factcourt.bench.runner import run_bench
@@ -636,15 +646,20 @@ def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_
     ctx = Context(model="scripted", search="given", cache=False)
     methods = ["impd", "impd-team", "impd-no_logic", "impd-no_knowledge"]
     summary = asyncio.run(run_bench(qa_dataset, methods, ctx, tmp_path / "out"))
-    for method in methods:
-        binary = summary["report"][method]["binary"]
-        assert binary["accuracy"] == 1.0 and binary["failed"] == 0, method
+    accuracy = {m: summary["report"][m]["binary"]["accuracy"] for m in methods}
+    assert all(summary["report"][m]["binary"]["failed"] == 0 for m in methods)
+    # without knowledge the simulated teams find both answers unsupported; the judge who clears
+    # "In Asia" does not end that debate early (28 calls in three rounds) and, ruling against
+    # both teams, gives way to them: the right answer is flagged
+    assert accuracy == {"impd": 1.0, "impd-team": 1.0, "impd-no_logic": 1.0, "impd-no_knowledge": 0.5}
     calls = {m: summary["report"][m]["cost"]["calls_per_claim"] for m in methods}
-    assert calls == {"impd": 10, "impd-team": 4, "impd-no_logic": 8, "impd-no_knowledge": 10}
+    assert calls == {"impd": 10, "impd-team": 4, "impd-no_logic": 8, "impd-no_knowledge": (10 + 28) / 2}
     records = [json.loads(line) for line in (tmp_path / "out" / "predictions.jsonl").read_text().splitlines()]
-    assert {r["detail"]["stop_reason"] for r in records} == {"consensus"}
-    # every item is debated, and a debate settled in round 1 has no flip
-    assert summary["report"]["impd"]["flips"] == {
+    stops = {(r["method"], r["id"]): r["detail"]["stop_reason"] for r in records}
+    assert stops.pop(("impd-no_knowledge", "q2")) == "max_rounds"
+    assert set(stops.values()) == {"consensus"}
+    # every item is debated; the teams flagged "In Asia" from round 1 on: no flip
+    assert summary["report"]["impd-no_knowledge"]["flips"] == {
         "debated": 2,
         "right_to_wrong": 0,
         "wrong_to_right": 0,

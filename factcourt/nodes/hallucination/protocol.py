@@ -59,7 +59,8 @@ def stop_reason(judgement: Judgement, round_: int, ctx: Context, agreed: HaluCon
     An early stop needs the record to bear the agreement out: both teams concluded the same
     (``agreed``) and the judge named that side the winner. The 1.5B judge claimed consensus at
     zero dispute over teams that disagreed, and named "pro" over two teams that both found a
-    hallucination; such a round goes on, and at the round limit the judge's winner decides.
+    hallucination; such a round goes on, and at the round limit the judge's winner decides unless
+    both teams concluded against it (``final_label``).
     """
     settled = agreed is not None and judgement.winner == WINNER_OF[agreed]
     if settled and judgement.consensus:
@@ -121,15 +122,19 @@ def final_label(
 ) -> tuple[Literal[0, 1] | None, Literal["teams", "judge", "vote"] | None]:
     """The label: the last ruling's winner (pro -> 1, con -> 0), else the last round's vote.
 
-    A ruling against both teams' conclusion of the last round gives way to that conclusion: the
-    1.5B judge named Con over two teams that both cleared a right answer (dispute 0.00, HaluEval).
+    A ruling against what both teams' Comprehensive agents concluded in the round it judged gives
+    way to that conclusion: the 1.5B judge named Con over two teams that both cleared a right
+    answer (dispute 0.00, HaluEval). A team whose conclusion is a stand-in vote does not count.
     """
-    last = max([v.round for v in views] + [t.round for t in teams], default=0)
     if judgements and judgements[-1].winner != "uncertain":
-        agreed = agreed_conclusion(team_round(teams, "pro", last), team_round(teams, "con", last))
-        if agreed is not None and WINNER_OF[agreed] != judgements[-1].winner:
+        ruled = judgements[-1]
+        pro, con = (team_round(teams, t, ruled.round) for t in HALU_TEAMS)
+        spoke = pro is not None and con is not None and pro.failed is None and con.failed is None
+        agreed = agreed_conclusion(pro, con) if spoke else None
+        if agreed is not None and WINNER_OF[agreed] != ruled.winner:
             return (1 if agreed == "no_hallucination" else 0), "teams"
-        return (1 if judgements[-1].winner == "pro" else 0), "judge"
+        return (1 if ruled.winner == "pro" else 0), "judge"
+    last = max([v.round for v in views] + [t.round for t in teams], default=0)
     label = vote([v for v in views if v.round == last], [t for t in teams if t.round == last])
     return label, ("vote" if label is not None else None)
 

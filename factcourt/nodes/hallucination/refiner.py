@@ -110,7 +110,9 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         run_name="refiner",
         tags=["system:hallucination", "role:refiner"],
     )
-    findings, explanation = [], last.reasoning if last else ""
+    # the judge's reasoning argues the other label when the teams overruled it
+    decisive = teams_of_round(teams, last.round)["pro"] if last and decided_by == "teams" else None
+    findings, explanation = [], decisive.analysis if decisive else (last.reasoning if last else "")
     if answer.value is None:
         notes.append(f"the refiner failed, so the report lists no types: {answer.error}")
     else:
