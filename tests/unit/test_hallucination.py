@@ -373,6 +373,19 @@ def test_one_call_per_team_layout_costs_three_calls_a_round(scripted):
     assert "logic: hallucination" in second  # the opposing team's agents of round 1
 
 
+def test_the_judge_sees_every_perspective_of_a_team_call(scripted):
+    def team(prompt):
+        fields = {r: f"{r.upper()}-SAID " + "words " * 60 for r in ("logic", "consistency", "factual")}
+        return {**fields, "summary": "s", "false_premise": False, "conclusion": "hallucination"}
+
+    scripted.script["TeamAnswer"] = [team]
+    scripted.script["JudgeAnswer"] = [judge("con", 0.6, consensus=True)]
+    run(hallucination_layout="team")
+    shown = asked(scripted, "JudgeAnswer")[0]
+    for role in ("LOGIC", "CONSISTENCY", "FACTUAL"):
+        assert shown.count(f"{role}-SAID") == 2, role  # both teams, however long each field
+
+
 def test_local_search_gathers_sub_questions_searches_and_refined_knowledge(scripted, corpus):
     scripted.script["SubQuestions"] = [
         {"sub_questions": ["Which continent is Mount Everest on?"], "keywords": ["Mount Everest"]}

@@ -17,17 +17,21 @@ from factcourt.nodes.hallucination.protocol import (
 from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
-from factcourt.state import HallucinationState, JudgeAnswer, Judgement, TeamRound
+from factcourt.state import AgentView, HallucinationState, JudgeAnswer, Judgement, TeamRound
 
-TEAM_CHARS = 600
+TEAM_CHARS = 600  # a team's explained conclusion as the judge sees it
 RULING_CHARS = 150  # the judge's own earlier rulings, summarised (the paper's alpha)
 
 
-def _team(result: TeamRound | None) -> str:
+def _team(result: TeamRound | None, views: list[AgentView]) -> str:
     if result is None or result.conclusion is None:
         return "(the team gave no conclusion)"
     premise = " The question rests on a false premise." if result.false_premise else ""
-    return f"{result.conclusion}: {fence(clip(result.analysis, TEAM_CHARS))}{premise}"
+    if result.by == "team_call":  # each perspective gets its share, so the factual check (last) is seen
+        said = "; ".join(f"{v.role}: {clip(v.analysis, TEAM_CHARS // len(views))}" for v in views)
+    else:
+        said = clip(result.analysis, TEAM_CHARS)
+    return f"{result.conclusion}: {fence(said)}{premise}"
 
 
 def _ruling(j: Judgement) -> str:
@@ -39,6 +43,10 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     ctx, round_ = runtime.context, state["round"]
     teams = teams_of_round(state.get("teams", []), round_)
     earlier = state.get("judgements", [])
+
+    def views_of(team: str) -> list[AgentView]:
+        return [v for v in state.get("views", []) if v.team == team and v.round == round_]
+
     answer = await ask(
         ctx,
         "judge",
@@ -47,8 +55,8 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
             state["language"],
             "HALU_JUDGE",
             **item_fields(state["question"], state["answer"], state.get("knowledge", [])),
-            pro=_team(teams["pro"]),
-            con=_team(teams["con"]),
+            pro=_team(teams["pro"], views_of("pro")),
+            con=_team(teams["con"], views_of("con")),
             judge_history=" | ".join(_ruling(j) for j in earlier) or EMPTY,
             round=round_,
             max_rounds=ctx.hallucination_rounds,
