@@ -498,6 +498,7 @@ class Judgement(BaseModel):
     dispute: float = Field(description="weighted dispute J_t of the four scores")
     consensus: bool
     winner: Literal["pro", "con", "uncertain"]
+    confidence: float = Field(description="the judge's c_t: probability that its winner is right")
     feedback: str = ""
     reasoning: str = ""
 
@@ -527,6 +528,9 @@ class HallucinationReport(BaseModel):
     rounds: int = 0
     stop_reason: str = ""
     dispute: float | None = None
+    p_no_hallucination: float | None = Field(
+        default=None, description="the judge's last c_t, turned towards label 1 (0.5 when undecided)"
+    )
     findings: list[HallucinationFinding] = Field(default_factory=list)
     explanation: str = ""
     notes: list[str] = Field(default_factory=list, description="failed agents, judge or refiner")
@@ -618,6 +622,9 @@ class JudgeAnswer(AgentAnswer):
     consensus: bool = Field(description="true when the teams now agree on whether the answer hallucinates")
     winner: Literal["pro", "con", "uncertain"] = Field(
         description="pro: the answer has no hallucination; con: it hallucinates; uncertain: not decided"
+    )
+    confidence: Probability = Field(
+        ge=0.0, le=1.0, description="probability, 0 to 1, that the winner you named is right"
     )
     feedback: str = text("what each team must address next round", 300)
 

@@ -14,6 +14,7 @@ from factcourt.nodes.hallucination.protocol import (
     agreed_conclusion,
     final_label,
     first_round_label,
+    p_no_hallucination,
     stop_reason,
     visible_history,
     weighted_dispute,
@@ -40,6 +41,7 @@ def judge(winner="con", dispute=0.6, consensus=False, feedback="Both: cite the k
         **scores,
         "consensus": consensus,
         "winner": winner,
+        "confidence": 0.8,
         "feedback": feedback,
     }
 
@@ -72,6 +74,12 @@ def asked(scripted, schema, marker=""):
     return [p for name, p in scripted.calls if name == schema and marker in p]
 
 
+@pytest.mark.parametrize(("winner", "expected"), [("pro", 0.8), ("con", 0.2), ("uncertain", 0.5)])
+def test_the_judges_confidence_turned_towards_no_hallucination(winner, expected):
+    assert p_no_hallucination(ruling(winner=winner)) == pytest.approx(expected)
+    assert p_no_hallucination(None) is None
+
+
 def ruling(round_=1, winner="con", dispute=0.5, consensus=False):
     return Judgement(
         round=round_,
@@ -82,6 +90,7 @@ def ruling(round_=1, winner="con", dispute=0.5, consensus=False):
         dispute=dispute,
         consensus=consensus,
         winner=winner,
+        confidence=0.8,
     )
 
 
@@ -617,7 +626,8 @@ def test_detect_command_prints_json_and_exits_2_on_an_empty_answer(scripted, tmp
     assert printed["label"] == 0 and printed["settings"]["search"] == "given"
     assert json.loads(out.read_text(encoding="utf-8")) == printed
     assert main([*argv, "--layout", "team", "--quiet"]) == 0
-    assert "hallucination (0)" in capsys.readouterr().out
+    shown = " ".join(capsys.readouterr().out.split())  # as wrapped to the terminal
+    assert "hallucination (0)" in shown and "judge's P(no hallucination) 0.20" in shown
     assert main(["detect", "-q", Q, "-a", " ", "--model", "scripted", "--search", "none"]) == 2
     assert "the answer is empty" in capsys.readouterr().err
 
@@ -671,6 +681,8 @@ def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_
     stops = {(r["method"], r["id"]): r["detail"]["stop_reason"] for r in records}
     assert stops.pop(("impd-no_knowledge", "q2")) == "max_rounds"
     assert set(stops.values()) == {"consensus"}
+    # P(true) is the judge's confidence (0.8 here) turned towards "no hallucination"
+    assert sorted(r["p_true"] for r in records if r["method"] == "impd") == [pytest.approx(0.2), 0.8]
     # every item is debated; the teams flagged "In Asia" from round 1 on: no flip
     assert summary["report"]["impd-no_knowledge"]["flips"] == {
         "debated": 2,

@@ -80,6 +80,7 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         dispute=weighted_dispute(scores),
         consensus=v.consensus,
         winner=v.winner,
+        confidence=v.confidence,
         feedback=v.feedback,
         reasoning=v.reasoning,
     )

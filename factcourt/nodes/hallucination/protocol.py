@@ -139,6 +139,13 @@ def final_label(
     return label, ("vote" if label is not None else None)
 
 
+def p_no_hallucination(judgement: Judgement | None) -> float | None:
+    """The judge's confidence in its winner as a probability of label 1 (no hallucination)."""
+    if judgement is None:
+        return None
+    return {"pro": judgement.confidence, "con": 1 - judgement.confidence}.get(judgement.winner, 0.5)
+
+
 def first_round_label(
     judgements: list[Judgement], views: list[AgentView], teams: list[TeamRound]
 ) -> Literal[0, 1] | None:

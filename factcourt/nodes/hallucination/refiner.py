@@ -6,7 +6,13 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit, fence
-from factcourt.nodes.hallucination.protocol import clip, final_label, first_round_label, teams_of_round
+from factcourt.nodes.hallucination.protocol import (
+    clip,
+    final_label,
+    first_round_label,
+    p_no_hallucination,
+    teams_of_round,
+)
 from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
@@ -87,6 +93,7 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         "rounds": rounds,
         "stop_reason": "judge_failed" if state.get("judge_error") else state.get("stop_reason", ""),
         "dispute": last.dispute if last else None,
+        "p_no_hallucination": p_no_hallucination(last),
         "notes": notes,
     }
     if label is None:
