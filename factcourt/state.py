@@ -232,11 +232,11 @@ def _as_probability(value: Any) -> Any:
 Probability = Annotated[float, BeforeValidator(_as_probability)]
 
 
-def _as_dispute(value: Any) -> Any:
-    """A probability clamped to [0, 1].
+def _as_clamped_probability(value: Any) -> Any:
+    """A probability clamped to [0, 1], for the hallucination judge's numbers.
 
-    The constrained output let the 1.5B judge write -1.0 for every score (HaluEval): that says
-    "no dispute", and failing the judge on it ended the debate a round early.
+    The constrained output let the 1.5B judge write -1.0 for every dispute score (HaluEval): that
+    says "no dispute", and failing the judge on it ended the debate a round early.
     """
     value = _as_probability(value)
     if isinstance(value, int | float) and not math.isnan(value):
@@ -244,7 +244,7 @@ def _as_dispute(value: Any) -> Any:
     return value  # NaN and text fail validation
 
 
-DisputeScore = Annotated[float, BeforeValidator(_as_dispute)]
+ClampedProbability = Annotated[float, BeforeValidator(_as_clamped_probability)]
 
 
 @functools.cache
@@ -498,7 +498,11 @@ class Judgement(BaseModel):
     dispute: float = Field(description="weighted dispute J_t of the four scores")
     consensus: bool
     winner: Literal["pro", "con", "uncertain"]
-    confidence: float = Field(description="the judge's c_t: probability that its winner is right")
+    confidence: float | None = Field(
+        default=None,
+        description="the judge's confidence in its winner: the winner's token probability, else the c_t"
+        " it states (per confidence_source); None in runs made before it was asked",
+    )
     feedback: str = ""
     reasoning: str = ""
 
@@ -529,7 +533,9 @@ class HallucinationReport(BaseModel):
     stop_reason: str = ""
     dispute: float | None = None
     p_no_hallucination: float | None = Field(
-        default=None, description="the judge's last c_t, turned towards label 1 (0.5 when undecided)"
+        default=None,
+        description="the deciding judge's confidence turned towards label 1; None when the teams or a"
+        " vote decided",
     )
     findings: list[HallucinationFinding] = Field(default_factory=list)
     explanation: str = ""
@@ -607,23 +613,25 @@ class JudgeAnswer(AgentAnswer):
         " citing [E1]",
         500,
     )
-    logic_dispute: DisputeScore = Field(
+    logic_dispute: ClampedProbability = Field(
         ge=0.0, le=1.0, description="0 = the teams agree on the reasoning, 1 = opposite"
     )
-    fact_dispute: DisputeScore = Field(
+    fact_dispute: ClampedProbability = Field(
         ge=0.0, le=1.0, description="0 = they agree on the facts, 1 = opposite"
     )
-    coherence_dispute: DisputeScore = Field(
+    coherence_dispute: ClampedProbability = Field(
         ge=0.0,
         le=1.0,
         description="0 = they agree on whether it answers the question coherently, 1 = opposite",
     )
-    overall_dispute: DisputeScore = Field(ge=0.0, le=1.0, description="0 = they agree overall, 1 = opposite")
+    overall_dispute: ClampedProbability = Field(
+        ge=0.0, le=1.0, description="0 = they agree overall, 1 = opposite"
+    )
     consensus: bool = Field(description="true when the teams now agree on whether the answer hallucinates")
     winner: Literal["pro", "con", "uncertain"] = Field(
         description="pro: the answer has no hallucination; con: it hallucinates; uncertain: not decided"
     )
-    confidence: Probability = Field(
+    confidence: ClampedProbability = Field(
         ge=0.0, le=1.0, description="probability, 0 to 1, that the winner you named is right"
     )
     feedback: str = text("what each team must address next round", 300)

@@ -159,8 +159,9 @@ contains a hallucination. The Pro team holds that it has none; the Con team that
 one. After each round, score how far apart the teams still are, from 0 (they agree) to 1
 (opposite), on logic (reasoning rigour), fact (accuracy of information), coherence (contextual
 consistency) and overall; say whether they reached consensus; name the winner: "pro" (the
-answer has no hallucination), "con" (it hallucinates) or "uncertain"; and give each team
-feedback for the next round.
+answer has no hallucination), "con" (it hallucinates) or "uncertain", with "confidence", the
+probability from 0 to 1 that the winner you named is right; and give each team feedback for
+the next round.
 {HALU_DEFINITIONS}
 Weigh argument strength, the quality of the evidence and the credibility of the knowledge, and
 the completeness of each reasoning chain: the side the knowledge supports wins, not the louder.
@@ -175,8 +176,8 @@ Con team: {con}
 <history>{judge_history}</history>
 Round {round} of at most {max_rounds}. <history> holds your earlier rulings. First write your
 reasoning: what the knowledge shows about the answer's main claim, and which team's conclusion
-that supports. Then score the disputes, say whether there is consensus, name the winner and write
-your feedback."""
+that supports. Then score the disputes, say whether there is consensus, name the winner with your
+confidence and write your feedback."""
 )
 
 HALU_REFINER_SYSTEM = f"""You are the Refiner: you write the final report of a debate about whether

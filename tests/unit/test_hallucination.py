@@ -74,10 +74,14 @@ def asked(scripted, schema, marker=""):
     return [p for name, p in scripted.calls if name == schema and marker in p]
 
 
-@pytest.mark.parametrize(("winner", "expected"), [("pro", 0.8), ("con", 0.2), ("uncertain", 0.5)])
-def test_the_judges_confidence_turned_towards_no_hallucination(winner, expected):
-    assert p_no_hallucination(ruling(winner=winner)) == pytest.approx(expected)
-    assert p_no_hallucination(None) is None
+def test_the_deciding_judges_confidence_turned_towards_no_hallucination():
+    assert p_no_hallucination(ruling(winner="pro"), "judge") == pytest.approx(0.8)
+    assert p_no_hallucination(ruling(winner="con"), "judge") == pytest.approx(0.2)
+    # an overruled judge, a vote, an undecided or an older ruling gives no probability
+    assert p_no_hallucination(ruling(winner="con"), "teams") is None
+    assert p_no_hallucination(None, "vote") is None
+    assert p_no_hallucination(ruling(winner="uncertain"), "judge") is None
+    assert p_no_hallucination(ruling().model_copy(update={"confidence": None}), "judge") is None
 
 
 def ruling(round_=1, winner="con", dispute=0.5, consensus=False):
@@ -382,7 +386,7 @@ def test_one_call_per_team_layout_costs_three_calls_a_round(scripted):
     assert "logic: hallucination" in second  # the opposing team's agents of round 1
 
 
-def test_the_judge_sees_every_perspective_of_a_team_call(scripted):
+def test_the_judge_and_refiner_see_every_perspective_of_a_team_call(scripted):
     def team(prompt):
         fields = {r: f"{r.upper()}-SAID " + "words " * 60 for r in ("logic", "consistency", "factual")}
         return {**fields, "summary": "s", "false_premise": False, "conclusion": "hallucination"}
@@ -391,8 +395,10 @@ def test_the_judge_sees_every_perspective_of_a_team_call(scripted):
     scripted.script["JudgeAnswer"] = [judge("con", 0.6, consensus=True)]
     run(hallucination_layout="team")
     shown = asked(scripted, "JudgeAnswer")[0]
+    reported = asked(scripted, "RefinerAnswer")[0]
     for role in ("LOGIC", "CONSISTENCY", "FACTUAL"):
         assert shown.count(f"{role}-SAID") == 2, role  # both teams, however long each field
+        assert reported.count(f"{role}-SAID") == 2, role
 
 
 def test_local_search_gathers_sub_questions_searches_and_refined_knowledge(scripted, corpus):

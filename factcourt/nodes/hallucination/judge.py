@@ -5,12 +5,13 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
-from factcourt.nodes._shared import emit, fence
+from factcourt.nodes._shared import emit, fence, read_confidence
 from factcourt.nodes.hallucination.protocol import (
     EMPTY,
     agreed_conclusion,
     clip,
     stop_reason,
+    team_said,
     teams_of_round,
     weighted_dispute,
 )
@@ -27,11 +28,7 @@ def _team(result: TeamRound | None, views: list[AgentView]) -> str:
     if result is None or result.conclusion is None:
         return "(the team gave no conclusion)"
     premise = " The question rests on a false premise." if result.false_premise else ""
-    if result.by == "team_call":  # each perspective gets its share, so the factual check (last) is seen
-        said = "; ".join(f"{v.role}: {clip(v.analysis, TEAM_CHARS // len(views))}" for v in views)
-    else:
-        said = clip(result.analysis, TEAM_CHARS)
-    return f"{result.conclusion}: {fence(said)}{premise}"
+    return f"{result.conclusion}: {fence(team_said(result, views, TEAM_CHARS))}{premise}"
 
 
 def _ruling(j: Judgement) -> str:
@@ -43,10 +40,7 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     ctx, round_ = runtime.context, state["round"]
     teams = teams_of_round(state.get("teams", []), round_)
     earlier = state.get("judgements", [])
-
-    def views_of(team: str) -> list[AgentView]:
-        return [v for v in state.get("views", []) if v.team == team and v.round == round_]
-
+    views = state.get("views", [])
     answer = await ask(
         ctx,
         "judge",
@@ -55,8 +49,8 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
             state["language"],
             "HALU_JUDGE",
             **item_fields(state["question"], state["answer"], state.get("knowledge", [])),
-            pro=_team(teams["pro"], views_of("pro")),
-            con=_team(teams["con"], views_of("con")),
+            pro=_team(teams["pro"], views),
+            con=_team(teams["con"], views),
             judge_history=" | ".join(_ruling(j) for j in earlier) or EMPTY,
             round=round_,
             max_rounds=ctx.hallucination_rounds,
@@ -68,6 +62,9 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     if answer.value is None:
         return {"usage": answer.usage, "judge_error": f"the judge failed in round {round_}: {answer.error}"}
     v = answer.value
+    _, confidence = read_confidence(
+        ctx, answer.logprobs, v.winner, v.confidence, field="winner", labels=("pro", "con", "uncertain")
+    )
     scores = {
         "logic": v.logic_dispute,
         "fact": v.fact_dispute,
@@ -80,7 +77,7 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         dispute=weighted_dispute(scores),
         consensus=v.consensus,
         winner=v.winner,
-        confidence=v.confidence,
+        confidence=confidence,
         feedback=v.feedback,
         reasoning=v.reasoning,
     )

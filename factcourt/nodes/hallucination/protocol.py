@@ -139,11 +139,31 @@ def final_label(
     return label, ("vote" if label is not None else None)
 
 
-def p_no_hallucination(judgement: Judgement | None) -> float | None:
-    """The judge's confidence in its winner as a probability of label 1 (no hallucination)."""
-    if judgement is None:
+def p_no_hallucination(judgement: Judgement | None, decided_by: str | None) -> float | None:
+    """The deciding judge's confidence in its winner as a probability of label 1 (no hallucination).
+
+    None when the teams or a vote decided: an overruled judge's number would contradict the label.
+    """
+    if (
+        decided_by != "judge"
+        or judgement is None
+        or judgement.confidence is None
+        or judgement.winner == "uncertain"
+    ):
         return None
-    return {"pro": judgement.confidence, "con": 1 - judgement.confidence}.get(judgement.winner, 0.5)
+    return judgement.confidence if judgement.winner == "pro" else 1 - judgement.confidence
+
+
+def team_said(result: TeamRound, views: list[AgentView], limit: int) -> str:
+    """A team's explained conclusion in ``limit`` characters.
+
+    A one-call team's three perspectives each get their share, so the factual check (written last)
+    is not the part cut away.
+    """
+    if result.by != "team_call":
+        return clip(result.analysis, limit)
+    own = [v for v in views if v.team == result.team and v.round == result.round]
+    return "; ".join(f"{v.role}: {clip(v.analysis, limit // len(HALU_PERSPECTIVES))}" for v in own)
 
 
 def first_round_label(

@@ -11,6 +11,7 @@ from factcourt.nodes.hallucination.protocol import (
     final_label,
     first_round_label,
     p_no_hallucination,
+    team_said,
     teams_of_round,
 )
 from factcourt.nodes.hallucination.team_turn import item_fields
@@ -54,7 +55,8 @@ def transcript(state: HallucinationState) -> str:
         for team, result in teams_of_round(state.get("teams", []), round_).items():
             if result is not None:
                 lines.append(
-                    f"Round {round_} {team}: {result.conclusion}: {fence(clip(result.analysis, ROUND_CHARS))}"
+                    f"Round {round_} {team}: {result.conclusion}: "
+                    f"{fence(team_said(result, state.get('views', []), ROUND_CHARS))}"
                 )
         if ruling := rulings.get(round_):
             lines.append(
@@ -93,7 +95,7 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         "rounds": rounds,
         "stop_reason": "judge_failed" if state.get("judge_error") else state.get("stop_reason", ""),
         "dispute": last.dispute if last else None,
-        "p_no_hallucination": p_no_hallucination(last),
+        "p_no_hallucination": p_no_hallucination(last, decided_by),
         "notes": notes,
     }
     if label is None:
