@@ -16,9 +16,10 @@ from factcourt.runs import run_config
 from factcourt.state import VERDICTS, Evidence, RoundSummary, Turn
 
 # The embedded model has a 4096-token window and evaluates prompts at ~120 tokens/s on 2 cores:
-# the knowledge base shown is kept to its most recent pieces.
+# the knowledge base shown is kept to its most recent pieces, which share one character budget
+# (a single given passage is shown whole where a cut at 400 hid the deciding last sentence).
 EVIDENCE_SHOWN = 5
-EVIDENCE_CHARS = 400
+EVIDENCE_BUDGET = 2000
 TURN_CHARS = 350
 _CITATION = re.compile(r"\s?\[E(\d+)\]")
 
@@ -44,11 +45,21 @@ def format_evidence(evidence: list[Evidence]) -> str:
     if not evidence:
         return "(none yet)"
     start = max(0, len(evidence) - EVIDENCE_SHOWN)
+    shown = evidence[start:]
+    limits = _shares([len(" ".join(e.text.split())) for e in shown], EVIDENCE_BUDGET)
     return "\n".join(
-        f"[E{i + 1}] {fence(e.title)} ({e.url}): {fence(e.text[:EVIDENCE_CHARS])}"
-        for i, e in enumerate(evidence)
-        if i >= start
+        f"[E{start + i + 1}] {fence(e.title)} ({e.url}): {fence(clip(e.text, limit))}"
+        for i, (e, limit) in enumerate(zip(shown, limits, strict=True))
     )
+
+
+def _shares(lengths: list[int], budget: int) -> list[int]:
+    """Each piece's character limit: shortest first, the room a short piece leaves goes to the rest."""
+    limits = [0] * len(lengths)
+    for rank, i in enumerate(sorted(range(len(lengths)), key=lengths.__getitem__)):
+        limits[i] = min(lengths[i], budget // (len(lengths) - rank))
+        budget -= limits[i]
+    return limits
 
 
 def shown_evidence(evidence: list[Evidence]) -> range:
