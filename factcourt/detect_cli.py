@@ -57,9 +57,12 @@ def print_detection(result: dict) -> None:
     verdict = "no hallucination (1)" if result["label"] == 1 else "hallucination (0)"
     dispute = "n/a" if result["dispute"] is None else f"{result['dispute']:.2f}"
     out.print(f"[bold {style}]{verdict}[/]  decided by the {result['decided_by']}", highlight=False)
+    p = result["p_no_hallucination"]
     out.print(
         f"[dim]{result['rounds']} round(s), stopped: {result['stop_reason']}, winner "
-        f"{result['winner']}, last dispute {dispute}[/]"
+        f"{result['winner']}, last dispute {dispute}"
+        + ("" if p is None else f", judge's P(no hallucination) {p:.2f}")
+        + "[/]"
     )
     if result["explanation"]:
         out.print(result["explanation"], markup=False)

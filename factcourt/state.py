@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import operator
 from typing import Annotated, Any, Literal
 
@@ -229,6 +230,21 @@ def _as_probability(value: Any) -> Any:
 
 
 Probability = Annotated[float, BeforeValidator(_as_probability)]
+
+
+def _as_clamped_probability(value: Any) -> Any:
+    """A probability clamped to [0, 1], for the hallucination judge's numbers.
+
+    The constrained output let the 1.5B judge write -1.0 for every dispute score (HaluEval): that
+    says "no dispute", and failing the judge on it ended the debate a round early.
+    """
+    value = _as_probability(value)
+    if isinstance(value, int | float) and not math.isnan(value):
+        return min(1.0, max(0.0, value))
+    return value  # NaN and text fail validation
+
+
+ClampedProbability = Annotated[float, BeforeValidator(_as_clamped_probability)]
 
 
 @functools.cache
@@ -482,6 +498,11 @@ class Judgement(BaseModel):
     dispute: float = Field(description="weighted dispute J_t of the four scores")
     consensus: bool
     winner: Literal["pro", "con", "uncertain"]
+    confidence: float | None = Field(
+        default=None,
+        description="the judge's confidence in its winner: the winner's token probability, else the c_t"
+        " it states (per confidence_source); None in runs made before it was asked",
+    )
     feedback: str = ""
     reasoning: str = ""
 
@@ -503,7 +524,7 @@ class HallucinationReport(BaseModel):
 
     label: Literal[0, 1] | None = None
     verdict: HaluConclusion | None = None
-    decided_by: Literal["judge", "vote"] | None = None
+    decided_by: Literal["teams", "judge", "vote"] | None = None
     winner: Literal["pro", "con", "uncertain"] | None = None
     first_round_label: Literal[0, 1] | None = Field(
         default=None, description="the label after round 1: the debate's flips compare it with the label"
@@ -511,6 +532,11 @@ class HallucinationReport(BaseModel):
     rounds: int = 0
     stop_reason: str = ""
     dispute: float | None = None
+    p_no_hallucination: float | None = Field(
+        default=None,
+        description="the deciding judge's confidence turned towards label 1; None when the teams or a"
+        " vote decided",
+    )
     findings: list[HallucinationFinding] = Field(default_factory=list)
     explanation: str = ""
     notes: list[str] = Field(default_factory=list, description="failed agents, judge or refiner")
@@ -587,19 +613,26 @@ class JudgeAnswer(AgentAnswer):
         " citing [E1]",
         500,
     )
-    logic_dispute: Probability = Field(
+    logic_dispute: ClampedProbability = Field(
         ge=0.0, le=1.0, description="0 = the teams agree on the reasoning, 1 = opposite"
     )
-    fact_dispute: Probability = Field(ge=0.0, le=1.0, description="0 = they agree on the facts, 1 = opposite")
-    coherence_dispute: Probability = Field(
+    fact_dispute: ClampedProbability = Field(
+        ge=0.0, le=1.0, description="0 = they agree on the facts, 1 = opposite"
+    )
+    coherence_dispute: ClampedProbability = Field(
         ge=0.0,
         le=1.0,
         description="0 = they agree on whether it answers the question coherently, 1 = opposite",
     )
-    overall_dispute: Probability = Field(ge=0.0, le=1.0, description="0 = they agree overall, 1 = opposite")
+    overall_dispute: ClampedProbability = Field(
+        ge=0.0, le=1.0, description="0 = they agree overall, 1 = opposite"
+    )
     consensus: bool = Field(description="true when the teams now agree on whether the answer hallucinates")
     winner: Literal["pro", "con", "uncertain"] = Field(
         description="pro: the answer has no hallucination; con: it hallucinates; uncertain: not decided"
+    )
+    confidence: ClampedProbability = Field(
+        ge=0.0, le=1.0, description="probability, 0 to 1, that the winner you named is right"
     )
     feedback: str = text("what each team must address next round", 300)
 

@@ -86,7 +86,9 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
             detail = {"steps": trace.steps, "queries": trace.queries}
             p_true, first_round = trace.p_true, trace.first_round
         elif method in HALLUCINATION_METHODS:
-            verdict, error, usage, evidence, detail, first_round = await _detect(method, case, ctx, given)
+            verdict, error, usage, evidence, detail, first_round, p_true = await _detect(
+                method, case, ctx, given
+            )
         else:
             run_ctx = make_context(ctx, **DEBATE_METHODS[method])
             result = await averify(case.claim, given or None, case.question, run_ctx)
@@ -110,7 +112,10 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
 
 
 async def _detect(method: str, case: Case, ctx: Context, given: list) -> tuple:
-    """One QA pair through the hallucination debate, as a verdict on 'the answer is right'."""
+    """One QA pair through the hallucination debate, as a verdict on 'the answer is right'.
+
+    Its P(true) is the judge's stated confidence (c_t), so the report's reliability bins test it.
+    """
     run_ctx = make_context(ctx, **HALLUCINATION_METHODS[method])
     knowledge = given if run_ctx.search == "given" else None
     result = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
@@ -122,4 +127,5 @@ async def _detect(method: str, case: Case, ctx: Context, given: list) -> tuple:
     detail |= {"judgements": result["judgements"], "teams": result["teams"], "queries": result["queries"]}
     usage = Usage.model_validate(result["usage"])
     first_round = baselines.QA_VERDICTS.get(result["first_round_label"])
-    return verdict, result["error"], usage, [e["text"] for e in result["knowledge"]], detail, first_round
+    knowledge = [e["text"] for e in result["knowledge"]]
+    return verdict, result["error"], usage, knowledge, detail, first_round, result["p_no_hallucination"]

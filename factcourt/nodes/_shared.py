@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from langgraph.config import get_stream_writer
 
 from factcourt.context import Context
 from factcourt.inputs import detect_language
+from factcourt.providers.logprobs import label_distribution
 from factcourt.runs import run_config
-from factcourt.state import Evidence, RoundSummary, Turn
+from factcourt.state import VERDICTS, Evidence, RoundSummary, Turn
 
 # The embedded model has a 4096-token window and evaluates prompts at ~120 tokens/s on 2 cores:
 # the knowledge base shown is kept to its most recent pieces, which share one character budget
@@ -64,6 +65,27 @@ def _shares(lengths: list[int], budget: int) -> list[int]:
 def shown_evidence(evidence: list[Evidence]) -> range:
     """The evidence numbers (from 1) that ``format_evidence`` shows."""
     return range(max(0, len(evidence) - EVIDENCE_SHOWN) + 1, len(evidence) + 1)
+
+
+def read_confidence(
+    ctx: Context,
+    logprobs: list[dict[str, Any]] | None,
+    label: str | None,
+    reported: float | None,
+    field: str = "verdict",
+    labels: Sequence[str] = VERDICTS,
+) -> tuple[dict[str, float] | None, float | None]:
+    """The distribution of an answer's ``field`` read from its logprobs, and the label's confidence.
+
+    The confidence is the label's probability from logprobs, else what the model reported
+    (per ``confidence_source``); an answer without a label keeps what it reported.
+    """
+    if label is None:
+        return None, reported
+    probabilities = label_distribution(logprobs, field, labels)
+    if probabilities and ctx.confidence_source == "logprobs":
+        return probabilities, probabilities[label]
+    return probabilities, reported
 
 
 def ground_citations(text: str, shown: range) -> tuple[str, list[int], int]:

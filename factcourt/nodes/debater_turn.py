@@ -13,9 +13,9 @@ from factcourt.nodes._shared import (
     format_evidence,
     format_pool,
     ground_citations,
+    read_confidence,
     shown_evidence,
 )
-from factcourt.nodes.verifier import read_confidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.rules import may_retrieve_when_unsure, round_failed

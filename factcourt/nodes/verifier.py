@@ -6,32 +6,13 @@ debate adds, never a weaker baseline.
 
 from __future__ import annotations
 
-from typing import Any
-
 from factcourt.context import Context
-from factcourt.nodes._shared import fence, format_evidence, ground_citations, shown_evidence
+from factcourt.nodes._shared import fence, format_evidence, ground_citations, read_confidence, shown_evidence
 from factcourt.prompts import conversation
-from factcourt.providers.logprobs import label_distribution
 from factcourt.providers.models import ask
-from factcourt.state import VERDICTS, Evidence, Rating, Turn, Usage, Verdict
+from factcourt.state import Evidence, Rating, Turn, Usage
 
 FIRST_PASS = "First pass"
-
-
-def read_confidence(
-    ctx: Context, logprobs: list[dict[str, Any]] | None, verdict: Verdict | None, reported: float | None
-) -> tuple[dict[str, float] | None, float | None]:
-    """The verdict distribution read from an answer's logprobs, and the verdict's confidence.
-
-    The confidence is the verdict's probability from logprobs, else what the model reported
-    (per ``confidence_source``); an answer without a verdict keeps what it reported.
-    """
-    if verdict is None:
-        return None, reported
-    probabilities = label_distribution(logprobs, "verdict", VERDICTS)
-    if probabilities and ctx.confidence_source == "logprobs":
-        return probabilities, probabilities[verdict]
-    return probabilities, reported
 
 
 async def verify_once(

@@ -145,6 +145,7 @@ def hallucination_answer(schema: str, prompt: str) -> dict[str, Any]:
             **scores,
             "consensus": True,
             "winner": "pro" if sound else "con",
+            "confidence": 0.9,
             "feedback": "",
         }
     findings = [] if sound else [{"type": "factual", "probability": 0.8, "span": answer, "evidence": said}]

@@ -14,6 +14,7 @@ from factcourt.nodes.hallucination.protocol import (
     agreed_conclusion,
     final_label,
     first_round_label,
+    p_no_hallucination,
     stop_reason,
     visible_history,
     weighted_dispute,
@@ -40,8 +41,29 @@ def judge(winner="con", dispute=0.6, consensus=False, feedback="Both: cite the k
         **scores,
         "consensus": consensus,
         "winner": winner,
+        "confidence": 0.8,
         "feedback": feedback,
     }
+
+
+def script_teams(scripted, conclusion_for):
+    """Script both layouts' team conclusions as ``conclusion_for(prompt)`` says."""
+
+    def comprehensive(prompt):
+        return {"analysis": "a", "false_premise": False, "summary": "s", "conclusion": conclusion_for(prompt)}
+
+    def team(prompt):
+        fields = dict.fromkeys(("logic", "consistency", "factual", "summary"), "x")
+        return {**fields, "false_premise": False, "conclusion": conclusion_for(prompt)}
+
+    scripted.script["ComprehensiveAnswer"] = [comprehensive]
+    scripted.script["TeamAnswer"] = [team]
+
+
+def split_teams(scripted):
+    """Pro clears, Con flags: the teams disagree, so the judge's ruling is the label."""
+    pro = re.compile(r"(of the|whole) Pro team")
+    script_teams(scripted, lambda p: "no_hallucination" if pro.search(p) else "hallucination")
 
 
 def run(**settings):
@@ -50,6 +72,16 @@ def run(**settings):
 
 def asked(scripted, schema, marker=""):
     return [p for name, p in scripted.calls if name == schema and marker in p]
+
+
+def test_the_deciding_judges_confidence_turned_towards_no_hallucination():
+    assert p_no_hallucination(ruling(winner="pro"), "judge") == pytest.approx(0.8)
+    assert p_no_hallucination(ruling(winner="con"), "judge") == pytest.approx(0.2)
+    # an overruled judge, a vote, an undecided or an older ruling gives no probability
+    assert p_no_hallucination(ruling(winner="con"), "teams") is None
+    assert p_no_hallucination(None, "vote") is None
+    assert p_no_hallucination(ruling(winner="uncertain"), "judge") is None
+    assert p_no_hallucination(ruling().model_copy(update={"confidence": None}), "judge") is None
 
 
 def ruling(round_=1, winner="con", dispute=0.5, consensus=False):
@@ -62,6 +94,7 @@ def ruling(round_=1, winner="con", dispute=0.5, consensus=False):
         dispute=dispute,
         consensus=consensus,
         winner=winner,
+        confidence=0.8,
     )
 
 
@@ -74,11 +107,12 @@ def test_weighted_dispute_is_the_balanced_mean_of_the_four_scores():
     assert weighted_dispute({"logic": 1.0, "fact": 0.0, "coherence": 0.0, "overall": 1.0}, weights) == 0.5
 
 
-def test_judge_scores_in_percent_are_read_as_probabilities_and_out_of_range_is_rejected():
+def test_judge_scores_in_percent_are_read_as_probabilities_and_out_of_range_is_clamped():
     answer = JudgeAnswer.model_validate({**judge(), "logic_dispute": "80%", "fact_dispute": 30})
     assert answer.logic_dispute == 0.8 and answer.fact_dispute == 0.3
-    with pytest.raises(ValidationError):
-        JudgeAnswer.model_validate({**judge(), "overall_dispute": -0.2})
+    # the 1.5B judge wrote -1.0 for all four on a HaluEval item: no dispute, not a failed judge
+    answer = JudgeAnswer.model_validate({**judge(), "overall_dispute": -1.0, "coherence_dispute": 250})
+    assert answer.overall_dispute == 0.0 and answer.coherence_dispute == 1.0
     with pytest.raises(ValidationError):
         JudgeAnswer.model_validate({**judge(), "winner": "both"})
 
@@ -145,6 +179,36 @@ def test_label_follows_the_winner_else_the_last_rounds_vote_and_a_tie_is_halluci
     tie = [*teams, TeamRound(team="pro", round=2, conclusion="hallucination")]
     assert final_label([], views, tie) == (0, "vote")
     assert final_label([], [], []) == (None, None)
+
+
+def test_a_ruling_against_both_teams_is_overruled_and_said(scripted):
+    script_teams(scripted, lambda prompt: "hallucination")
+    scripted.script["JudgeAnswer"] = [judge("pro", 0.0)]
+    result = run(rounds=2)
+    assert result["label"] == 0 and result["decided_by"] == "teams" and result["winner"] == "pro"
+    assert result["rounds"] == 2 and result["stop_reason"] == "max_rounds"
+    assert any("opposite of the judge's last ruling (pro); theirs stands" in n for n in result["notes"])
+
+
+def test_teams_that_agree_in_the_judged_round_decide_over_the_judge():
+    def both(round_, conclusion, failed=None):
+        return [TeamRound(team=t, round=round_, conclusion=conclusion, failed=failed) for t in ("pro", "con")]
+
+    assert final_label([ruling(3, winner="con")], [], both(3, "no_hallucination")) == (1, "teams")
+    split = [*both(2, "hallucination")[:1], *both(2, "no_hallucination")[1:]]
+    assert final_label([ruling(2, winner="pro")], [], split) == (1, "judge")
+    assert final_label([ruling(2, winner="con")], [], split) == (0, "judge")
+    # the judge failed in round 2: round 1's ruling is weighed against round 1's teams only
+    assert final_label([ruling(1, winner="pro")], [], both(2, "hallucination")) == (1, "judge")
+    assert final_label([ruling(1, winner="pro")], [], both(1, "hallucination")) == (0, "teams")
+    # a Comprehensive agent that failed left a stand-in vote, which overrules nobody
+    assert final_label([ruling(1, winner="pro")], [], both(1, "hallucination", "x")) == (1, "judge")
+    # an uncertain judge still falls back to the vote
+    views = [AgentView(team="pro", role="logic", round=1, conclusion="no_hallucination")]
+    assert final_label([ruling(1, winner="uncertain")], views, both(1, "no_hallucination")) == (1, "vote")
+    # round 1's label follows the same rule, so the bench's flips compare like with like
+    rounds = [*both(1, "hallucination"), *both(2, "no_hallucination")]
+    assert first_round_label([ruling(1, winner="pro"), ruling(2, winner="con")], [], rounds) == 0
 
 
 def test_history_rule_own_summary_opposing_same_role_last_round_and_feedback_only():
@@ -227,6 +291,7 @@ def test_without_consensus_the_debate_runs_to_max_rounds(scripted):
 
 
 def test_the_report_keeps_the_round_one_label_that_the_bench_compares_for_flips(scripted):
+    split_teams(scripted)
     scripted.script["JudgeAnswer"] = [judge("pro", 0.6), judge("con", 0.6)]
     result = run(rounds=2)
     assert (result["first_round_label"], result["label"]) == (1, 0)
@@ -321,6 +386,21 @@ def test_one_call_per_team_layout_costs_three_calls_a_round(scripted):
     assert "logic: hallucination" in second  # the opposing team's agents of round 1
 
 
+def test_the_judge_and_refiner_see_every_perspective_of_a_team_call(scripted):
+    def team(prompt):
+        fields = {r: f"{r.upper()}-SAID " + "words " * 60 for r in ("logic", "consistency", "factual")}
+        return {**fields, "summary": "s", "false_premise": False, "conclusion": "hallucination"}
+
+    scripted.script["TeamAnswer"] = [team]
+    scripted.script["JudgeAnswer"] = [judge("con", 0.6, consensus=True)]
+    run(hallucination_layout="team")
+    shown = asked(scripted, "JudgeAnswer")[0]
+    reported = asked(scripted, "RefinerAnswer")[0]
+    for role in ("LOGIC", "CONSISTENCY", "FACTUAL"):
+        assert shown.count(f"{role}-SAID") == 2, role  # both teams, however long each field
+        assert reported.count(f"{role}-SAID") == 2, role
+
+
 def test_local_search_gathers_sub_questions_searches_and_refined_knowledge(scripted, corpus):
     scripted.script["SubQuestions"] = [
         {"sub_questions": ["Which continent is Mount Everest on?"], "keywords": ["Mount Everest"]}
@@ -387,6 +467,8 @@ def test_search_down_fails_the_item_never_no_hallucination(scripted, corpus, mon
 
 
 def test_a_failed_agent_is_recorded_and_the_round_goes_on(scripted):
+    split_teams(scripted)
+
     def agent(prompt):
         if "You are the Factual agent of the Con team" in prompt:
             return TimeoutError("slow")
@@ -470,6 +552,7 @@ def test_the_report_has_label_types_probabilities_spans_and_evidence(scripted):
 
 
 def test_a_failed_refiner_keeps_the_judges_label_and_says_so(scripted):
+    split_teams(scripted)
     scripted.script["JudgeAnswer"] = [judge("pro", 0.1)]
     scripted.script["RefinerAnswer"] = ["no"]
     result = run(retries=0)
@@ -478,6 +561,7 @@ def test_a_failed_refiner_keeps_the_judges_label_and_says_so(scripted):
 
 
 def test_types_listed_for_an_answer_the_debate_cleared_are_left_out_and_said(scripted):
+    split_teams(scripted)
     scripted.script["JudgeAnswer"] = [judge("pro", 0.1, consensus=True)]
     scripted.script["RefinerAnswer"] = [
         {
@@ -548,7 +632,8 @@ def test_detect_command_prints_json_and_exits_2_on_an_empty_answer(scripted, tmp
     assert printed["label"] == 0 and printed["settings"]["search"] == "given"
     assert json.loads(out.read_text(encoding="utf-8")) == printed
     assert main([*argv, "--layout", "team", "--quiet"]) == 0
-    assert "hallucination (0)" in capsys.readouterr().out
+    shown = " ".join(capsys.readouterr().out.split())  # as wrapped to the terminal
+    assert "hallucination (0)" in shown and "judge's P(no hallucination) 0.20" in shown
     assert main(["detect", "-q", Q, "-a", " ", "--model", "scripted", "--search", "none"]) == 2
     assert "the answer is empty" in capsys.readouterr().err
 
@@ -590,18 +675,21 @@ def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_
     ctx = Context(model="scripted", search="given", cache=False)
     methods = ["impd", "impd-team", "impd-no_logic", "impd-no_knowledge"]
     summary = asyncio.run(run_bench(qa_dataset, methods, ctx, tmp_path / "out"))
-    for method in methods:
-        binary = summary["report"][method]["binary"]
-        assert binary["accuracy"] == 1.0 and binary["failed"] == 0, method
-    calls = {m: summary["report"][m]["cost"]["calls_per_claim"] for m in methods}
+    accuracy = {m: summary["report"][m]["binary"]["accuracy"] for m in methods}
+    assert all(summary["report"][m]["binary"]["failed"] == 0 for m in methods)
     # without knowledge the simulated teams find both answers unsupported; the judge who clears
-    # "In Asia" overrules them, so that debate runs its three rounds (28 calls) and the judge decides
+    # "In Asia" does not end that debate early (28 calls in three rounds) and, ruling against
+    # both teams, gives way to them: the right answer is flagged
+    assert accuracy == {"impd": 1.0, "impd-team": 1.0, "impd-no_logic": 1.0, "impd-no_knowledge": 0.5}
+    calls = {m: summary["report"][m]["cost"]["calls_per_claim"] for m in methods}
     assert calls == {"impd": 10, "impd-team": 4, "impd-no_logic": 8, "impd-no_knowledge": (10 + 28) / 2}
     records = [json.loads(line) for line in (tmp_path / "out" / "predictions.jsonl").read_text().splitlines()]
     stops = {(r["method"], r["id"]): r["detail"]["stop_reason"] for r in records}
     assert stops.pop(("impd-no_knowledge", "q2")) == "max_rounds"
     assert set(stops.values()) == {"consensus"}
-    # every item is debated; the no-knowledge judge cleared "In Asia" in round 1 already: no flip
+    # P(true) is the judge's confidence (0.8 here) turned towards "no hallucination"
+    assert sorted(r["p_true"] for r in records if r["method"] == "impd") == [pytest.approx(0.2), 0.8]
+    # every item is debated; the teams flagged "In Asia" from round 1 on: no flip
     assert summary["report"]["impd-no_knowledge"]["flips"] == {
         "debated": 2,
         "right_to_wrong": 0,

@@ -2,6 +2,8 @@
 
 import math
 
+import pytest
+
 from factcourt.providers.logprobs import label_distribution
 from factcourt.state import VERDICTS
 
@@ -68,3 +70,22 @@ def test_the_key_inside_the_explanation_text_is_not_taken_for_the_field():
     tokens.append(tok('"}'))
     dist = label_distribution(tokens, "verdict", VERDICTS)
     assert dist["refuted"] == 1.0
+
+
+def test_the_judges_winner_confidence_follows_confidence_source():
+    from factcourt.context import Context
+    from factcourt.nodes._shared import read_confidence
+
+    tokens = [
+        tok('{"'),
+        tok("winner"),
+        tok('":"'),
+        tok("pro", {"pro": math.log(0.7), "con": math.log(0.3)}),
+        tok('"}'),
+    ]
+    judge = {"field": "winner", "labels": ("pro", "con", "uncertain")}
+    probabilities, confidence = read_confidence(Context(), tokens, "pro", 0.95, **judge)
+    assert confidence == probabilities["pro"] == pytest.approx(0.7)
+    stated = Context(confidence_source="reported")
+    assert read_confidence(stated, tokens, "pro", 0.95, **judge)[1] == 0.95
+    assert read_confidence(Context(), None, "pro", 0.95, **judge) == (None, 0.95)

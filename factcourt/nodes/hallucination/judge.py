@@ -5,29 +5,30 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
-from factcourt.nodes._shared import emit, fence
+from factcourt.nodes._shared import emit, fence, read_confidence
 from factcourt.nodes.hallucination.protocol import (
     EMPTY,
     agreed_conclusion,
     clip,
     stop_reason,
+    team_said,
     teams_of_round,
     weighted_dispute,
 )
 from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
-from factcourt.state import HallucinationState, JudgeAnswer, Judgement, TeamRound
+from factcourt.state import AgentView, HallucinationState, JudgeAnswer, Judgement, TeamRound
 
-TEAM_CHARS = 600
+TEAM_CHARS = 600  # a team's explained conclusion as the judge sees it
 RULING_CHARS = 150  # the judge's own earlier rulings, summarised (the paper's alpha)
 
 
-def _team(result: TeamRound | None) -> str:
+def _team(result: TeamRound | None, views: list[AgentView]) -> str:
     if result is None or result.conclusion is None:
         return "(the team gave no conclusion)"
     premise = " The question rests on a false premise." if result.false_premise else ""
-    return f"{result.conclusion}: {fence(clip(result.analysis, TEAM_CHARS))}{premise}"
+    return f"{result.conclusion}: {fence(team_said(result, views, TEAM_CHARS))}{premise}"
 
 
 def _ruling(j: Judgement) -> str:
@@ -39,6 +40,7 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     ctx, round_ = runtime.context, state["round"]
     teams = teams_of_round(state.get("teams", []), round_)
     earlier = state.get("judgements", [])
+    views = state.get("views", [])
     answer = await ask(
         ctx,
         "judge",
@@ -47,8 +49,8 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
             state["language"],
             "HALU_JUDGE",
             **item_fields(state["question"], state["answer"], state.get("knowledge", [])),
-            pro=_team(teams["pro"]),
-            con=_team(teams["con"]),
+            pro=_team(teams["pro"], views),
+            con=_team(teams["con"], views),
             judge_history=" | ".join(_ruling(j) for j in earlier) or EMPTY,
             round=round_,
             max_rounds=ctx.hallucination_rounds,
@@ -60,6 +62,9 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     if answer.value is None:
         return {"usage": answer.usage, "judge_error": f"the judge failed in round {round_}: {answer.error}"}
     v = answer.value
+    _, confidence = read_confidence(
+        ctx, answer.logprobs, v.winner, v.confidence, field="winner", labels=("pro", "con", "uncertain")
+    )
     scores = {
         "logic": v.logic_dispute,
         "fact": v.fact_dispute,
@@ -72,6 +77,7 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         dispute=weighted_dispute(scores),
         consensus=v.consensus,
         winner=v.winner,
+        confidence=confidence,
         feedback=v.feedback,
         reasoning=v.reasoning,
     )

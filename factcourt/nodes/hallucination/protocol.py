@@ -59,7 +59,8 @@ def stop_reason(judgement: Judgement, round_: int, ctx: Context, agreed: HaluCon
     An early stop needs the record to bear the agreement out: both teams concluded the same
     (``agreed``) and the judge named that side the winner. The 1.5B judge claimed consensus at
     zero dispute over teams that disagreed, and named "pro" over two teams that both found a
-    hallucination; such a round goes on, and at the round limit the judge's winner decides.
+    hallucination; such a round goes on, and at the round limit the judge's winner decides unless
+    both teams concluded against it (``final_label``).
     """
     settled = agreed is not None and judgement.winner == WINNER_OF[agreed]
     if settled and judgement.consensus:
@@ -118,13 +119,51 @@ def vote(views: list[AgentView], teams: list[TeamRound]) -> Literal[0, 1] | None
 
 def final_label(
     judgements: list[Judgement], views: list[AgentView], teams: list[TeamRound]
-) -> tuple[Literal[0, 1] | None, Literal["judge", "vote"] | None]:
-    """The label: the last ruling's winner (pro -> 1, con -> 0), else the last round's vote."""
+) -> tuple[Literal[0, 1] | None, Literal["teams", "judge", "vote"] | None]:
+    """The label: the last ruling's winner (pro -> 1, con -> 0), else the last round's vote.
+
+    A ruling against what both teams' Comprehensive agents concluded in the round it judged gives
+    way to that conclusion: the 1.5B judge named Con over two teams that both cleared a right
+    answer (dispute 0.00, HaluEval). A team whose conclusion is a stand-in vote does not count.
+    """
     if judgements and judgements[-1].winner != "uncertain":
-        return (1 if judgements[-1].winner == "pro" else 0), "judge"
+        ruled = judgements[-1]
+        pro, con = (team_round(teams, t, ruled.round) for t in HALU_TEAMS)
+        spoke = pro is not None and con is not None and pro.failed is None and con.failed is None
+        agreed = agreed_conclusion(pro, con) if spoke else None
+        if agreed is not None and WINNER_OF[agreed] != ruled.winner:
+            return (1 if agreed == "no_hallucination" else 0), "teams"
+        return (1 if ruled.winner == "pro" else 0), "judge"
     last = max([v.round for v in views] + [t.round for t in teams], default=0)
     label = vote([v for v in views if v.round == last], [t for t in teams if t.round == last])
     return label, ("vote" if label is not None else None)
+
+
+def p_no_hallucination(judgement: Judgement | None, decided_by: str | None) -> float | None:
+    """The deciding judge's confidence in its winner as a probability of label 1 (no hallucination).
+
+    None when the teams or a vote decided: an overruled judge's number would contradict the label.
+    """
+    if (
+        decided_by != "judge"
+        or judgement is None
+        or judgement.confidence is None
+        or judgement.winner == "uncertain"
+    ):
+        return None
+    return judgement.confidence if judgement.winner == "pro" else 1 - judgement.confidence
+
+
+def team_said(result: TeamRound, views: list[AgentView], limit: int) -> str:
+    """A team's explained conclusion in ``limit`` characters.
+
+    A one-call team's three perspectives each get their share, so the factual check (written last)
+    is not the part cut away.
+    """
+    if result.by != "team_call":
+        return clip(result.analysis, limit)
+    own = [v for v in views if v.team == result.team and v.round == result.round]
+    return "; ".join(f"{v.role}: {clip(v.analysis, limit // len(HALU_PERSPECTIVES))}" for v in own)
 
 
 def first_round_label(

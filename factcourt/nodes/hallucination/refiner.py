@@ -6,7 +6,14 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit, fence
-from factcourt.nodes.hallucination.protocol import clip, final_label, first_round_label, teams_of_round
+from factcourt.nodes.hallucination.protocol import (
+    clip,
+    final_label,
+    first_round_label,
+    p_no_hallucination,
+    team_said,
+    teams_of_round,
+)
 from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
@@ -48,7 +55,8 @@ def transcript(state: HallucinationState) -> str:
         for team, result in teams_of_round(state.get("teams", []), round_).items():
             if result is not None:
                 lines.append(
-                    f"Round {round_} {team}: {result.conclusion}: {fence(clip(result.analysis, ROUND_CHARS))}"
+                    f"Round {round_} {team}: {result.conclusion}: "
+                    f"{fence(team_said(result, state.get('views', []), ROUND_CHARS))}"
                 )
         if ruling := rulings.get(round_):
             lines.append(
@@ -64,7 +72,7 @@ def _verbatim(span: str, *texts: str) -> bool:
 
 
 async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
-    """Write the report; the label comes from the judge (or the agents' vote), never a guess."""
+    """Write the report; the label comes from the judge, both teams or the agents' vote, never a guess."""
     ctx = runtime.context
     rounds = max((t.round for t in state.get("teams", [])), default=0)
     if error := state.get("error"):
@@ -76,6 +84,10 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     label, decided_by = final_label(judgements, views, teams)
     notes = failures(state)
     last = judgements[-1] if judgements else None
+    if decided_by == "teams":
+        notes.append(
+            f"both teams concluded the opposite of the judge's last ruling ({last.winner}); theirs stands"
+        )
     base = {
         "decided_by": decided_by,
         "winner": last.winner if last else None,
@@ -83,6 +95,7 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         "rounds": rounds,
         "stop_reason": "judge_failed" if state.get("judge_error") else state.get("stop_reason", ""),
         "dispute": last.dispute if last else None,
+        "p_no_hallucination": p_no_hallucination(last, decided_by),
         "notes": notes,
     }
     if label is None:
@@ -106,7 +119,9 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         run_name="refiner",
         tags=["system:hallucination", "role:refiner"],
     )
-    findings, explanation = [], last.reasoning if last else ""
+    # the judge's reasoning argues the other label when the teams overruled it
+    decisive = teams_of_round(teams, last.round)["pro"] if last and decided_by == "teams" else None
+    findings, explanation = [], decisive.analysis if decisive else (last.reasoning if last else "")
     if answer.value is None:
         notes.append(f"the refiner failed, so the report lists no types: {answer.error}")
     else:
