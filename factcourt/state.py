@@ -503,6 +503,9 @@ class Judgement(BaseModel):
         description="the judge's confidence in its winner: the winner's token probability, else the c_t"
         " it states (per confidence_source); None in runs made before it was asked",
     )
+    winner_probabilities: dict[str, float] | None = Field(
+        default=None, description="pro, con and uncertain as read from the winner's tokens, when they gave it"
+    )
     feedback: str = ""
     reasoning: str = ""
 

@@ -114,7 +114,8 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
 async def _detect(method: str, case: Case, ctx: Context, given: list) -> tuple:
     """One QA pair through the hallucination debate, as a verdict on 'the answer is right'.
 
-    Its P(true) is the judge's stated confidence (c_t), so the report's reliability bins test it.
+    Its P(true) is the deciding judge's confidence (the winner's token probability, else its
+    stated c_t; none when the teams or a vote decided), so the reliability bins test it.
     """
     run_ctx = make_context(ctx, **HALLUCINATION_METHODS[method])
     knowledge = given if run_ctx.search == "given" else None

@@ -46,14 +46,14 @@ def format_evidence(evidence: list[Evidence]) -> str:
         return "(none yet)"
     start = max(0, len(evidence) - EVIDENCE_SHOWN)
     shown = evidence[start:]
-    limits = _shares([len(" ".join(e.text.split())) for e in shown], EVIDENCE_BUDGET)
+    limits = share_budget([len(" ".join(e.text.split())) for e in shown], EVIDENCE_BUDGET)
     return "\n".join(
         f"[E{start + i + 1}] {fence(e.title)} ({e.url}): {fence(clip(e.text, limit))}"
         for i, (e, limit) in enumerate(zip(shown, limits, strict=True))
     )
 
 
-def _shares(lengths: list[int], budget: int) -> list[int]:
+def share_budget(lengths: list[int], budget: int) -> list[int]:
     """Each piece's character limit: shortest first, the room a short piece leaves goes to the rest."""
     limits = [0] * len(lengths)
     for rank, i in enumerate(sorted(range(len(lengths)), key=lengths.__getitem__)):

@@ -77,11 +77,32 @@ def asked(scripted, schema, marker=""):
 def test_the_deciding_judges_confidence_turned_towards_no_hallucination():
     assert p_no_hallucination(ruling(winner="pro"), "judge") == pytest.approx(0.8)
     assert p_no_hallucination(ruling(winner="con"), "judge") == pytest.approx(0.2)
+    # read from the winner's tokens: P(pro) against P(con), the mass on "uncertain" left out
+    tokens = ruling(winner="con").model_copy(
+        update={"winner_probabilities": {"pro": 0.2, "con": 0.6, "uncertain": 0.2}}
+    )
+    assert p_no_hallucination(tokens, "judge") == pytest.approx(0.25)
     # an overruled judge, a vote, an undecided or an older ruling gives no probability
     assert p_no_hallucination(ruling(winner="con"), "teams") is None
     assert p_no_hallucination(None, "vote") is None
     assert p_no_hallucination(ruling(winner="uncertain"), "judge") is None
     assert p_no_hallucination(ruling().model_copy(update={"confidence": None}), "judge") is None
+
+
+def test_a_team_call_without_its_views_still_shows_its_analysis():
+    from factcourt.nodes.hallucination.protocol import team_said
+
+    result = TeamRound(
+        team="pro", round=1, conclusion="no_hallucination", analysis="It holds [E1].", by="team_call"
+    )
+    assert team_said(result, [], 600) == "It holds [E1]."
+    views = [
+        AgentView(team="pro", role=r, round=1, analysis=text, conclusion="no_hallucination")
+        for r, text in (("logic", "Valid."), ("consistency", "c" * 400), ("factual", "f" * 400))
+    ]
+    said = team_said(result, views, 600)
+    assert len(said) <= 600 and said.startswith("logic: Valid.; consistency: c")
+    assert said.count("f") > 200  # the room the short logic view leaves goes to the others
 
 
 def ruling(round_=1, winner="con", dispute=0.5, consensus=False):
@@ -191,8 +212,11 @@ def test_a_ruling_against_both_teams_is_overruled_and_said(scripted):
 
 
 def test_teams_that_agree_in_the_judged_round_decide_over_the_judge():
-    def both(round_, conclusion, failed=None):
-        return [TeamRound(team=t, round=round_, conclusion=conclusion, failed=failed) for t in ("pro", "con")]
+    def both(round_, conclusion, failed=None, by="comprehensive"):
+        return [
+            TeamRound(team=t, round=round_, conclusion=conclusion, failed=failed, by=by)
+            for t in ("pro", "con")
+        ]
 
     assert final_label([ruling(3, winner="con")], [], both(3, "no_hallucination")) == (1, "teams")
     split = [*both(2, "hallucination")[:1], *both(2, "no_hallucination")[1:]]
@@ -203,6 +227,12 @@ def test_teams_that_agree_in_the_judged_round_decide_over_the_judge():
     assert final_label([ruling(1, winner="pro")], [], both(1, "hallucination")) == (0, "teams")
     # a Comprehensive agent that failed left a stand-in vote, which overrules nobody
     assert final_label([ruling(1, winner="pro")], [], both(1, "hallucination", "x")) == (1, "judge")
+    # nor do the agents' votes that stand in for the Comprehensive agents (impd-no_comprehensive)
+    assert final_label([ruling(1, winner="pro")], [], both(1, "hallucination", by="vote")) == (1, "judge")
+    assert final_label([ruling(1, winner="pro")], [], both(1, "hallucination", by="team_call")) == (
+        0,
+        "teams",
+    )
     # an uncertain judge still falls back to the vote
     views = [AgentView(team="pro", role="logic", round=1, conclusion="no_hallucination")]
     assert final_label([ruling(1, winner="uncertain")], views, both(1, "no_hallucination")) == (1, "vote")

@@ -62,7 +62,7 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     if answer.value is None:
         return {"usage": answer.usage, "judge_error": f"the judge failed in round {round_}: {answer.error}"}
     v = answer.value
-    _, confidence = read_confidence(
+    probabilities, confidence = read_confidence(
         ctx, answer.logprobs, v.winner, v.confidence, field="winner", labels=("pro", "con", "uncertain")
     )
     scores = {
@@ -78,6 +78,7 @@ async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         consensus=v.consensus,
         winner=v.winner,
         confidence=confidence,
+        winner_probabilities=probabilities if ctx.confidence_source == "logprobs" else None,
         feedback=v.feedback,
         reasoning=v.reasoning,
     )

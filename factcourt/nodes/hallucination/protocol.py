@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from factcourt.context import Context
-from factcourt.nodes._shared import clip, fence
+from factcourt.nodes._shared import clip, fence, share_budget
 from factcourt.state import (
     HALU_PERSPECTIVES,
     HALU_TEAMS,
@@ -129,7 +129,7 @@ def final_label(
     if judgements and judgements[-1].winner != "uncertain":
         ruled = judgements[-1]
         pro, con = (team_round(teams, t, ruled.round) for t in HALU_TEAMS)
-        spoke = pro is not None and con is not None and pro.failed is None and con.failed is None
+        spoke = all(t is not None and t.failed is None and t.by != "vote" for t in (pro, con))
         agreed = agreed_conclusion(pro, con) if spoke else None
         if agreed is not None and WINNER_OF[agreed] != ruled.winner:
             return (1 if agreed == "no_hallucination" else 0), "teams"
@@ -142,7 +142,8 @@ def final_label(
 def p_no_hallucination(judgement: Judgement | None, decided_by: str | None) -> float | None:
     """The deciding judge's confidence in its winner as a probability of label 1 (no hallucination).
 
-    None when the teams or a vote decided: an overruled judge's number would contradict the label.
+    From the winner's tokens it is P(pro) against P(con), so "uncertain" leans neither way. None
+    when the teams or a vote decided: an overruled judge's number would contradict the label.
     """
     if (
         decided_by != "judge"
@@ -151,19 +152,24 @@ def p_no_hallucination(judgement: Judgement | None, decided_by: str | None) -> f
         or judgement.winner == "uncertain"
     ):
         return None
+    tokens = judgement.winner_probabilities or {}
+    if tokens.get("pro", 0.0) + tokens.get("con", 0.0) > 0:
+        return tokens.get("pro", 0.0) / (tokens.get("pro", 0.0) + tokens.get("con", 0.0))
     return judgement.confidence if judgement.winner == "pro" else 1 - judgement.confidence
 
 
 def team_said(result: TeamRound, views: list[AgentView], limit: int) -> str:
     """A team's explained conclusion in ``limit`` characters.
 
-    A one-call team's three perspectives each get their share, so the factual check (written last)
-    is not the part cut away.
+    A one-call team's perspectives share the room, so the factual check (written last) is not the
+    part cut away.
     """
-    if result.by != "team_call":
-        return clip(result.analysis, limit)
     own = [v for v in views if v.team == result.team and v.round == result.round]
-    return "; ".join(f"{v.role}: {clip(v.analysis, limit // len(HALU_PERSPECTIVES))}" for v in own)
+    if result.by != "team_call" or not own:
+        return clip(result.analysis, limit)
+    labels = sum(len(f"{v.role}: ") for v in own) + len("; ") * (len(own) - 1)
+    room = share_budget([len(" ".join(v.analysis.split())) for v in own], limit - labels)
+    return "; ".join(f"{v.role}: {clip(v.analysis, n)}" for v, n in zip(own, room, strict=True))
 
 
 def first_round_label(
