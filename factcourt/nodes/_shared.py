@@ -46,20 +46,21 @@ def format_evidence(evidence: list[Evidence]) -> str:
         return "(none yet)"
     start = max(0, len(evidence) - EVIDENCE_SHOWN)
     shown = evidence[start:]
-    limits = share_budget([len(" ".join(e.text.split())) for e in shown], EVIDENCE_BUDGET)
+    texts = clip_to_budget([e.text for e in shown], EVIDENCE_BUDGET)
     return "\n".join(
-        f"[E{start + i + 1}] {fence(e.title)} ({e.url}): {fence(clip(e.text, limit))}"
-        for i, (e, limit) in enumerate(zip(shown, limits, strict=True))
+        f"[E{start + i + 1}] {fence(e.title)} ({e.url}): {fence(text)}"
+        for i, (e, text) in enumerate(zip(shown, texts, strict=True))
     )
 
 
-def share_budget(lengths: list[int], budget: int) -> list[int]:
-    """Each piece's character limit: shortest first, the room a short piece leaves goes to the rest."""
-    limits = [0] * len(lengths)
-    for rank, i in enumerate(sorted(range(len(lengths)), key=lengths.__getitem__)):
-        limits[i] = min(lengths[i], budget // (len(lengths) - rank))
+def clip_to_budget(texts: list[str], budget: int) -> list[str]:
+    """Clip texts to share ``budget`` characters; the room a short one leaves goes to the longer ones."""
+    squeezed = [" ".join(text.split()) for text in texts]
+    limits = [0] * len(squeezed)
+    for rank, i in enumerate(sorted(range(len(squeezed)), key=lambda i: len(squeezed[i]))):
+        limits[i] = min(len(squeezed[i]), budget // (len(squeezed) - rank))
         budget -= limits[i]
-    return limits
+    return [clip(text, limit) for text, limit in zip(squeezed, limits, strict=True)]
 
 
 def shown_evidence(evidence: list[Evidence]) -> range:

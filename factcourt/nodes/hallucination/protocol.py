@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from factcourt.context import Context
-from factcourt.nodes._shared import clip, fence, share_budget
+from factcourt.nodes._shared import clip, clip_to_budget, fence
 from factcourt.state import (
     HALU_PERSPECTIVES,
     HALU_TEAMS,
@@ -153,8 +153,9 @@ def p_no_hallucination(judgement: Judgement | None, decided_by: str | None) -> f
     ):
         return None
     tokens = judgement.winner_probabilities or {}
-    if tokens.get("pro", 0.0) + tokens.get("con", 0.0) > 0:
-        return tokens.get("pro", 0.0) / (tokens.get("pro", 0.0) + tokens.get("con", 0.0))
+    pro, con = tokens.get("pro", 0.0), tokens.get("con", 0.0)
+    if pro + con > 0:
+        return pro / (pro + con)
     return judgement.confidence if judgement.winner == "pro" else 1 - judgement.confidence
 
 
@@ -168,8 +169,8 @@ def team_said(result: TeamRound, views: list[AgentView], limit: int) -> str:
     if result.by != "team_call" or not own:
         return clip(result.analysis, limit)
     labels = sum(len(f"{v.role}: ") for v in own) + len("; ") * (len(own) - 1)
-    room = share_budget([len(" ".join(v.analysis.split())) for v in own], limit - labels)
-    return "; ".join(f"{v.role}: {clip(v.analysis, n)}" for v, n in zip(own, room, strict=True))
+    said = clip_to_budget([v.analysis for v in own], limit - labels)
+    return "; ".join(f"{v.role}: {text}" for v, text in zip(own, said, strict=True))
 
 
 def first_round_label(
