@@ -74,44 +74,58 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
     """Run ``method`` on ``case``; exceptions become a failed prediction, never a verdict."""
     start = time.perf_counter()
     given = list(case.evidence) if ctx.search == "given" else []
-    p_true = route = first_round = None
+    if method in BASELINES or method in QA_BASELINES:
+        run = _baseline
+    elif method in HALLUCINATION_METHODS:
+        run = _detect
+    else:
+        run = _debate
     try:
-        if method in BASELINES or method in QA_BASELINES:
-            if method in QA_BASELINES:
-                qa = QA_BASELINES[method]
-                verdict, error, trace = await qa(ctx, case.question, case.answer or case.claim, given)
-            else:
-                verdict, error, trace = await BASELINES[method](ctx, case.claim, given, case.question)
-            usage, evidence = trace.usage, [e.text for e in trace.evidence]
-            detail = {"steps": trace.steps, "queries": trace.queries}
-            p_true, first_round = trace.p_true, trace.first_round
-        elif method in HALLUCINATION_METHODS:
-            verdict, error, usage, evidence, detail, first_round, p_true = await _detect(
-                method, case, ctx, given
-            )
-        else:
-            run_ctx = make_context(ctx, **DEBATE_METHODS[method])
-            result = await averify(case.claim, given or None, case.question, run_ctx)
-            verdict, error = result["verdict"], result["error"]
-            usage = Usage.model_validate(result["usage"])
-            evidence = [e["text"] for e in result["evidence"]]
-            detail = {
-                "transcript": result["transcript"],
-                "summaries": result["summaries"],
-                "queries": result["queries"],
-                "rounds": result["rounds"],
-                "first_pass": result["first_pass"],
-            }
-            p_true, route, first_round = result["p_true"], result["route"], result["first_round_verdict"]
+        prediction = await run(method, case, ctx, given)
     except Exception as exc:  # noqa: BLE001  one broken case must not stop the benchmark
-        verdict, error, usage, evidence, detail = None, f"{type(exc).__name__}: {exc}", Usage(), [], {}
-    route = route or ("debate" if first_round else None)  # mad and impd debate every item
+        prediction = Prediction(None, f"{type(exc).__name__}: {exc}", Usage(), 0.0)
+    prediction.seconds = time.perf_counter() - start
+    if prediction.first_round_verdict and not prediction.route:
+        prediction.route = "debate"  # mad and impd debate every item
+    return prediction
+
+
+async def _baseline(method: str, case: Case, ctx: Context, given: list) -> Prediction:
+    if method in QA_BASELINES:
+        qa = QA_BASELINES[method]
+        verdict, error, trace = await qa(ctx, case.question, case.answer or case.claim, given)
+    else:
+        verdict, error, trace = await BASELINES[method](ctx, case.claim, given, case.question)
     return Prediction(
-        verdict, error, usage, time.perf_counter() - start, evidence, detail, p_true, route, first_round
+        verdict,
+        error,
+        trace.usage,
+        0.0,
+        [e.text for e in trace.evidence],
+        {"steps": trace.steps, "queries": trace.queries},
+        p_true=trace.p_true,
+        first_round_verdict=trace.first_round,
     )
 
 
-async def _detect(method: str, case: Case, ctx: Context, given: list) -> tuple:
+async def _debate(method: str, case: Case, ctx: Context, given: list) -> Prediction:
+    run_ctx = make_context(ctx, **DEBATE_METHODS[method])
+    result = await averify(case.claim, given or None, case.question, run_ctx)
+    detail = {key: result[key] for key in ("transcript", "summaries", "queries", "rounds", "first_pass")}
+    return Prediction(
+        result["verdict"],
+        result["error"],
+        Usage.model_validate(result["usage"]),
+        0.0,
+        [e["text"] for e in result["evidence"]],
+        detail,
+        p_true=result["p_true"],
+        route=result["route"],
+        first_round_verdict=result["first_round_verdict"],
+    )
+
+
+async def _detect(method: str, case: Case, ctx: Context, given: list) -> Prediction:
     """One QA pair through the hallucination debate, as a verdict on 'the answer is right'.
 
     Its P(true) is the deciding judge's confidence (the winner's token probability, else its
@@ -120,13 +134,18 @@ async def _detect(method: str, case: Case, ctx: Context, given: list) -> tuple:
     run_ctx = make_context(ctx, **HALLUCINATION_METHODS[method])
     knowledge = given if run_ctx.search == "given" else None
     result = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
-    verdict = baselines.QA_VERDICTS.get(result["label"])
     detail = {
         key: result[key]
         for key in ("rounds", "stop_reason", "winner", "dispute", "decided_by", "findings", "notes")
     }
     detail |= {"judgements": result["judgements"], "teams": result["teams"], "queries": result["queries"]}
-    usage = Usage.model_validate(result["usage"])
-    first_round = baselines.QA_VERDICTS.get(result["first_round_label"])
-    knowledge = [e["text"] for e in result["knowledge"]]
-    return verdict, result["error"], usage, knowledge, detail, first_round, result["p_no_hallucination"]
+    return Prediction(
+        baselines.QA_VERDICTS.get(result["label"]),
+        result["error"],
+        Usage.model_validate(result["usage"]),
+        0.0,
+        [e["text"] for e in result["knowledge"]],
+        detail,
+        p_true=result["p_no_hallucination"],
+        first_round_verdict=baselines.QA_VERDICTS.get(result["first_round_label"]),
+    )
