@@ -456,6 +456,19 @@ def test_local_search_gathers_sub_questions_searches_and_refined_knowledge(scrip
     assert A not in decompose, "the gathering agent sees the question only"
 
 
+def test_a_gathered_statement_its_fragment_does_not_state_is_replaced_by_the_fragment(scripted, corpus):
+    scripted.script["SubQuestions"] = [{"sub_questions": [], "keywords": []}]
+    scripted.script["KnowledgeStatements"] = [
+        {"statements": [{"statement": "Mount Everest is in Nepal, 8849 m high.", "sources": [1]}]}
+    ]
+    scripted.script["JudgeAnswer"] = [judge("con", 0.6, consensus=True)]
+    result = factcourt.detect(Q, A, model="scripted", cache=False, search="local", corpus=corpus)
+    assert [(k["text"], k["source"]) for k in result["knowledge"]] == [
+        ("Mount Everest, in the Himalayas of Asia, is Earth's highest mountain.", "local")
+    ]
+    assert "Nepal" not in asked(scripted, "PerspectiveAnswer")[0]
+
+
 def test_a_failed_decomposition_searches_the_question_and_says_so(scripted, corpus):
     scripted.script["SubQuestions"] = ["not JSON"]
     scripted.script["JudgeAnswer"] = [judge("con", 0.6, consensus=True)]

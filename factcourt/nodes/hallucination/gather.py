@@ -8,6 +8,7 @@ without the evidence it was meant to have must not pass for "no hallucination".
 from __future__ import annotations
 
 import asyncio
+import re
 
 from langgraph.runtime import Runtime
 
@@ -17,11 +18,12 @@ from factcourt.nodes._shared import EVIDENCE_SHOWN, emit, fence, language_for
 from factcourt.nodes.hallucination.protocol import clip
 from factcourt.prompts import conversation
 from factcourt.providers.models import Answer, ask
-from factcourt.providers.search import search
+from factcourt.providers.search import search, tokenize
 from factcourt.state import Evidence, HallucinationState, KnowledgeStatements, SubQuestions, Usage
 
 MAX_ITEM_CHARS = 4000
 FRAGMENT_CHARS = 300
+_WORD = re.compile(r"\d+|[^\W\d_]+")  # numbers apart from the words they touch (1889年)
 
 
 def item_problem(question: str, answer: str) -> str | None:
@@ -91,14 +93,18 @@ async def gather(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         return {**update, "usage": usage}
     statements, refining = await refine_knowledge(ctx, question, fragments, language, "hallucination")
     usage += refining
-    if statements is None:  # the fragments themselves, then
+    # the debate takes the knowledge as found (the long-form builder verifies each statement instead)
+    statements = grounded_statements(statements or [], fragments)
+    if not statements:  # the fragments themselves, then
         return {**update, "knowledge": fragments[:EVIDENCE_SHOWN], "usage": usage}
     knowledge = []
     for statement, sources in statements[:EVIDENCE_SHOWN]:
         first = sources[0] if sources else Evidence(text="")
-        knowledge.append(
-            Evidence(text=statement, url=first.url, title=first.title, source="gathered", query=first.query)
+        gathered = Evidence(
+            text=statement, url=first.url, title=first.title, source="gathered", query=first.query
         )
+        # a fragment standing in for a statement it did not bear out is shown as it was found
+        knowledge.append(first if statement == first.text else gathered)
     return {**update, "knowledge": knowledge, "usage": usage}
 
 
@@ -157,3 +163,35 @@ async def refine_knowledge(
         if item.statement.strip()
     ]
     return statements or None, refined.usage
+
+
+def stated_by(statement: str, sources: list[Evidence]) -> bool:
+    """Whether every name and number of ``statement`` occurs in ``sources`` (titles included).
+
+    Names (capitalised words) and numbers carry what a statement can get wrong; the rest may be
+    paraphrase. Case and stop words do not count.
+    """
+    facts = {t for w in _WORD.findall(statement) if w[0].isupper() or w.isdigit() for t in tokenize(w)}
+    found = {w.lower() for e in sources for w in _WORD.findall(f"{e.title} {e.text}")}
+    return facts <= found
+
+
+def grounded_statements(
+    statements: list[tuple[str, list[Evidence]]], fragments: list[Evidence]
+) -> list[tuple[str, list[Evidence]]]:
+    """The statements their cited fragments state; the fragments themselves in place of the rest.
+
+    The embedded gatherer writes, despite its prompt, statements that answer the question from
+    memory and cite an unrelated fragment ("the boy of Gary Paulsen's Hatchet is Peter Pan",
+    citing Peter Pan's page); the debate would take them as retrieved knowledge. A statement
+    citing nothing must be stated by some fragment, or it goes.
+    """
+    kept: list[tuple[str, list[Evidence]]] = []
+    for statement, sources in statements:
+        if stated_by(statement, sources or fragments):
+            kept.append((statement, sources))
+            continue
+        for fragment in sources:
+            if all(fragment.text != text for text, _ in kept):
+                kept.append((fragment.text, [fragment]))
+    return kept
