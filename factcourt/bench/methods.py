@@ -62,7 +62,7 @@ class Prediction:
     verdict: str | None
     error: str | None
     usage: Usage
-    seconds: float
+    seconds: float = 0.0  # the wall time of the whole prediction, set by ``predict``
     evidence: list[str] = field(default_factory=list)
     detail: dict[str, Any] = field(default_factory=dict)
     p_true: float | None = None
@@ -83,7 +83,7 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
     try:
         prediction = await run(method, case, ctx, given)
     except Exception as exc:  # noqa: BLE001  one broken case must not stop the benchmark
-        prediction = Prediction(None, f"{type(exc).__name__}: {exc}", Usage(), 0.0)
+        prediction = Prediction(None, f"{type(exc).__name__}: {exc}", Usage())
     prediction.seconds = time.perf_counter() - start
     if prediction.first_round_verdict and not prediction.route:
         prediction.route = "debate"  # mad and impd debate every item
@@ -100,9 +100,8 @@ async def _baseline(method: str, case: Case, ctx: Context, given: list) -> Predi
         verdict,
         error,
         trace.usage,
-        0.0,
-        [e.text for e in trace.evidence],
-        {"steps": trace.steps, "queries": trace.queries},
+        evidence=[e.text for e in trace.evidence],
+        detail={"steps": trace.steps, "queries": trace.queries},
         p_true=trace.p_true,
         first_round_verdict=trace.first_round,
     )
@@ -116,9 +115,8 @@ async def _debate(method: str, case: Case, ctx: Context, given: list) -> Predict
         result["verdict"],
         result["error"],
         Usage.model_validate(result["usage"]),
-        0.0,
-        [e["text"] for e in result["evidence"]],
-        detail,
+        evidence=[e["text"] for e in result["evidence"]],
+        detail=detail,
         p_true=result["p_true"],
         route=result["route"],
         first_round_verdict=result["first_round_verdict"],
@@ -143,9 +141,8 @@ async def _detect(method: str, case: Case, ctx: Context, given: list) -> Predict
         baselines.QA_VERDICTS.get(result["label"]),
         result["error"],
         Usage.model_validate(result["usage"]),
-        0.0,
-        [e["text"] for e in result["knowledge"]],
-        detail,
+        evidence=[e["text"] for e in result["knowledge"]],
+        detail=detail,
         p_true=result["p_no_hallucination"],
         first_round_verdict=baselines.QA_VERDICTS.get(result["first_round_label"]),
     )
