@@ -691,8 +691,8 @@ class HallucinationState(HallucinationInput, total=False):
     """The gathering agent's sub-questions."""
     queries: list[str]
     """Queries searched."""
-    gather_error: str
-    """Why the question's decomposition failed (the search went on with the question alone)."""
+    gather_notes: list[str]
+    """What the gathering went without: a failed decomposition, statements their sources do not state."""
     round: int
     """The round being debated, from 1."""
     views: Annotated[list[AgentView], operator.add]

@@ -467,6 +467,10 @@ def test_a_gathered_statement_its_fragment_does_not_state_is_replaced_by_the_fra
         ("Mount Everest, in the Himalayas of Asia, is Earth's highest mountain.", "local")
     ]
     assert "Nepal" not in asked(scripted, "PerspectiveAnswer")[0]
+    assert result["notes"] == [
+        "1 of 1 knowledge statements named what their sources do not state, so the sources are shown"
+        " instead: Mount Everest is in Nepal, 8849 m high."
+    ]
 
 
 def test_a_failed_decomposition_searches_the_question_and_says_so(scripted, corpus):

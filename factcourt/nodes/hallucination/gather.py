@@ -23,6 +23,7 @@ from factcourt.state import Evidence, HallucinationState, KnowledgeStatements, S
 
 MAX_ITEM_CHARS = 4000
 FRAGMENT_CHARS = 300
+NOTE_CHARS = 120
 _WORD = re.compile(r"\d+|[^\W\d_]+")  # numbers apart from the words they touch (1889年)
 
 
@@ -85,16 +86,24 @@ async def gather(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         "queries": queries,
         "fragments": fragments,
     }
+    notes = []
     if decomposed.value is None:
-        update["gather_error"] = (
+        notes.append(
             f"the question's decomposition failed, so only the question was searched: {decomposed.error}"
         )
     if not fragments:
-        return {**update, "usage": usage}
-    statements, refining = await refine_knowledge(ctx, question, fragments, language, "hallucination")
+        return {**update, "gather_notes": notes, "usage": usage}
+    written, refining = await refine_knowledge(ctx, question, fragments, language, "hallucination")
     usage += refining
+    written = written or []
     # the debate takes the knowledge as found (the long-form builder verifies each statement instead)
-    statements = grounded_statements(statements or [], fragments)
+    statements, unstated = grounded_statements(written, fragments)
+    if unstated:
+        notes.append(
+            f"{len(unstated)} of {len(written)} knowledge statements named what their sources do not"
+            f" state, so the sources are shown instead: {'; '.join(clip(u, NOTE_CHARS) for u in unstated)}"
+        )
+    update["gather_notes"] = notes
     if not statements:  # the fragments themselves, then
         return {**update, "knowledge": fragments[:EVIDENCE_SHOWN], "usage": usage}
     knowledge = []
@@ -178,8 +187,8 @@ def stated_by(statement: str, sources: list[Evidence]) -> bool:
 
 def grounded_statements(
     statements: list[tuple[str, list[Evidence]]], fragments: list[Evidence]
-) -> list[tuple[str, list[Evidence]]]:
-    """The statements their cited fragments state; the fragments themselves in place of the rest.
+) -> tuple[list[tuple[str, list[Evidence]]], list[str]]:
+    """The statements their fragments state (the fragments in place of the rest), and the rest.
 
     The embedded gatherer writes, despite its prompt, statements that answer the question from
     memory and cite an unrelated fragment ("the boy of Gary Paulsen's Hatchet is Peter Pan",
@@ -187,11 +196,13 @@ def grounded_statements(
     citing nothing must be stated by some fragment, or it goes.
     """
     kept: list[tuple[str, list[Evidence]]] = []
+    unstated = []
     for statement, sources in statements:
         if stated_by(statement, sources or fragments):
             kept.append((statement, sources))
             continue
+        unstated.append(statement)
         for fragment in sources:
             if all(fragment.text != text for text, _ in kept):
                 kept.append((fragment.text, [fragment]))
-    return kept
+    return kept, unstated

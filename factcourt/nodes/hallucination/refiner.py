@@ -26,7 +26,7 @@ def failures(state: HallucinationState) -> list[str]:
     """One note per failed call (gathering, agent, team, judge), in order."""
     teams = state.get("teams", [])
     team_calls = {(t.round, t.team) for t in teams if t.by == "team_call"}
-    notes = [state["gather_error"]] if state.get("gather_error") else []
+    notes = list(state.get("gather_notes", []))
     notes += [
         f"round {v.round}: the {v.team} {v.role} agent failed: {v.failed}"
         for v in state.get("views", [])
