@@ -23,7 +23,7 @@ ROUND_CHARS = 300
 
 
 def failures(state: HallucinationState) -> list[str]:
-    """One note per failed call (gathering, agent, team, judge), in order."""
+    """One note per failed call (gathering, agent, team, judge) or knowledge set aside, in order."""
     teams = state.get("teams", [])
     team_calls = {(t.round, t.team) for t in teams if t.by == "team_call"}
     notes = list(state.get("gather_notes", []))
