@@ -85,8 +85,7 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
     except Exception as exc:  # noqa: BLE001  one broken case must not stop the benchmark
         prediction = Prediction(None, f"{type(exc).__name__}: {exc}", Usage())
     prediction.seconds = time.perf_counter() - start
-    if prediction.first_round_verdict and not prediction.route:
-        prediction.route = "debate"  # mad and impd debate every item
+    prediction.route = prediction.route or ("debate" if prediction.first_round_verdict else None)  # mad, impd
     return prediction
 
 

@@ -24,7 +24,7 @@ from factcourt.providers.cache import cache_key, store
 from factcourt.state import Evidence
 
 _TOKEN = re.compile(r"[\u4e00-\u9fff]|[^\W_]+", re.UNICODE)
-_STOPWORDS = frozenset(
+STOP_WORDS = frozenset(
     "a an the of in on at to for by with from and or is are was were be been it its as that this "
     "which who what when where how did does do has have had not".split()
 )
@@ -32,7 +32,7 @@ _STOPWORDS = frozenset(
 
 def tokenize(text: str) -> list[str]:
     """Lower-case word tokens (Chinese characters one by one), stop words removed."""
-    return [t for t in _TOKEN.findall(text.lower()) if t not in _STOPWORDS]
+    return [t for t in _TOKEN.findall(text.lower()) if t not in STOP_WORDS]
 
 
 class SearchBackend(Protocol):

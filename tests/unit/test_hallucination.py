@@ -468,8 +468,8 @@ def test_a_gathered_statement_its_fragment_does_not_state_is_replaced_by_the_fra
     ]
     assert "Nepal" not in asked(scripted, "PerspectiveAnswer")[0]
     assert result["notes"] == [
-        "1 of 1 knowledge statements named what their sources do not state, so the sources are shown"
-        " instead: Mount Everest is in Nepal, 8849 m high."
+        "1 of 1 knowledge statements named what their sources do not state and were set aside (the"
+        " sources they cite are shown instead): Mount Everest is in Nepal, 8849 m high."
     ]
 
 

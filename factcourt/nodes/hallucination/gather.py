@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import unicodedata
 
 from langgraph.runtime import Runtime
 
@@ -18,13 +19,14 @@ from factcourt.nodes._shared import EVIDENCE_SHOWN, emit, fence, language_for
 from factcourt.nodes.hallucination.protocol import clip
 from factcourt.prompts import conversation
 from factcourt.providers.models import Answer, ask
-from factcourt.providers.search import search, tokenize
+from factcourt.providers.search import STOP_WORDS, search
 from factcourt.state import Evidence, HallucinationState, KnowledgeStatements, SubQuestions, Usage
 
 MAX_ITEM_CHARS = 4000
 FRAGMENT_CHARS = 300
 NOTE_CHARS = 120
-_WORD = re.compile(r"\d+|[^\W\d_]+")  # numbers apart from the words they touch (1889年)
+# whole numbers (1,000 and 4.5), Chinese runs and other words apart from each other (1889年, 由Steve)
+_WORD = re.compile(r"\d+(?:[.,]\d+)*|[\u4e00-\u9fff]+|[^\W\d_\u4e00-\u9fff]+")
 
 
 def item_problem(question: str, answer: str) -> str | None:
@@ -101,7 +103,8 @@ async def gather(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     if unstated:
         notes.append(
             f"{len(unstated)} of {len(written)} knowledge statements named what their sources do not"
-            f" state, so the sources are shown instead: {'; '.join(clip(u, NOTE_CHARS) for u in unstated)}"
+            f" state and were set aside (the sources they cite are shown instead):"
+            f" {'; '.join(clip(u, NOTE_CHARS) for u in unstated)}"
         )
     update["gather_notes"] = notes
     if not statements:  # the fragments themselves, then
@@ -178,11 +181,19 @@ def stated_by(statement: str, sources: list[Evidence]) -> bool:
     """Whether every name and number of ``statement`` occurs in ``sources`` (titles included).
 
     Names (capitalised words) and numbers carry what a statement can get wrong; the rest may be
-    paraphrase. Case and stop words do not count.
+    paraphrase. Case, accents, thousands separators and stop words do not count. A capitalised
+    common word ("Both", "However") counts too: such a statement gives way to its fragments.
     """
-    facts = {t for w in _WORD.findall(statement) if w[0].isupper() or w.isdigit() for t in tokenize(w)}
-    found = {w.lower() for e in sources for w in _WORD.findall(f"{e.title} {e.text}")}
+    facts = {_plain(w) for w in _WORD.findall(statement) if w[0].isupper() or w[0].isdigit()} - STOP_WORDS
+    found = {_plain(w) for e in sources for w in _WORD.findall(f"{e.title} {e.text}")}
     return facts <= found
+
+
+def _plain(word: str) -> str:
+    """``word`` case-folded, without accents or thousands separators (Zürich, 1,000 -> zurich, 1000)."""
+    decomposed = unicodedata.normalize("NFKD", word)
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    return re.sub(r",(?=\d{3}\b)", "", bare)
 
 
 def grounded_statements(
@@ -193,16 +204,22 @@ def grounded_statements(
     The embedded gatherer writes, despite its prompt, statements that answer the question from
     memory and cite an unrelated fragment ("the boy of Gary Paulsen's Hatchet is Peter Pan",
     citing Peter Pan's page); the debate would take them as retrieved knowledge. A statement
-    citing nothing must be stated by some fragment, or it goes.
+    citing nothing must be stated by one fragment, or it goes. Stand-ins come after the stated
+    statements, so they do not crowd them out of the knowledge shown; no text comes twice.
     """
     kept: list[tuple[str, list[Evidence]]] = []
+    stand_ins: list[tuple[str, list[Evidence]]] = []
     unstated = []
     for statement, sources in statements:
-        if stated_by(statement, sources or fragments):
+        checked_against = [sources] if sources else [[f] for f in fragments]
+        if any(stated_by(statement, group) for group in checked_against):
             kept.append((statement, sources))
-            continue
-        unstated.append(statement)
-        for fragment in sources:
-            if all(fragment.text != text for text, _ in kept):
-                kept.append((fragment.text, [fragment]))
-    return kept, unstated
+        else:
+            unstated.append(statement)
+            stand_ins += [(f.text, [f]) for f in sources]
+    distinct, shown = [], set()
+    for text, sources in kept + stand_ins:
+        if text not in shown:
+            shown.add(text)
+            distinct.append((text, sources))
+    return distinct, unstated
