@@ -52,8 +52,8 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--rule", choices=["free", "mandatory_search", "adaptive"], help="debate rule (default free)"
     )
-    g.add_argument("--jurors", type=int, help="number of jury evaluators (default 3)")
-    g.add_argument("--rounds", type=int, help="debate rounds (default: jury 2, adversarial 3)")
+    g.add_argument("--jurors", type=int, help="number of jury evaluators (default 2)")
+    g.add_argument("--rounds", type=int, help="debate rounds (default: jury 1, otherwise 3)")
     g.add_argument("--theta", type=float, help="confidence below which a speaker retrieves (0.7)")
     g.add_argument(
         "--first-pass-theta",
