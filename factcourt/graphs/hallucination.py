@@ -3,7 +3,9 @@
 Each round sends every agent of both teams its own branch (``Send``) with exactly the history
 it may see; the Comprehensive agents conclude for their teams; the judge scores the dispute.
 The routers return labels naming why the debate goes on or stops (``consensus``,
-``dispute_below_epsilon``, ``max_rounds``, ``judge_failed``), so Studio draws every branch.
+``dispute_below_epsilon``, ``max_rounds``, ``judge_failed``). LangGraph draws one edge per pair
+of nodes, so Studio labels the judge -> refiner edge with the first of the four; the report's
+``stop_reason`` says which one ended the run.
 """
 
 from __future__ import annotations

@@ -109,16 +109,22 @@ def test_with_local_search_cot_searches_the_question_once(scripted, corpus):
     assert "Himalayas" in prompts(scripted)[0]
 
 
-def test_bench_runs_cot_and_mad_on_qa_pairs_with_label_1_as_true(scripted, tmp_path, qa_dataset):
+def test_bench_runs_the_qa_baselines_on_qa_pairs_with_label_1_as_true(scripted, tmp_path, qa_dataset):
     scripted.script["HallucinationCheck"] = [
         lambda p: check("hallucination" if "<answer>Mount Everest is in Africa." in p else "no_hallucination")
     ]
-    summary = asyncio.run(run_bench(qa_dataset, ["cot", "mad"], CTX, tmp_path / "out"))
-    for method in ("cot", "mad"):
+    methods = ("cot", "self_reflection", "mad")
+    summary = asyncio.run(run_bench(qa_dataset, list(methods), CTX, tmp_path / "out"))
+    for method in methods:
         binary = summary["report"][method]["binary"]
         assert binary["accuracy"] == 1.0 and binary["failed"] == 0, method
-    calls = {m: summary["report"][m]["cost"]["calls_per_claim"] for m in ("cot", "mad")}
-    assert calls == {"cot": 1, "mad": MAD_AGENTS * MAD_ROUNDS}
+    cost = {m: summary["report"][m]["cost"] for m in methods}
+    assert {m: c["calls_per_claim"] for m, c in cost.items()} == {
+        "cot": 1,
+        "self_reflection": 2,
+        "mad": MAD_AGENTS * MAD_ROUNDS,
+    }
+    assert all(c["input_tokens_per_claim"] > 0 and c["seconds_per_claim"] >= 0 for c in cost.values())
 
 
 def test_bench_counts_mads_flips_from_its_round_one_majority(scripted, tmp_path, qa_dataset):
