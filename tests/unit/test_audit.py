@@ -13,10 +13,12 @@ import openai
 import pytest
 
 import factcourt
+from factcourt.audit_report import verdict_right
 from factcourt.checkpoints import checkpoints_path
 from factcourt.cli import main
 from factcourt.context import Context
 from factcourt.errors import ConfigError, InputError
+from factcourt.metrics.audit import poor
 from factcourt.nodes.audit.evaluator import majority, parse_rating
 from factcourt.nodes.audit.prober import select_examples
 from factcourt.nodes.audit.scenario_judge import parse_decision
@@ -153,8 +155,20 @@ def test_prober_examples_follow_the_authors_select():
     assert [r.id for r in select_examples(few, 5, random.Random(0))] == ["D e f", "A b c two"]
     many = [record(f"Claim {i} x", g) for i, g in enumerate([1, 2, 3, 7, 8, 9, 10])]
     chosen = select_examples(many, 5, random.Random(0))
-    assert len(chosen) == 5 and sum(r.grade <= 3 for r in chosen) >= 2
-    assert [r.grade for r in chosen] == sorted((r.grade for r in chosen), reverse=True)
+    # 2 of the 3 bad ones and 3 random others (not simply the 5 lowest, 8 7 3 2 1), best first
+    assert [r.grade for r in chosen] == [9, 8, 3, 2, 1]
+    assert all(sum(poor(r.grade) for r in select_examples(many, 5, random.Random(s))) >= 2 for s in range(20))
+
+
+def test_a_verdict_is_right_only_when_the_target_states_the_references():
+    def record(target, reference):
+        return CaseRecord(
+            id="c", object="o", scenario="s", origin="seed", response_label=target, reference_label=reference
+        )
+
+    assert verdict_right(record("Factual", "Factual")) and verdict_right(record("Non-Factual", "Non-Factual"))
+    assert not verdict_right(record("Factual", "Non-Factual"))
+    assert not verdict_right(record(None, None)) and not verdict_right(record(None, "Factual"))
 
 
 def test_context_rejects_bad_audit_settings():
@@ -202,6 +216,7 @@ def test_seeds_then_probes_then_an_added_scenario_then_the_cap(auditor, target):
     assert "Seed1 wish_rumor" in probe_prompt and "Score: 2" in probe_prompt
     appraiser_prompt = [p for n, p in auditor.calls if n == "Appraisal"][0]
     assert '"wish_rumor": 6.0' in appraiser_prompt and "Task Name: wish_rumor" in appraiser_prompt
+    assert "Score: 2" in appraiser_prompt and "Score: 8" not in appraiser_prompt  # bad cases only
     # the target got exactly Fig 12's question, once per case, and no auditor prompt
     assert target.count("text") == 6
     assert all(p.startswith("This is a fact-checking task") for _, p in target.calls)
@@ -224,6 +239,19 @@ def test_the_appraiser_stop_ends_the_object(auditor, target):
     assert auditor.count("Appraisal") == 2 and not texts(auditor, "A new test point")
     assert {c["scenario"] for c in result["cases"]} == {"wish_rumor", "satire_or_parody_news"}
     assert result["added_scenarios"] == []
+
+
+def test_an_accepted_scenario_restarts_the_count_of_rejections_in_a_row(auditor, target):
+    no, yes = "[[No]] too close to wish_rumor", "[[Yes]]"
+    auditor.script["text"] = [auditor_text(decisions=(no, yes, no, no, no))]
+    auditor.script["Appraisal"] = [
+        {"explanation": str(n), "stop": False, "task_name": f"rumor_{n}"} for n in range(6)
+    ]
+    result = factcourt.audit(["social_rumor"], **{**SETTINGS, "audit_scenario_cap": 16})
+    assert result["stops"] == {"social_rumor": "rejections"}
+    outcomes = [a["outcome"] for a in result["appraisals"]]
+    assert outcomes == ["rejected", "accepted", "rejected", "rejected", "rejected"]
+    assert [s["name"] for s in result["added_scenarios"]] == ["rumor_1"]
 
 
 def test_three_rejections_in_a_row_end_the_object(auditor, target):
