@@ -274,14 +274,35 @@ def _cost(records: list[dict | None]) -> dict[str, Any]:
     }
 
 
+NO_MEAN = {"mean": None, "n": 0, "undefined": 0}
+
+
+def _over_max_claims(check: dict | None) -> int:
+    """Claims of an answer that decompose dropped beyond ``max_claims``: never checked nor scored."""
+    return sum(1 for d in (check or {}).get("dropped", []) if d["reason"] == "over_limit")
+
+
 def build_report(lb: Leaderboard) -> dict[str, Any]:
-    """Per target: prompts done and failed, mean scores, calls, tokens and time; where the time went."""
+    """Per target: prompts done and failed, mean scores, calls, tokens and time; where the time went.
+
+    Each target's means are over the prompts scored for it; the ranking compares the targets on
+    the prompts scored for all of them, so that one failing hard prompts does not rank on easier
+    ones. A target with no score at all is ranked last rather than leaving no prompt in common.
+    """
     names, rows = score_names(lb.ctx), []
+    first = gamma_key("f1", lb.ctx.gammas[0]) if lb.ctx.gammas else names[-1]
+    scored = {
+        m: {p.id: r["scores"] for p in lb.prompts if (r := lb.record("score", p, m))} for m in lb.targets
+    }
+    with_scores = [by_prompt for by_prompt in scored.values() if by_prompt]
+    common = [p.id for p in lb.prompts if with_scores and all(p.id in s for s in with_scores)]
     for model in lb.targets:
         answers = [lb.record("answer", p, model) for p in lb.prompts]
         checks = [lb.record("check", p, model) for p in lb.prompts]
         scores = [lb.record("score", p, model) for p in lb.prompts]
-        means = mean_scores([r["scores"] for r in scores if r])
+        means = mean_scores(list(scored[model].values()))
+        ranked = mean_scores([scored[model][i] for i in common if i in scored[model]])
+        over = [_over_max_claims(r) for r in checks]
         rows.append(
             {
                 "model": model,
@@ -290,8 +311,10 @@ def build_report(lb: Leaderboard) -> dict[str, Any]:
                 "answer_failed": sum(1 for r in answers if r and r.get("error")),
                 "check_failed": sum(1 for r in checks if r and r.get("error")),
                 "scored": sum(1 for r in scores if r),
-                "means": {n: means.get(n, {"mean": None, "n": 0, "undefined": 0}) for n in names},
+                "means": {n: means.get(n, NO_MEAN) for n in names},
+                "ranked": ranked.get(first, NO_MEAN),
                 "claims_per_answer": _mean([len(r["claims"]) for r in scores if r]),
+                "over_max_claims": {"claims": sum(over), "answers": sum(1 for n in over if n)},
                 "cost": {
                     "answer": _cost(answers),
                     "check": _cost(checks),
@@ -299,14 +322,15 @@ def build_report(lb: Leaderboard) -> dict[str, Any]:
                 },
             }
         )
-    first = gamma_key("f1", lb.ctx.gammas[0]) if lb.ctx.gammas else names[-1]
-    rows.sort(key=lambda r: -(r["means"][first]["mean"] if r["means"][first]["mean"] is not None else -1))
+    rows.sort(key=lambda r: (r["ranked"]["mean"] is None, -(r["ranked"]["mean"] or 0.0)))
     pyramids = [lb.record("pyramid", p) for p in lb.prompts]
     built = [Pyramid.model_validate(r["pyramid"]) for r in pyramids if r]
     experts_only = [m for m in lb.ctx.experts if m not in lb.targets]
     return {
         "rows": rows,
         "score_names": names,
+        "ranked_by": {"score": first, "prompts": len(common)},
+        "max_claims": lb.ctx.max_claims,
         "pyramids": {
             "built": len(built),
             "prompts": len(lb.prompts),
@@ -351,7 +375,7 @@ def label(name: str) -> str:
 
 def markdown(report: dict[str, Any], settings: dict[str, Any]) -> str:
     """report.md: the paper's Tables 7-8 with cost and failure columns, then where the time went."""
-    names = report["score_names"]
+    names, ranked_by, most = report["score_names"], report["ranked_by"], report["max_claims"]
     lines = [
         "# MAD-Fact leaderboard",
         "",
@@ -360,14 +384,26 @@ def markdown(report: dict[str, Any], settings: dict[str, Any]) -> str:
         f"({settings['protocol']}, rule {settings['rule']}). Scores are means over the answers scored; "
         "F1 is averaged per answer.",
         "",
+        f"Ranked by {label(ranked_by['score'])} over the {ranked_by['prompts']} prompts scored for every "
+        f"model ('ranked {label(ranked_by['score'])}'), so a model that fails hard prompts does not rank "
+        "on easier ones; the other scores are each model's means over the prompts scored for it.",
+        "",
         *[
             f"{model} is also an expert: its own claims are in the golden set, which raises its "
             "recall against models that are not.\n"
             for model in [r["model"] for r in report["rows"]]
             if model in settings["experts"]
         ],
-        "| Model | scored | " + " | ".join(label(n) for n in names) + " | failed | calls | tokens | time s |",
-        "|---" * (len(names) + 6) + "|",
+        *[
+            f"{r['model']}: {r['over_max_claims']['claims']} claims in {r['over_max_claims']['answers']} "
+            f"answers were over max_claims ({most}) and not checked, which bounds its recall and F1@K.\n"
+            for r in report["rows"]
+            if r["over_max_claims"]["claims"]
+        ],
+        "| Model | scored | "
+        + " | ".join(label(n) for n in names)
+        + f" | ranked {label(ranked_by['score'])} | failed | calls | tokens | time s |",
+        "|---" * (len(names) + 7) + "|",
     ]
     for row in report["rows"]:
         cost = row["cost"]
@@ -378,14 +414,15 @@ def markdown(report: dict[str, Any], settings: dict[str, Any]) -> str:
         lines.append(
             f"| {row['model']} | {row['scored']}/{row['prompts']} | "
             + " | ".join(_cell(row["means"][n]) for n in names)
-            + f" | {failed} | {calls} | {tokens} | {seconds:.0f} |"
+            + f" | {_cell(row['ranked'])} | {failed} | {calls} | {tokens} | {seconds:.0f} |"
         )
     p = report["pyramids"]
     lines += [
         "",
         "'undefined': recall of answers whose pyramid has no golden claim (left out of the mean). "
         "'failed': prompts the model did not answer or whose answer could not be checked (left "
-        "out of its mean). Calls, tokens and time: its answers, their checks and their scoring.",
+        "out of its mean and of the ranking). Calls, tokens and time: its answers, their checks and "
+        "their scoring.",
         "",
         "## Where the time went",
         "",
@@ -459,6 +496,7 @@ def write_answers(lb: Leaderboard, path: Path) -> int:
                     "claims": (score or {}).get("claims") or (check or {}).get("claims", []),
                     "checked_claims": (check or {}).get("claims", []),
                     "scores": (score or {}).get("scores"),
+                    "over_max_claims": _over_max_claims(check),
                 }
             )
     path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")

@@ -101,8 +101,9 @@ def pyramid_scores(
         ks: SAFE's K values.
 
     A golden claim matched by several supported claims is credited once in recall; each claim
-    counts in precision. Without golden claims recall and F1@gamma are undefined (None), never
-    0 or 1. F1 is 0 when no claim is supported (Eq. 19).
+    counts in precision, and recall credits the golden claim's weight. Without golden claims
+    recall is undefined (None), never 0 or 1, and so is F1@gamma unless no claim is supported:
+    then F1 is 0 (Eq. 19).
     """
     supported = [ok for ok, _, _ in claims]
     precision = weighted_precision(supported, [w for _, w, _ in claims]) if claims else None
@@ -125,9 +126,8 @@ def pyramid_scores(
     for gamma in gammas:
         recall = recall_at_gamma(found, sum(golden_weights.values()), gamma)
         scores[gamma_key("recall", gamma)] = recall
-        scores[gamma_key("f1", gamma)] = (
-            None if recall is None else 0.0 if not hits else f1(precision, recall)
-        )
+        # Eq. 19: no supported claim is F1 0, with or without a pyramid to recall
+        scores[gamma_key("f1", gamma)] = 0.0 if not hits else f1(precision, recall)
     for k in ks:
         scores[f"f1@{k}"] = f1_at_k(hits, len(claims) - hits, k)
     return scores

@@ -4,11 +4,14 @@ import json
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from factcourt.bench.leaderboard import read_prompts
+from factcourt.bench.leaderboard import Leaderboard, build_report, markdown, read_prompts
 from factcourt.cli import main
+from factcourt.context import Context
 from factcourt.errors import InputError
-from tests.fakes import ANSWERS
+from factcourt.providers import models
+from tests.fakes import ANSWERS, ScriptedModel
 
 PROMPTS = Path(__file__).parent.parent / "fixtures" / "longform_prompts.jsonl"
 
@@ -80,6 +83,7 @@ def test_the_leaderboard_scores_each_answer_against_its_pyramid_and_resumes(
     assert a["means"]["f1@64"]["mean"] == pytest.approx(2 * (2 / 3) * (2 / 64) / (2 / 3 + 2 / 64))
     b = rows["expert-b"]
     assert b["answer_failed"] == 1 and b["scored"] == 1
+    assert summary["report"]["ranked_by"] == {"score": "f1@1.0", "prompts": 1}  # Eiffel only
     # the Moon pyramid was built without expert-b: Paris said by a and c is now the top of G = 2
     moon = json.loads((out / "pyramids" / "moon.json").read_text())
     assert moon["answered"] == ["expert-a", "expert-c"] and "down" in moon["failed"]["expert-b"]
@@ -110,6 +114,97 @@ def test_the_leaderboard_scores_each_answer_against_its_pyramid_and_resumes(
         (r["model"], r["scored"], r["means"]) for r in summary["report"]["rows"]
     ]  # the time of the redone score differs
     assert len(experts["expert-a"].calls) == 2, "answers are not asked again"
+
+
+@pytest.fixture
+def outsider(experts):
+    """A target that is no expert: one claim on the pyramid, one off it and not in the corpus."""
+    answer = "The Eiffel Tower is in Paris. The Louvre holds the Mona Lisa painting."
+    model = ScriptedModel(script={"LongAnswer": [{"answer": answer}]})
+    models.register_model("outsider", model)
+    yield model
+    models.register_model("outsider", None)
+
+
+def test_a_claim_off_the_pyramid_weighs_unmatched_weight_in_precision(tmp_path, corpus, outsider):
+    assert run(tmp_path, corpus, "--targets", "outsider") == 0
+    summary = json.loads((tmp_path / "lb" / "report.json").read_text())
+    (row,) = summary["report"]["rows"]
+    # Paris (golden, said by all three experts: 4) supported; the Louvre claim (off it: 1) not
+    assert row["means"]["precision"] == {"mean": pytest.approx(4 / 5), "n": 2, "undefined": 0}
+    assert row["means"]["recall@1.0"]["mean"] == pytest.approx(4 / 11)
+    answers = [json.loads(line) for line in (tmp_path / "lb" / "answers.jsonl").read_text().splitlines()]
+    louvre = next(c for c in answers[0]["claims"] if "Louvre" in c["text"])
+    assert (louvre["golden"], louvre["weight"], louvre["verdict"]) == (None, 1.0, "not_enough_evidence")
+
+
+def test_claims_over_max_claims_are_counted_per_answer_and_in_the_report(tmp_path, corpus, experts):
+    # expert-a states three facts, expert-b two: only expert-a loses one per answer
+    assert run(tmp_path, corpus, "--set", "max_claims=2") == 0
+    out = tmp_path / "lb"
+    rows = {r["model"]: r for r in json.loads((out / "report.json").read_text())["report"]["rows"]}
+    assert rows["expert-a"]["over_max_claims"] == {"claims": 2, "answers": 2}
+    assert rows["expert-b"]["over_max_claims"] == {"claims": 0, "answers": 0}
+    answers = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
+    assert {(a["model"], a["over_max_claims"]) for a in answers} == {("expert-a", 1), ("expert-b", 0)}
+    report = (out / "report.md").read_text()
+    assert "expert-a: 2 claims in 2 answers were over max_claims (2) and not checked" in report
+    assert "expert-b:" not in report
+
+
+def stored(tmp_path, f1s: dict[str, dict[str, float | None]]) -> Leaderboard:
+    """A leaderboard with its records stored: each target's F1@1.0 per prompt id, None for a failed check."""
+    prompts = read_prompts(PROMPTS)
+    lb = Leaderboard(prompts, list(f1s), Context(), tmp_path, Console(quiet=True))
+    for model, by_prompt in f1s.items():
+        for p in prompts:
+            f1 = by_prompt[p.id]
+            lb.store.append({"method": f"answer:{model}", "id": p.id, "text": "an answer", "error": None})
+            error = "no claim could be checked" if f1 is None else None
+            lb.store.append(
+                {"method": f"check:{model}", "id": p.id, "claims": [], "dropped": [], "error": error}
+            )
+            if f1 is not None:
+                record = {"scores": {"f1@1.0": f1}, "claims": [], "error": None}
+                lb.store.append({"method": f"score:{model}", "id": p.id, **record})
+    return lb
+
+
+def every_prompt(f1: float | None) -> dict[str, float | None]:
+    return dict.fromkeys(["eiffel", "moon", "louvre", "changcheng"], f1)
+
+
+def test_rows_are_ranked_best_first_whatever_the_order_of_the_targets(tmp_path):
+    lb = stored(
+        tmp_path,
+        {
+            "weak": every_prompt(0.2),
+            "silent": every_prompt(None),
+            "best": every_prompt(0.9),
+            "middle": every_prompt(0.5),
+        },
+    )
+    # 'silent' has no score at all: it goes last instead of leaving no prompt common to every target
+    assert [r["model"] for r in build_report(lb)["rows"]] == ["best", "middle", "weak", "silent"]
+
+
+def test_the_ranking_compares_every_model_on_the_same_prompts(tmp_path):
+    # 'dodger' fails the hard prompt that pulls 'steady' down: by its own mean it would rank first
+    steady = every_prompt(0.5) | {"changcheng": 0.1}
+    dodger = every_prompt(0.45) | {"changcheng": None}
+    report = build_report(stored(tmp_path, {"dodger": dodger, "steady": steady}))
+    rows = {r["model"]: r for r in report["rows"]}
+    assert [r["model"] for r in report["rows"]] == ["steady", "dodger"]
+    assert report["ranked_by"] == {"score": "f1@1.0", "prompts": 3}
+    assert rows["steady"]["ranked"]["mean"] == pytest.approx(0.5)
+    assert rows["dodger"]["ranked"]["mean"] == pytest.approx(0.45)
+    # each model's own means, over the prompts scored for it, are still shown with their n
+    assert rows["dodger"]["means"]["f1@1.0"] == {"mean": pytest.approx(0.45), "n": 3, "undefined": 0}
+    assert rows["steady"]["means"]["f1@1.0"] == {"mean": pytest.approx(0.4), "n": 4, "undefined": 0}
+    settings = {"prompts_file": "p.jsonl", "prompts": 4, "experts": ["e"], "checker": "c"}
+    text = markdown(report, settings | {"protocol": "jury", "rule": "free"})
+    assert "Ranked by F1@1.0 over the 3 prompts scored for every model" in text
+    assert "| dodger | 3/4 |" in text
 
 
 def test_an_expert_that_answers_on_the_next_run_rebuilds_the_pyramid_and_its_scores(

@@ -101,6 +101,19 @@ def test_an_empty_pyramid_leaves_recall_and_f1_undefined_never_zero_or_one():
     assert s["f1@64"] == pytest.approx(2 * 1 * (1 / 64) / (1 + 1 / 64))  # SAFE needs no pyramid
 
 
+def test_an_empty_pyramid_and_no_supported_claim_give_f1_zero_as_eq_19_says():
+    # |S| = 0 decides F1 before the pyramid does: recall stays undefined, F1 is 0
+    s = pyramid_scores([(False, 1.0, None)], {}, gammas=(1.0,), ks=())
+    assert s["recall@1.0"] is None and s["f1@1.0"] == 0.0
+    assert pyramid_scores([], {}, gammas=(1.0,), ks=())["f1@1.0"] == 0.0
+
+
+def test_recall_credits_the_golden_claims_weight_not_the_matching_claims_own():
+    # Eq. 18 weighs a fact by the pyramid: g1 weighs 4 whatever weight its matching claim carries
+    s = pyramid_scores([(True, 1.0, "g1")], GOLDEN, gammas=(1.0,), ks=())
+    assert s["recall@1.0"] == pytest.approx(4 / 9) and s["precision"] == 1.0
+
+
 def test_a_response_with_no_judged_claim_has_undefined_precision_and_f1_zero():
     s = pyramid_scores([], GOLDEN, gammas=(1.0,), ks=(64,))
     assert s["precision"] is None and s["recall@1.0"] == 0.0 and s["f1@1.0"] == 0.0

@@ -45,6 +45,14 @@ def test_layers_and_weights_follow_how_many_experts_stated_each_fact(experts, sc
     assert pyramid.usage.by_role["answer"]["calls"] == 3 and pyramid.usage.by_role["matcher"]["calls"] >= 2
 
 
+def test_an_expert_stating_a_fact_twice_counts_once_in_its_frequency(experts):
+    # f counts experts, not claims: a fourth "Paris" from three experts must not make f = 4 > G
+    twice = {**ANSWERS, "expert-a": "The Eiffel Tower stands in Paris. " + ANSWERS["expert-a"]}
+    paris = by_fact(factcourt.build_pyramid(Q, settings(), answers=twice))["paris"]
+    assert len(paris.members) == 4 and sorted(paris.experts) == sorted(ANSWERS)
+    assert (paris.layer, paris.weight) == (1, 4.0)
+
+
 def test_given_answers_are_not_asked_again(experts):
     pyramid = factcourt.build_pyramid(Q, settings(), answers={"expert-a": ANSWERS["expert-a"]})
     assert experts["expert-a"].count("LongAnswer") == 0 and experts["expert-b"].count("LongAnswer") == 1
