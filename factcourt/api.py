@@ -173,6 +173,7 @@ def detection_json(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
             "search": ctx.search,
             "model": ctx.model,
             "layout": ctx.hallucination_layout,
+            "judge": ctx.hallucination_judge,
             "agents": list(ctx.hallucination_agents),
             "epsilon": ctx.epsilon,
             "max_rounds": ctx.hallucination_rounds,

@@ -246,6 +246,14 @@ class Context:
         "'team' = each team answers in one call with the three perspectives as fields (2).",
         "agents",
     )
+    hallucination_judge: Literal["checked", "paper"] = _describe(
+        "Hallucination debate, how far the judge's word goes: 'checked' = an early stop needs both "
+        "teams to have concluded alike and the judge to name that side, and at the end both teams' "
+        "agreed conclusion stands over a contrary last ruling (the 1.5B judge named winners its "
+        "teams and reasoning contradicted); 'paper' = the judge's consensus flag or a dispute at "
+        "epsilon stops the debate and its last ruling is the label, as in IMPD-MACD.",
+        "checked",
+    )
     hallucination_agents: list[str] = _describe(
         "Hallucination debate: the agents each team has (ablations leave one out): "
         + ", ".join(HALLUCINATION_AGENTS),

@@ -47,6 +47,7 @@ HALLUCINATION_METHODS: dict[str, dict[str, Any]] = {
     "impd": {},
     "impd-team": {"hallucination_layout": "team"},  # one call per team: 3 calls a round
     "impd-no_knowledge": {"search": "none"},
+    "impd-paper_judge": {"hallucination_judge": "paper"},  # the judge's word alone stops and decides
     **{
         f"impd-no_{agent}": {"hallucination_agents": [a for a in HALLUCINATION_AGENTS if a != agent]}
         for agent in HALLUCINATION_AGENTS

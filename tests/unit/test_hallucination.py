@@ -187,6 +187,24 @@ def test_an_early_stop_needs_both_teams_to_agree_with_each_other_and_with_the_wi
     assert agreed_conclusion(TeamRound(team="pro", round=1, conclusion="hallucination"), None) is None
 
 
+def test_the_papers_judge_rule_stops_and_decides_on_the_judges_word_alone(scripted):
+    ctx = Context(epsilon=0.2, search="none", hallucination_judge="paper")
+    pro_agreed = ruling(winner="pro", dispute=0.0, consensus=True)
+    assert stop_reason(pro_agreed, 1, ctx, None) == "consensus"
+    assert stop_reason(pro_agreed, 1, ctx, "hallucination") == "consensus"
+    assert (
+        stop_reason(ruling(winner="con", dispute=0.1), 1, ctx, "no_hallucination") == "dispute_below_epsilon"
+    )
+    both_flag = [TeamRound(team=t, round=1, conclusion="hallucination") for t in ("pro", "con")]
+    assert final_label([ruling(1, winner="pro")], [], both_flag, "paper") == (1, "judge")
+    assert final_label([ruling(1, winner="pro")], [], both_flag) == (0, "teams")  # the checked rule
+    script_teams(scripted, lambda prompt: "hallucination")
+    scripted.script["JudgeAnswer"] = [judge("pro", 0.0, consensus=True)]
+    result = run(hallucination_judge="paper")
+    assert (result["label"], result["decided_by"], result["rounds"]) == (1, "judge", 1)
+    assert result["stop_reason"] == "consensus"
+
+
 def test_label_follows_the_winner_else_the_last_rounds_vote_and_a_tie_is_hallucination():
     views = [
         AgentView(team="pro", role="logic", round=1, conclusion="hallucination"),
@@ -704,7 +722,10 @@ def test_detect_command_prints_json_and_exits_2_on_an_empty_answer(scripted, tmp
     assert main([*argv, "--json", "--out", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["label"] == 0 and printed["settings"]["search"] == "given"
+    assert printed["settings"]["judge"] == "checked"
     assert json.loads(out.read_text(encoding="utf-8")) == printed
+    assert main([*argv, "--judge", "paper", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["judge"] == "paper"
     assert main([*argv, "--layout", "team", "--quiet"]) == 0
     shown = " ".join(capsys.readouterr().out.split())  # as wrapped to the terminal
     assert "hallucination (0)" in shown and "judge's P(no hallucination) 0.20" in shown

@@ -56,13 +56,16 @@ def agreed_conclusion(pro: TeamRound | None, con: TeamRound | None) -> HaluConcl
 def stop_reason(judgement: Judgement, round_: int, ctx: Context, agreed: HaluConclusion | None) -> Stop:
     """Why the debate stops after ``round_``, or ``next_round``: consensus first, then epsilon.
 
-    An early stop needs the record to bear the agreement out: both teams concluded the same
-    (``agreed``) and the judge named that side the winner. The 1.5B judge claimed consensus at
+    Under the 'checked' rule (``hallucination_judge``) an early stop needs the record to bear the
+    agreement out: both teams concluded the same (``agreed``) and the judge named that side the
+    winner; under 'paper' the judge's word alone stops the debate. The 1.5B judge claimed consensus at
     zero dispute over teams that disagreed, and named "pro" over two teams that both found a
     hallucination; such a round goes on, and at the round limit the judge's winner decides unless
     both teams concluded against it (``final_label``).
     """
-    settled = agreed is not None and judgement.winner == WINNER_OF[agreed]
+    settled = ctx.hallucination_judge == "paper" or (
+        agreed is not None and judgement.winner == WINNER_OF[agreed]
+    )
     if settled and judgement.consensus:
         return "consensus"
     if settled and judgement.dispute <= ctx.epsilon:
@@ -118,19 +121,23 @@ def vote(views: list[AgentView], teams: list[TeamRound]) -> Literal[0, 1] | None
 
 
 def final_label(
-    judgements: list[Judgement], views: list[AgentView], teams: list[TeamRound]
+    judgements: list[Judgement],
+    views: list[AgentView],
+    teams: list[TeamRound],
+    rule: Literal["checked", "paper"] = "checked",
 ) -> tuple[Literal[0, 1] | None, Literal["teams", "judge", "vote"] | None]:
     """The label: the last ruling's winner (pro -> 1, con -> 0), else the last round's vote.
 
-    A ruling against what both teams' Comprehensive agents concluded in the round it judged gives
-    way to that conclusion: the 1.5B judge named Con over two teams that both cleared a right
-    answer (dispute 0.00, HaluEval). A team whose conclusion is a stand-in vote does not count.
+    Under the 'checked' rule a ruling against what both teams' Comprehensive agents concluded in
+    the round it judged gives way to that conclusion: the 1.5B judge named Con over two teams
+    that both cleared a right answer (dispute 0.00, HaluEval). A team whose conclusion is a
+    stand-in vote does not count.
     """
     if judgements and judgements[-1].winner != "uncertain":
         ruled = judgements[-1]
         pro, con = (team_round(teams, t, ruled.round) for t in HALU_TEAMS)
         spoke = all(t is not None and t.failed is None and t.by != "vote" for t in (pro, con))
-        agreed = agreed_conclusion(pro, con) if spoke else None
+        agreed = agreed_conclusion(pro, con) if spoke and rule == "checked" else None
         if agreed is not None and WINNER_OF[agreed] != ruled.winner:
             return (1 if agreed == "no_hallucination" else 0), "teams"
         return (1 if ruled.winner == "pro" else 0), "judge"
@@ -174,11 +181,14 @@ def team_said(result: TeamRound, views: list[AgentView], limit: int) -> str:
 
 
 def first_round_label(
-    judgements: list[Judgement], views: list[AgentView], teams: list[TeamRound]
+    judgements: list[Judgement],
+    views: list[AgentView],
+    teams: list[TeamRound],
+    rule: Literal["checked", "paper"] = "checked",
 ) -> Literal[0, 1] | None:
     """The label the debate had after round 1, by the same rule as the final one."""
     first = lambda items: [x for x in items if x.round == 1]  # noqa: E731
-    return final_label(first(judgements), first(views), first(teams))[0]
+    return final_label(first(judgements), first(views), first(teams), rule)[0]
 
 
 def teams_of_round(teams: list[TeamRound], round_: int) -> dict[HaluTeam, TeamRound | None]:

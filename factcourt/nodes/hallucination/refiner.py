@@ -81,7 +81,7 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         return {"report": report}
     judgements = state.get("judgements", [])
     views, teams = state.get("views", []), state.get("teams", [])
-    label, decided_by = final_label(judgements, views, teams)
+    label, decided_by = final_label(judgements, views, teams, ctx.hallucination_judge)
     notes = failures(state)
     last = judgements[-1] if judgements else None
     if decided_by == "teams":
@@ -91,7 +91,7 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     base = {
         "decided_by": decided_by,
         "winner": last.winner if last else None,
-        "first_round_label": first_round_label(judgements, views, teams),
+        "first_round_label": first_round_label(judgements, views, teams, ctx.hallucination_judge),
         "rounds": rounds,
         "stop_reason": "judge_failed" if state.get("judge_error") else state.get("stop_reason", ""),
         "dispute": last.dispute if last else None,
