@@ -55,22 +55,27 @@ def show(report: dict, out: Path, args: argparse.Namespace) -> int:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0
     s = report["stats"]
-    ratio = s["length_ratio"]
+    ratio = s["question_length_ratio"]
     rate = lambda v: "n/a" if v is None else f"{v:.0%}"  # noqa: E731
     console.print(
         f"[bold]{s['kept']} question(s) kept[/] of {s['built']} built from {s['seeds']} seeds: "
         f"retention {rate(s['retention'])} after review ({s['reviewed']} reviewed, {s['dropped_in_review']} "
-        f"dropped); facts kept by the verifier {s['facts_kept']} of {s['facts_gathered']}",
+        f"dropped, {s['unreviewed']} awaiting review); facts kept by the verifier {s['facts_kept']} of "
+        f"{s['facts_gathered']}",
         highlight=False,
     )
     if ratio["mean"] is not None:
-        console.print(f"length ratio new/seed: mean {ratio['mean']:.1f}x, pooled {ratio['pooled']:.1f}x")
+        console.print(
+            f"question length ratio new/seed: mean {ratio['mean']:.1f}x, pooled {ratio['pooled']:.1f}x "
+            "(not the paper's answer length ratio, which needs answers)"
+        )
     console.print("topics: " + (", ".join(f"{t} {n}" for t, n in s["topics"].items()) or "none"))
     for note, n in report["notes"].items():
         console.print(f"[yellow]note:[/] {note} ({n} seed(s))", highlight=False)
     console.print(
-        f"[dim]wrote {out}/longhalluqa.jsonl, review.csv (fill decision keep/drop, stage, reason; "
-        f"import with --import-review), triples.jsonl, report.md, report.json; "
+        f"[dim]wrote {out}/longhalluqa.jsonl (the questions kept at both review stages), review.csv "
+        f"(a row per question and stage: fill decision keep/drop and reason; import with "
+        f"--import-review), triples.jsonl, report.md, report.json; "
         f"{report['usage']['calls']} model calls[/]"
     )
     return 0
@@ -85,7 +90,8 @@ def add_longqa_command(sub: argparse._SubParsersAction, add_settings: Callable) 
         "plus web search with a key, or the local corpus), keep the facts the verifier supports "
         "with confidence >= longqa_theta, write one sub-question per fact, cluster them by topic "
         "and fuse 1-3 candidates with the original into one long-form question. Resumable: run "
-        "the same command again after a stop. Writes OUT/longhalluqa.jsonl, review.csv, "
+        "the same command again after a stop. Writes OUT/review.csv (one row per question and "
+        "review stage), OUT/longhalluqa.jsonl (the questions kept at both stages), "
         "triples.jsonl, report.md and report.json. Exit 0 done, 1 some seeds failed, 2 bad input.",
     )
     p.add_argument("--seeds", help="seed file: HalluQA's JSON, or JSON/JSONL rows with 'question'")
@@ -97,8 +103,8 @@ def add_longqa_command(sub: argparse._SubParsersAction, add_settings: Callable) 
     p.add_argument(
         "--import-review",
         metavar="SHEET",
-        help="apply a filled review.csv (decision keep/drop, stage, reason) and rewrite the outputs; "
-        "runs no model",
+        help="apply a filled review.csv (decision keep/drop, stage, reason; a row with no stage "
+        "decides both stages) and rewrite the outputs; runs no model",
     )
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress display")

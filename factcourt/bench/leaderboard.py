@@ -503,7 +503,11 @@ def write_answers(lb: Leaderboard, path: Path) -> int:
     return len(lines)
 
 
-# what the stored answers, pyramids and checks depend on; prompts and targets may grow in a resume
+# the roles besides the checker (evaluator) whose model a check or a score calls, stored by the
+# name ``choose`` resolves (role_models, then model). MAD-Fact's Judge is the jury's vote (no
+# model) or, in the adversarial protocol, the moderator's verdict, so the moderator stands for it
+CHECK_ROLES = ("clerk", "debater", "moderator", "query", "matcher")
+# what the stored answers, pyramids, checks and scores depend on; prompts and targets may grow in a resume
 STORED_UNDER = (
     "experts",
     "checker",
@@ -517,6 +521,11 @@ STORED_UNDER = (
     "search",
     "jurors",
     "rounds",
+    "gammas",
+    "f1_ks",
+    "max_claims",
+    "same_fact_candidates",
+    *CHECK_ROLES,
 )
 
 
@@ -530,7 +539,11 @@ def keep_settings(out: Path, settings: dict[str, Any]) -> None:
     now = {k: settings[k] for k in STORED_UNDER}
     if path.is_file():
         before = json.loads(read_text_file(path))
-        changed = [f"{k} {before.get(k)!r} -> {now[k]!r}" for k in STORED_UNDER if before.get(k) != now[k]]
+        changed = [
+            f"{k} {repr(before[k]) if k in before else '(not recorded)'} -> {now[k]!r}"
+            for k in STORED_UNDER
+            if k not in before or before[k] != now[k]
+        ]
         if changed:
             raise InputError(
                 f"{out} holds a leaderboard run with other settings ({'; '.join(changed)}): "
@@ -574,6 +587,11 @@ async def run_leaderboard(
         "search": ctx.search,
         "jurors": ctx.jurors,
         "rounds": ctx.rounds,
+        "gammas": list(ctx.gammas),
+        "f1_ks": list(ctx.f1_ks),
+        "max_claims": ctx.max_claims,
+        "same_fact_candidates": ctx.same_fact_candidates,
+        **{role: choose(ctx, role).name for role in CHECK_ROLES},
     }
     keep_settings(out, settings)
     lb = Leaderboard(prompts, targets, ctx, out, console or Console(stderr=True))

@@ -5,12 +5,13 @@ run resumes after the last finished seed, and seeds that failed are tried again)
 lines the outputs are rewritten after every build or review import:
 
 - ``triples.jsonl``: every (question, knowledge, category) triple with the verifier's outcome;
-- ``review.csv``: one row per built question with ``decision`` (keep / drop), ``stage`` and
-  ``reason`` columns for the two review stages (factual consistency, answerability);
-- ``reviews.json``: the imported decisions, which later builds and exports keep;
-- ``longhalluqa.jsonl``: the questions built and not dropped in review (``id``, ``topic``,
-  ``prompt`` as in the LongFact prompts, plus the seed);
-- ``report.json`` and ``report.md``: retention, topic counts, length ratio, notes, examples.
+- ``review.csv``: one row per built question and review stage (factual consistency, then
+  answerability) with ``decision`` (keep / drop) and ``reason`` columns;
+- ``reviews.json``: the imported decisions per question and stage, which later builds keep;
+- ``longhalluqa.jsonl``: the questions kept at both review stages (``id``, ``topic``, ``prompt``
+  as in the LongFact prompts, plus the seed), as the paper keeps only those;
+- ``report.json`` and ``report.md``: retention, questions awaiting review, topic counts, question
+  length ratio, notes, examples.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from factcourt.bench.store import PredictionStore
 from factcourt.context import Context
 from factcourt.errors import InputError
 from factcourt.inputs import read_text_file
-from factcourt.metrics.longqa import build_stats
+from factcourt.metrics.longqa import REVIEW_STAGES, build_stats, review_outcome
 from factcourt.nodes._shared import bounded
+from factcourt.nodes.longqa.fuse import NO_SELECTION
 from factcourt.nodes.longqa.sub_questions import in_gathered_order
 from factcourt.progress import Progress
 from factcourt.runs import run_config
@@ -49,8 +51,8 @@ REVIEW_COLUMNS = [
     "stage",
     "reason",
 ]
-REVIEW_STAGES = ("", "factual_consistency", "answerability")
 EXAMPLES = 3
+ANSWER_RATIO = "not measured: the builder writes questions only, no answers to compare"
 REPORTED_SETTINGS = (
     "model",
     "search",
@@ -140,17 +142,35 @@ def stored_records(out: Path) -> list[dict[str, Any]]:
     return [r for (method, _), r in PredictionStore(path).records.items() if method == STAGE]
 
 
-def read_reviews(out: Path) -> dict[str, dict[str, str]]:
-    """The review decisions imported so far, by seed id."""
+Reviews = dict[str, dict[str, dict[str, str]]]  # seed id -> stage -> decision and reason
+
+
+def _stages(stage: str) -> tuple[str, ...]:
+    """The stages a decision is for: the one named, or both when none is (a one-row review)."""
+    return (stage,) if stage else REVIEW_STAGES
+
+
+def read_reviews(out: Path) -> Reviews:
+    """The review decisions imported so far, by seed id and stage.
+
+    An earlier version kept one decision per question with the stage it named: read as that
+    stage's decision, or both stages' when it named none.
+    """
     path = out / "reviews.json"
-    return json.loads(read_text_file(path)) if path.is_file() else {}
+    reviews = json.loads(read_text_file(path)) if path.is_file() else {}
+    for seed_id, review in reviews.items():
+        if "decision" in review:
+            decided = {"decision": review["decision"], "reason": review.get("reason", "")}
+            reviews[seed_id] = {s: decided for s in _stages(review.get("stage", ""))}
+    return reviews
 
 
-def import_review(out: Path, sheet: Path) -> dict[str, dict[str, str]]:
+def import_review(out: Path, sheet: Path) -> Reviews:
     """Read a filled review sheet into ``reviews.json``; a blank decision leaves an earlier one.
 
-    Bad rows are bad input, named by their line: a decision that is not keep or drop, a drop
-    without a reason, an unknown stage or an id that was never built.
+    A row decides the stage it names; a row that names none (a sheet of one row per question)
+    decides both. Bad rows are bad input, named by their line: a decision that is not keep or
+    drop, a drop without a reason, an unknown stage or an id that was never built.
     """
     if not sheet.is_file():
         raise InputError(f"no such review sheet: {sheet}")
@@ -168,12 +188,13 @@ def import_review(out: Path, sheet: Path) -> dict[str, dict[str, str]]:
             raise InputError(f"{where}: no question was built with this id")
         if decision not in ("", "keep", "drop"):
             raise InputError(f"{where}: decision must be keep or drop, not {row['decision']!r}")
-        if stage not in REVIEW_STAGES:
-            raise InputError(f"{where}: stage must be one of {[s for s in REVIEW_STAGES if s]} or empty")
+        if stage and stage not in REVIEW_STAGES:
+            raise InputError(f"{where}: stage must be one of {list(REVIEW_STAGES)} or empty")
         if decision == "drop" and not reason:
             raise InputError(f"{where}: a drop needs a reason")
         if decision:
-            reviews[row["id"]] = {"decision": decision, "stage": stage, "reason": reason}
+            for s in _stages(stage):
+                reviews.setdefault(row["id"], {})[s] = {"decision": decision, "reason": reason}
     (out / "reviews.json").write_text(json.dumps(reviews, ensure_ascii=False, indent=2), encoding="utf-8")
     return reviews
 
@@ -186,12 +207,16 @@ def _selected(record: dict[str, Any]) -> list[str]:
     return [q for n in record["selected"] for q in record["candidates"][n - 1]]
 
 
-def stats_rows(records: list[dict[str, Any]], reviews: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+def _decisions(reviews: Reviews, seed_id: str) -> dict[str, str]:
+    return {stage: d["decision"] for stage, d in reviews.get(seed_id, {}).items()}
+
+
+def stats_rows(records: list[dict[str, Any]], reviews: Reviews) -> list[dict[str, Any]]:
     """The rows ``build_stats`` reads, one per seed."""
     return [
         {
             "status": r["status"],
-            "decision": reviews.get(r["id"], {}).get("decision", ""),
+            "decisions": _decisions(reviews, r["id"]),
             "topic": r["topic"],
             "seed_question": r["seed"]["question"],
             "question": r["question"],
@@ -209,7 +234,7 @@ def write_outputs(out: Path, records: list[dict[str, Any]], ctx: Context | None)
     """
     reviews = read_reviews(out)
     built = [r for r in records if r["status"] == "built"]
-    kept = [r for r in built if reviews.get(r["id"], {}).get("decision") != "drop"]
+    kept = [r for r in built if review_outcome(_decisions(reviews, r["id"])) == "kept"]
     with (out / "triples.jsonl").open("w", encoding="utf-8") as fh:
         for record in records:
             for triple in record["triples"]:
@@ -218,20 +243,21 @@ def write_outputs(out: Path, records: list[dict[str, Any]], ctx: Context | None)
         writer = csv.DictWriter(fh, REVIEW_COLUMNS)
         writer.writeheader()
         for r in built:
-            review = reviews.get(r["id"], {})
-            writer.writerow(
-                {
-                    "id": r["id"],
-                    "topic": r["topic"],
-                    "seed_question": r["seed"]["question"],
-                    "question": r["question"],
-                    "sub_questions": " | ".join(_selected(r)),
-                    "knowledge": " | ".join(_kept_knowledge(r)),
-                    "decision": review.get("decision", ""),
-                    "stage": review.get("stage", ""),
-                    "reason": review.get("reason", ""),
-                }
-            )
+            for stage in REVIEW_STAGES:
+                review = reviews.get(r["id"], {}).get(stage, {})
+                writer.writerow(
+                    {
+                        "id": r["id"],
+                        "topic": r["topic"],
+                        "seed_question": r["seed"]["question"],
+                        "question": r["question"],
+                        "sub_questions": " | ".join(_selected(r)) or f"({NO_SELECTION})",
+                        "knowledge": " | ".join(_kept_knowledge(r)),
+                        "decision": review.get("decision", ""),
+                        "stage": stage,
+                        "reason": review.get("reason", ""),
+                    }
+                )
     with (out / "longhalluqa.jsonl").open("w", encoding="utf-8") as fh:
         for r in kept:
             row = {
@@ -278,7 +304,7 @@ def _rate(value: float | None) -> str:
 def markdown(report: dict[str, Any]) -> str:
     """The report for people: counts and rates, topics, length ratio, notes, example questions."""
     s = report["stats"]
-    ratio = s["length_ratio"]
+    ratio = s["question_length_ratio"]
     lines = [
         "# LongHalluQA-style build",
         "",
@@ -287,15 +313,17 @@ def markdown(report: dict[str, Any]) -> str:
         f"| seeds | {s['seeds']} |",
         f"| built | {s['built']} (none verified {s['no_verified_knowledge']}, "
         f"not built from the model's writing {s['not_built']}, failed {s['failed']}) |",
-        f"| reviewed | {s['reviewed']} (dropped {s['dropped_in_review']}) |",
-        f"| kept | {s['kept']} |",
-        f"| retention (kept / built) | {_rate(s['retention'])} |",
-        f"| seed retention (kept / seeds) | {_rate(s['seed_retention'])} |",
+        f"| reviewed at both stages or dropped | {s['reviewed']} (dropped {s['dropped_in_review']}) |",
+        f"| awaiting review (in no rate) | {s['unreviewed']} |",
+        f"| kept at both stages | {s['kept']} |",
+        f"| retention (kept / reviewed) | {_rate(s['retention'])} |",
+        f"| seed retention (kept / seeds less those awaiting review) | {_rate(s['seed_retention'])} |",
         f"| facts the verifier kept | {s['facts_kept']} of {s['facts_gathered']} "
         f"({_rate(s['fact_retention'])}) |",
-        "| length ratio, new / seed question (characters) | "
+        "| question length ratio, new / seed question (characters, kept) | "
         + ("n/a" if ratio["mean"] is None else f"mean {ratio['mean']:.1f}x, pooled {ratio['pooled']:.1f}x")
         + " |",
+        f"| answer length ratio (the paper's 9.4x) | {ANSWER_RATIO} |",
         "",
         "## Topics",
         "",

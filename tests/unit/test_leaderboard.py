@@ -241,6 +241,36 @@ def test_a_folder_run_with_other_settings_is_refused_before_any_call(
     assert not scripted.calls and not any(m.calls for m in experts.values())
 
 
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (["--set", "gammas=[1.0,0.5]"], "gammas [1.0, 0.8] -> [1.0, 0.5]"),
+        (["--set", "f1_ks=[10]"], "f1_ks [64, 178] -> [10]"),
+        (["--set", "max_claims=5"], "max_claims 60 -> 5"),
+        (["--set", "same_fact_candidates=1"], "same_fact_candidates 3 -> 1"),
+        (["--role-model", "clerk=expert-c"], "clerk 'scripted' -> 'expert-c'"),
+        (["--role-model", "matcher=expert-c"], "matcher 'scripted' -> 'expert-c'"),
+        (["--role-model", "moderator=expert-c"], "moderator 'scripted' -> 'expert-c'"),
+    ],
+)
+def test_a_resume_with_other_scoring_settings_or_role_models_is_refused(
+    tmp_path, corpus, experts, scripted, capsys, change, said
+):
+    assert run(tmp_path, corpus, "--report-only") == 0
+    assert run(tmp_path, corpus, *change) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"other settings ({said})" in err and "use a new --out" in err
+    assert not scripted.calls and not any(m.calls for m in experts.values())
+
+
+def test_a_folder_whose_settings_predate_a_stored_setting_is_refused(tmp_path, corpus, experts, capsys):
+    assert run(tmp_path, corpus, "--report-only") == 0
+    path = tmp_path / "lb" / "settings.json"
+    path.write_text(json.dumps({k: v for k, v in json.loads(path.read_text()).items() if k != "gammas"}))
+    assert run(tmp_path, corpus, "--report-only") == 2
+    assert "gammas (not recorded) -> [1.0, 0.8]" in " ".join(capsys.readouterr().err.split())
+
+
 def test_the_report_says_when_a_target_is_also_an_expert(tmp_path, corpus, experts, scripted):
     run(tmp_path, corpus, "--report-only")
     report = (tmp_path / "lb" / "report.md").read_text()

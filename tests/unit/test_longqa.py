@@ -162,24 +162,35 @@ def test_topics_and_candidate_numbers_are_read_leniently_but_never_invented():
     assert known_topic("Natural Science", topics) == "natural_science"
     assert known_topic("cooking", topics) == "other"
     assert chosen([2, 2, 7, 0, 1, 3], 3) == [2, 1, 3]
-    assert chosen([9], 2) == [1]
+    assert chosen([9], 2) == [] and chosen([], 2) == []
 
 
 def test_length_ratio_and_build_stats():
     assert length_ratio([("abcd", "abcdefgh"), ("ab", "abcdefgh")]) == {"mean": 3.0, "pooled": 16 / 6}
     assert length_ratio([]) == {"mean": None, "pooled": None}
     row = {"topic": "history", "seed_question": "ab", "question": "abcd", "gathered": 3, "kept": 2}
+    both = {"factual_consistency": "keep", "answerability": "keep"}
     rows = [
-        {**row, "status": "built", "decision": ""},
-        {**row, "status": "built", "decision": "drop", "topic": "geography"},
-        {**row, "status": "built", "decision": "keep"},
-        {**row, "status": "no_verified_knowledge", "decision": "", "kept": 0, "question": ""},
+        {**row, "status": "built", "decisions": {}},
+        {**row, "status": "built", "decisions": {"factual_consistency": "drop"}, "topic": "geography"},
+        {**row, "status": "built", "decisions": both, "question": "abcdef"},
+        {**row, "status": "built", "decisions": {"factual_consistency": "keep"}},  # half reviewed
+        {**row, "status": "no_verified_knowledge", "decisions": {}, "kept": 0, "question": ""},
     ]
     stats = build_stats(rows)
-    assert stats["built"] == 3 and stats["kept"] == 2 and stats["reviewed"] == 2
-    assert stats["retention"] == 2 / 3 and stats["seed_retention"] == 2 / 4
-    assert stats["topics"] == {"history": 2} and stats["fact_retention"] == 6 / 12
-    assert stats["length_ratio"]["mean"] == 2.0
+    assert stats["built"] == 4 and stats["kept"] == 1 and stats["dropped_in_review"] == 1
+    # retention counts only the questions whose review is done; the other two await it
+    assert stats["reviewed"] == 2 and stats["unreviewed"] == 2
+    assert stats["retention"] == 1 / 2 and stats["seed_retention"] == 1 / 3
+    assert stats["topics"] == {"history": 1} and stats["fact_retention"] == 8 / 15
+    assert stats["question_length_ratio"]["mean"] == 3.0 and "length_ratio" not in stats
+
+
+def test_before_any_review_nothing_is_kept_and_retention_is_not_known():
+    row = {"topic": "t", "seed_question": "ab", "question": "abcd", "gathered": 1, "kept": 1}
+    stats = build_stats([{**row, "status": "built", "decisions": {}}] * 3)
+    assert stats["kept"] == 0 and stats["reviewed"] == 0 and stats["unreviewed"] == 3
+    assert stats["retention"] is None and stats["seed_retention"] is None
 
 
 # ------------------------------------------------------------------ the graph
@@ -204,6 +215,16 @@ def test_each_stage_gather_verify_sub_questions_cluster_fuse(scripted, corpus):
     built = state["built"]
     assert built.question.startswith("埃菲尔铁塔在哪座城市？") and built.selected == [1]
     assert any("language not covered by the corpus" in n for n in state["notes"])
+
+
+def test_a_fusion_that_names_no_valid_candidate_records_no_selection_and_says_so(scripted, corpus):
+    script_build(scripted)
+    scripted.script["FusedQuestion"] = [
+        {"selected": [7], "reason": "r", "question": "埃菲尔铁塔在哪座城市？它建于哪一年？"}
+    ]
+    state = run(TOWER, corpus=corpus)
+    assert state["built"].selected == []
+    assert any("named no valid candidate" in n for n in state["notes"])
 
 
 def test_low_confidence_facts_are_dropped_at_the_contexts_theta(scripted, corpus):
@@ -370,17 +391,26 @@ def script_any_seed(scripted):
     ]
 
 
+def exported(out):
+    return [json.loads(x) for x in (out / "longhalluqa.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+KEEP_BOTH = {"decision": "keep", "stage": ""}  # a row without a stage decides both
+
+
 def test_build_writes_the_set_and_a_rerun_resumes_without_model_calls(scripted, corpus, tmp_path):
     script_any_seed(scripted)
     report = build(scripted, tmp_path, corpus)
-    assert report["stats"]["built"] == 3 and report["stats"]["retention"] == 1.0
+    assert report["stats"]["built"] == 3 and report["stats"]["unreviewed"] == 3
+    assert report["stats"]["retention"] is None and exported(tmp_path) == []
+    import_review(tmp_path, review(tmp_path, {i: KEEP_BOTH for i in ("7", "8", "9")}))
+    report = write_outputs(tmp_path, stored_records(tmp_path), None)
+    assert report["stats"]["retention"] == 1.0
     seeds = [len(s.question) for s in load_seeds(SEEDS)]
     ratio = sum((n + len(ADDED)) / n for n in seeds) / len(seeds)
-    assert report["stats"]["length_ratio"]["mean"] == pytest.approx(ratio)
+    assert report["stats"]["question_length_ratio"]["mean"] == pytest.approx(ratio)
     assert report["stats"]["topics"] == {"history": 3}
-    rows = [
-        json.loads(line) for line in (tmp_path / "longhalluqa.jsonl").read_text(encoding="utf-8").splitlines()
-    ]
+    rows = exported(tmp_path)
     assert [r["id"] for r in rows] == ["longhalluqa-7", "longhalluqa-8", "longhalluqa-9"]
     assert rows[0]["prompt"] == "埃菲尔铁塔在哪座城市？" + ADDED and rows[0]["topic"] == "history"
     triple = json.loads((tmp_path / "triples.jsonl").read_text(encoding="utf-8").splitlines()[0])
@@ -427,29 +457,119 @@ def review(tmp_path, changes):
     return sheet
 
 
+def review_rows(out):
+    with (out / "review.csv").open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def staged_sheet(out, decisions):
+    """Fill review.csv's row of each (id, stage) with (decision, reason)."""
+    rows = review_rows(out)
+    for row in rows:
+        decision, reason = decisions.get((row["id"], row["stage"]), ("", ""))
+        row.update(decision=decision, reason=reason)
+    sheet = out / "staged.csv"
+    with sheet.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return sheet
+
+
 def test_review_round_trip_a_dropped_row_stays_dropped_with_its_reason(scripted, corpus, tmp_path):
     script_any_seed(scripted)
     build(scripted, tmp_path, corpus)
-    drop = {"decision": "drop", "stage": "answerability", "reason": "问题含糊"}
-    import_review(tmp_path, review(tmp_path, {"8": drop, "9": {"decision": "keep"}}))
-    report = write_outputs(tmp_path, stored_records(tmp_path), None)
-    assert report["stats"]["kept"] == 2 and report["stats"]["retention"] == 2 / 3
-    ids = [
-        json.loads(x)["seed_id"]
-        for x in (tmp_path / "longhalluqa.jsonl").read_text(encoding="utf-8").splitlines()
+    # one row per question and stage, in the order of the paper's two stages
+    assert [(r["id"], r["stage"]) for r in review_rows(tmp_path)][:2] == [
+        ("7", "factual_consistency"),
+        ("7", "answerability"),
     ]
-    assert ids == ["7", "9"]
-    # a later sheet that leaves the row blank, and a rebuild, keep the drop and its reason
+    fc, an = "factual_consistency", "answerability"
+    sheet = staged_sheet(
+        tmp_path,
+        {
+            ("7", fc): ("keep", ""),
+            ("7", an): ("keep", ""),
+            ("8", fc): ("keep", ""),
+            ("8", an): ("drop", "问题含糊"),
+            ("9", fc): ("keep", ""),  # answerability not reviewed yet
+        },
+    )
+    import_review(tmp_path, sheet)
+    report = write_outputs(tmp_path, stored_records(tmp_path), None)
+    s = report["stats"]
+    assert (s["kept"], s["dropped_in_review"], s["reviewed"], s["unreviewed"]) == (1, 1, 2, 1)
+    assert s["retention"] == 1 / 2
+    assert [r["seed_id"] for r in exported(tmp_path)] == ["7"]
+    assert "awaiting review" in (tmp_path / "report.md").read_text(encoding="utf-8")
+    # a later sheet that leaves the rows blank, and a rebuild, keep every decision and its reason
     import_review(tmp_path, review(tmp_path, {"8": {"decision": "", "reason": ""}}))
     build(scripted, tmp_path, corpus)
-    with (tmp_path / "review.csv").open(encoding="utf-8") as fh:
-        row = next(r for r in csv.DictReader(fh) if r["id"] == "8")
-    assert (row["decision"], row["stage"], row["reason"]) == ("drop", "answerability", "问题含糊")
-    ids = [
-        json.loads(x)["seed_id"]
-        for x in (tmp_path / "longhalluqa.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = {(r["id"], r["stage"]): r for r in review_rows(tmp_path)}
+    assert (rows["8", an]["decision"], rows["8", an]["reason"]) == ("drop", "问题含糊")
+    assert rows["8", fc]["decision"] == "keep" and rows["9", an]["decision"] == ""
+    assert [r["seed_id"] for r in exported(tmp_path)] == ["7"]
+    # the second stage of 9 finishes its review: kept at both stages, exported
+    import_review(tmp_path, staged_sheet(tmp_path, {("9", an): ("keep", "")}))
+    report = write_outputs(tmp_path, stored_records(tmp_path), None)
+    assert [r["seed_id"] for r in exported(tmp_path)] == ["7", "9"]
+    assert report["stats"]["retention"] == 2 / 3 and report["stats"]["unreviewed"] == 0
+
+
+def test_an_earlier_one_row_review_sheet_and_reviews_file_still_import(scripted, corpus, tmp_path):
+    script_any_seed(scripted)
+    build(scripted, tmp_path, corpus)
+    sheet = tmp_path / "old.csv"
+    sheet.write_text(
+        "id,decision,stage,reason\n"
+        "7,keep,,\n"  # no stage: the decision of both stages
+        "8,keep,answerability,\n"  # one stage named: the other still awaits review
+        "9,drop,factual_consistency,错误陈述\n",
+        encoding="utf-8",
+    )
+    import_review(tmp_path, sheet)
+    report = write_outputs(tmp_path, stored_records(tmp_path), None)
+    s = report["stats"]
+    assert (s["kept"], s["dropped_in_review"], s["unreviewed"]) == (1, 1, 1)
+    assert [r["seed_id"] for r in exported(tmp_path)] == ["7"]
+    # reviews.json of an earlier version: one decision per question, with the stage it names
+    old = {"7": {"decision": "keep", "stage": "", "reason": ""}}
+    old["8"] = {"decision": "drop", "stage": "answerability", "reason": "含糊"}
+    (tmp_path / "reviews.json").write_text(json.dumps(old), encoding="utf-8")
+    s = write_outputs(tmp_path, stored_records(tmp_path), None)["stats"]
+    assert (s["kept"], s["dropped_in_review"], s["unreviewed"]) == (1, 1, 1)
+    rows = {(r["id"], r["stage"]): r for r in review_rows(tmp_path)}
+    assert (
+        rows["8", "answerability"]["reason"] == "含糊" and rows["8", "factual_consistency"]["decision"] == ""
+    )
+
+
+def test_a_question_fused_with_no_valid_candidate_exports_no_sub_questions_and_says_so(
+    scripted, corpus, tmp_path
+):
+    script_any_seed(scripted)
+    scripted.script["FusedQuestion"] = [
+        lambda p: {"selected": [5], "reason": "r", "question": p.split("<question>")[1].split("<")[0] + ADDED}
     ]
-    assert ids == ["7", "9"]
+    build(scripted, tmp_path, corpus)
+    assert all("named no valid candidate" in r["sub_questions"] for r in review_rows(tmp_path))
+    import_review(tmp_path, review(tmp_path, {"7": KEEP_BOTH}))
+    report = write_outputs(tmp_path, stored_records(tmp_path), None)
+    assert exported(tmp_path)[0]["sub_questions"] == []
+    assert any("named no valid candidate" in note for note in report["notes"])
+    assert "named no valid candidate" in (tmp_path / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_report_names_the_question_length_ratio_and_says_no_answer_ratio_is_measured(
+    scripted, corpus, tmp_path
+):
+    script_any_seed(scripted)
+    build(scripted, tmp_path, corpus)
+    import_review(tmp_path, review(tmp_path, {"7": KEEP_BOTH}))
+    write_outputs(tmp_path, stored_records(tmp_path), None)
+    text = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "question length ratio" in text and "| length ratio, new / seed question" not in text
+    assert "answer length ratio" in text and "not measured" in text
 
 
 @pytest.mark.parametrize(
@@ -489,9 +609,10 @@ def test_cli_builds_reports_json_and_imports_a_review(scripted, corpus, tmp_path
     captured = capsys.readouterr()
     assert json.loads(captured.out)["stats"]["built"] == 2
     assert " ".join(captured.err.split()).count("holds no 'zh' text") == 1  # warned once, before the run
-    sheet = review(out, {"7": {"decision": "drop", "reason": "重复"}})
+    sheet = review(out, {"7": {"decision": "drop", "reason": "重复"}, "8": KEEP_BOTH})
     assert main(["build-longqa", "--out", str(out), "--import-review", str(sheet)]) == 0
-    assert "1 question(s) kept" in capsys.readouterr().out
+    said = " ".join(capsys.readouterr().out.split())
+    assert "1 question(s) kept" in said and "0 awaiting review" in said and "question length ratio" in said
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))["settings"]["model"] == "scripted"
 
 

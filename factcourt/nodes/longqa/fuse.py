@@ -15,12 +15,15 @@ from factcourt.state import FusedQuestion, LongQAState, LongQuestion
 
 MOST_CANDIDATES = 3
 REPEATS = 3  # the same sentence this often: the model looped
+NO_SELECTION = "the model named no valid candidate: the sub-questions fused in are not known"
 
 
 def chosen(selected: list[int], candidates: int) -> list[int]:
-    """The valid candidate numbers, each once, at most three; the first when none is valid."""
-    valid = list(dict.fromkeys(n for n in selected if 1 <= n <= candidates))
-    return valid[:MOST_CANDIDATES] or [1]
+    """The valid candidate numbers, each once, at most three; none when none is valid.
+
+    Never a guess: the exported sub-questions must be ones the question was fused from.
+    """
+    return list(dict.fromkeys(n for n in selected if 1 <= n <= candidates))[:MOST_CANDIDATES]
 
 
 def not_fused(question: str, seed: str) -> str | None:
@@ -72,4 +75,4 @@ async def fuse(state: LongQAState, runtime: Runtime[Context]) -> dict:
         reason=answer.value.reason,
     )
     emit("built", seed_id=seed.id, length=len(built.question))
-    return {"built": built, "usage": answer.usage}
+    return {"built": built, "usage": answer.usage, "notes": [] if built.selected else [NO_SELECTION]}
