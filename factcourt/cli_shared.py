@@ -45,12 +45,20 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--preset",
         choices=sorted(PRESETS),
-        help="a published system as its paper runs it (no search before the debate, no first "
-        "pass); other options still apply on top. Default: the measured best (see README)",
+        help="a published system as its paper runs it (every claim debated, no search before the "
+        "debate; the guard on changed verdicts stays on); other options still apply on top. "
+        "Default: the measured best (see README)",
     )
-    g.add_argument("--protocol", choices=["jury", "adversarial"], help="who debates (default jury)")
     g.add_argument(
-        "--rule", choices=["free", "mandatory_search", "adaptive"], help="debate rule (default free)"
+        "--protocol",
+        choices=["jury", "adversarial"],
+        help="who debates a claim the first pass sends on (default jury); by default the first pass "
+        "decides every claim: add --set first_pass=off or a --preset to debate each",
+    )
+    g.add_argument(
+        "--rule",
+        choices=["free", "mandatory_search", "adaptive"],
+        help="debate rule of a debated claim (default free)",
     )
     g.add_argument("--jurors", type=int, help="number of jury evaluators (default 2)")
     g.add_argument("--rounds", type=int, help="debate rounds (default: jury 1, otherwise 3)")
