@@ -27,6 +27,19 @@ def first_pass_decides(ctx: Context, first: Turn) -> bool:
     return ctx.first_pass == "route" and first.verdict is not None and sure
 
 
+NO_CONFIDENCE = "no confidence: sent to the jury"
+
+
+def first_pass_unweighed(ctx: Context, first: Turn) -> str | None:
+    """Why a routing first pass's verdict went to the jury unweighed, else None.
+
+    Without a confidence (``confidence_source='reported'``: the verifier reports none; or an
+    endpoint that gives no logprobs) a ``first_pass_theta`` above 0 is never reached.
+    """
+    routes = ctx.first_pass == "route" and ctx.first_pass_theta > 0.0
+    return NO_CONFIDENCE if routes and first.verdict is not None and first.confidence is None else None
+
+
 def retrieve_before_turn(ctx: Context, state: Mapping[str, Any]) -> bool:
     """Whether the next turn must start with a retrieval (the 'retrieval first' strategy)."""
     if not ctx.retrieval_enabled:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit
 from factcourt.nodes.verifier import verify_once
-from factcourt.rules import first_pass_decides
+from factcourt.rules import first_pass_decides, first_pass_unweighed
 from factcourt.state import ClaimState
+
+log = logging.getLogger(__name__)
 
 
 async def first_pass(state: ClaimState, runtime: Runtime[Context]) -> dict:
@@ -24,7 +28,24 @@ async def first_pass(state: ClaimState, runtime: Runtime[Context]) -> dict:
         tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}", "first_pass"],
     )
     decided = first_pass_decides(ctx, turn)
-    emit("first_pass", claim_id=claim.id, verdict=turn.verdict, confidence=turn.confidence, decided=decided)
+    reason = first_pass_unweighed(ctx, turn)
+    if reason:  # every claim of the run is debated: say so rather than look contested
+        log.warning(
+            "claim %s: %s; first_pass_theta=%s needs the verdict's logprobs: confidence_source=logprobs "
+            "(now %s) on an endpoint that returns them",
+            claim.id,
+            reason,
+            ctx.first_pass_theta,
+            ctx.confidence_source,
+        )
+    emit(
+        "first_pass",
+        claim_id=claim.id,
+        verdict=turn.verdict,
+        confidence=turn.confidence,
+        decided=decided,
+        reason=reason,
+    )
     # evidence fetched before the first pass belongs to the claim, not to the first juror's turn
     update = {"first_pass": turn, "decided": decided, "usage": usage, "retrieved_for_turn": False}
     if turn.failed and ctx.first_pass == "route":

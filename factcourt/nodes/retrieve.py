@@ -12,6 +12,7 @@ from factcourt.nodes._shared import emit, fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
+from factcourt.rules import retrieve_before_turn
 from factcourt.state import ClaimState, SearchQuery, Usage
 
 
@@ -42,7 +43,10 @@ async def retrieve(state: ClaimState, runtime: Runtime[Context]) -> dict:
         usage += answer.usage
         if answer.value and answer.value.query.strip() and _norm(answer.value.query) not in made:
             query = answer.value.query.strip()
-    done = {"awaiting_evidence": False, "retrieved_for_turn": True, "suggested_query": ""}
+    # the search is the next speaker's when it was unsure or the rule has it search first; the
+    # claim's search before anyone speaks (evidence first) leaves the first speaker its when-unsure one
+    for_turn = state.get("awaiting_evidence", False) or retrieve_before_turn(ctx, state)
+    done = {"awaiting_evidence": False, "retrieved_for_turn": for_turn, "suggested_query": ""}
     if query is None:  # nothing new to ask: the speaker answers on what is there
         return {**done, "usage": usage}
     try:

@@ -98,6 +98,7 @@ def test_whole_factcheck_graph_on_the_embedded_model(smollm2, corpus):
         local_weights=str(smollm2),
         corpus=corpus,
         cache=False,
+        first_pass="off",  # at first_pass_theta 0 the first pass decides every claim: no juror would run
         rule="mandatory_search",
         jurors=2,
         rounds=1,
@@ -105,6 +106,7 @@ def test_whole_factcheck_graph_on_the_embedded_model(smollm2, corpus):
     )
     local_server.stop_all()
     assert result["claims"], result["dropped"]
+    assert all(c["route"] == "debate" and c["transcript"] for c in result["claims"])
     assert result["usage"]["calls"] >= 3 and result["usage"]["input_tokens"] > 0
     assert result["usage"]["search_calls"] >= 1
     judged = [c for c in result["claims"] if c["verdict"]]

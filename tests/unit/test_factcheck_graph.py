@@ -1,13 +1,15 @@
 """The long-form graph end to end on scripted and rule-following fake models."""
 
 import asyncio
+import threading
+import time
 
 import pytest
 
 import factcourt
 from factcourt.errors import InputError
 from factcourt.graphs.factcheck import graph
-from tests.fakes import juror
+from tests.fakes import juror, rating
 
 TEXT = (
     "The Eiffel Tower is in Paris. It was completed in 1889. Mount Everest is the highest mountain on Earth."
@@ -17,6 +19,8 @@ TEXT = (
 def test_claims_are_checked_in_parallel_branches_and_scored(scripted, corpus):
     result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False, first_pass_theta=0.9)
     assert [c["id"] for c in result["claims"]] == ["c1", "c2", "c3"]
+    assert [c["verdict"] for c in result["claims"]] == ["supported"] * 3
+    assert result["scores"]["supported"] == 3
     assert result["scores"]["claims"] == 3 and result["scores"]["failed"] == 0
     for claim in result["claims"]:
         start, end = claim["span"]
@@ -24,6 +28,26 @@ def test_claims_are_checked_in_parallel_branches_and_scored(scripted, corpus):
         assert claim["usage"]["calls"] >= 3
     clerk_calls = result["usage"]["by_role"]["clerk"]["calls"]
     assert result["usage"]["calls"] == clerk_calls + sum(c["usage"]["calls"] for c in result["claims"])
+
+
+@pytest.mark.parametrize("limit", [3, 1])
+def test_claim_branches_overlap_up_to_max_concurrency(scripted, corpus, limit):
+    lock, calls = threading.Lock(), {"now": 0, "most": 0}
+
+    def slow(prompt):  # the scripted model answers in a worker thread: count those in flight
+        with lock:
+            calls["now"] += 1
+            calls["most"] = max(calls["most"], calls["now"])
+        time.sleep(0.5)  # long enough for the other branches to start on a loaded machine
+        with lock:
+            calls["now"] -= 1
+        return rating("refuted" if "<claim>It was completed in 1889.</claim>" in prompt else "supported")
+
+    scripted.script["Rating"] = [slow]
+    result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False, max_concurrency=limit)
+    assert scripted.count("Rating") == 3 and (calls["most"] > 1) == (limit > 1)
+    verdicts = [c["verdict"] for c in result["claims"]]
+    assert verdicts == ["supported", "refuted", "supported"]
 
 
 def test_one_failing_claim_does_not_stop_the_others(scripted, corpus):

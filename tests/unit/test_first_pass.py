@@ -1,7 +1,14 @@
 """The default path: evidence first, a first pass that routes, grounded and guarded turns."""
 
+import asyncio
+import logging
+
+import pytest
+
 import factcourt
+from factcourt.context import Context
 from factcourt.graphs.verify import graph
+from factcourt.state import Claim
 from tests.fakes import juror, rating, with_logprobs
 
 CLAIM = "The Eiffel Tower is in Paris."
@@ -31,6 +38,68 @@ def test_a_contested_first_pass_goes_to_the_debate(scripted, corpus):
     assert scripted.count("Rating") == 1 and scripted.count("JurorAnswer") == 6  # 3 jurors, 2 rounds
     assert result["first_pass"]["verdict"] == "refuted" and result["first_round_verdict"] == "supported"
     assert abs(result["p_true"] - 0.9) < 1e-9
+
+
+@pytest.mark.parametrize("confidence, route", [(0.97, "first_pass"), (0.90, "debate")])
+def test_the_first_pass_decides_only_at_or_above_its_threshold(scripted, corpus, confidence, route):
+    first = with_logprobs(rating("supported"), {"supported": confidence, "refuted": 1 - confidence})
+    scripted.script["Rating"] = [first]
+    scripted.script["JurorAnswer"] = [juror("supported")]
+    result = run(corpus, first_pass_theta=0.95)
+    assert result["route"] == route and result["verdict"] == "supported"
+    assert abs(result["first_pass"]["confidence"] - confidence) < 1e-9
+    assert (scripted.count("JurorAnswer") > 0) == (route == "debate")
+
+
+def _events(corpus, **settings):
+    ctx = Context(model="scripted", corpus=corpus, cache=False, **settings)
+
+    async def collect():
+        events, final = [], None
+        async for mode, chunk in graph.astream(
+            {"claim": Claim(id="c1", text=CLAIM)}, context=ctx, stream_mode=["custom", "values"]
+        ):
+            if mode == "custom":
+                events.append(chunk)
+            else:
+                final = chunk
+        return events, final["results"][0]
+
+    return asyncio.run(collect())
+
+
+@pytest.mark.parametrize("source, logprobs", [("reported", True), ("logprobs", False)])
+def test_a_first_pass_without_confidence_goes_to_the_jury_and_says_why(
+    scripted, corpus, caplog, source, logprobs
+):
+    answer = rating("supported")
+    scripted.script["Rating"] = [with_logprobs(answer, {"supported": 0.99}) if logprobs else answer]
+    scripted.script["JurorAnswer"] = [juror("supported")]
+    with caplog.at_level(logging.WARNING):
+        events, result = _events(corpus, first_pass_theta=0.95, confidence_source=source)
+    assert result.route == "debate" and result.first_pass.confidence is None
+    [event] = [e for e in events if e["event"] == "first_pass"]
+    assert event["decided"] is False and event["reason"] == "no confidence: sent to the jury"
+    assert "claim c1" in caplog.text and "no confidence: sent to the jury" in caplog.text
+
+
+def test_a_first_pass_with_confidence_gives_no_such_reason(scripted, corpus, caplog):
+    scripted.script["Rating"] = [with_logprobs(rating("supported"), {"supported": 0.5, "refuted": 0.5})]
+    with caplog.at_level(logging.WARNING):
+        events, result = _events(corpus, first_pass_theta=0.95)
+    [event] = [e for e in events if e["event"] == "first_pass"]
+    assert result.route == "debate" and event["reason"] is None and "no confidence" not in caplog.text
+
+
+def test_evidence_first_without_a_first_pass_leaves_the_first_juror_its_own_search(scripted, corpus):
+    unsure = juror("not_enough_evidence", 0.3, "Eiffel Tower height")
+    scripted.script["JurorAnswer"] = [unsure, juror("supported")]
+    result = run(corpus, first_pass="off", jurors=2, rounds=1)
+    # the claim's search is not the first juror's: unsure, it searches and answers again
+    assert scripted.count("JurorAnswer") == 3
+    assert result["queries"] == [CLAIM, "Eiffel Tower height"]
+    turns = [(t["speaker"], t["verdict"], t["retrieved_before"]) for t in result["transcript"]]
+    assert turns == [("General Public", "supported", True), ("Critic", "supported", False)]
 
 
 def test_record_mode_keeps_the_first_pass_but_debates_every_claim(scripted, corpus):
@@ -126,6 +195,7 @@ def test_the_first_pass_may_join_the_jury_vote(scripted, corpus):
     scripted.script["JurorAnswer"] = [lambda p: juror("refuted" if "critic" in p else "supported")]
     alone = run(corpus, first_pass_theta=0.9, jurors=2, rounds=1)
     assert alone["votes"] == {"General Public": "supported", "Critic": "refuted"}
+    assert alone["verdict"] == "refuted"  # the tie goes to the last speaker among the tied
     joined = run(corpus, first_pass_theta=0.9, jurors=2, rounds=1, first_pass_votes=True)
     assert joined["votes"] == {"First pass": "refuted", "General Public": "supported", "Critic": "refuted"}
     assert joined["verdict"] == "refuted"

@@ -37,6 +37,9 @@ def test_mandatory_search_retrieves_before_every_round_1_turn(scripted, corpus):
     scripted.script["SearchQuery"] = [{"query": "Eiffel Tower city"}, {"query": "Paris landmarks"}]
     result = run(scripted, corpus, rule="mandatory_search")
     assert scripted.count("JurorAnswer") == 6
+    # round 1 only: a round-2 search would ask for a query again, though it finds none new to make
+    assert scripted.count("SearchQuery") == 2
+    assert [t["retrieved_before"] for t in result["transcript"]] == [True] * 3 + [False] * 3
     assert result["usage"]["search_calls"] == 3
     assert result["queries"] == [CLAIM, "Eiffel Tower city", "Paris landmarks"]
     assert result["evidence"], "the knowledge base is shared and filled"

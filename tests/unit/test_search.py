@@ -116,6 +116,44 @@ def test_a_down_backend_fails_the_claim_with_the_reason(scripted, monkeypatch):
     assert result["verdict"] is None and "backend down" in result["error"]
 
 
+class DownAfter(Flaky):
+    """Answers the first ``good`` searches, then is down."""
+
+    def __init__(self, good):
+        super().__init__(failures=0)
+        self.good = good
+
+    def search(self, query, k):
+        if self.calls >= self.good:
+            self.calls += 1
+            raise ConnectionError("backend down")
+        return super().search(query, k)
+
+
+def test_a_search_failing_mid_debate_fails_the_claim_and_drops_the_verdicts_given(scripted, monkeypatch):
+    # documents the current behaviour: the claim gets no verdict, its turns stay in the transcript
+    import factcourt
+    from factcourt.context import PRESETS
+    from tests.fakes import juror
+
+    down = DownAfter(good=1)
+    monkeypatch.setattr(search, "backend", lambda _ctx: down)
+    scripted.script["JurorAnswer"] = [juror("supported"), juror("refuted"), juror("supported")]
+    scripted.script["SearchQuery"] = [{"query": "Moon orbit"}]
+    settings = {**PRESETS["madfact"], "rule": "adaptive", "search": "tavily", "retries": 1}
+    result = factcourt.verify("The Moon orbits the Earth.", model="scripted", cache=False, **settings)
+    # round 1 split, so round 2 searches first: the first juror's search answers, the second's fails
+    assert down.calls == 3 and result["usage"]["search_calls"] == 1
+    assert result["verdict"] is None and "backend down" in result["error"]
+    assert [(t["round"], t["speaker"]) for t in result["transcript"]] == [
+        (1, "General Public"),
+        (1, "Critic"),
+        (1, "News Author"),
+        (2, "General Public"),
+    ]
+    assert result["first_round_verdict"] == "supported"
+
+
 def test_serper_reads_the_answer_box_then_organic_results_and_raises_on_http_errors(monkeypatch):
     import httpx
 
