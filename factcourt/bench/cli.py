@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from factcourt.bench.methods import METHODS
-from factcourt.cli_shared import read_text, settings_from
+from factcourt.cli_shared import preflight, read_text, settings_from, settings_values
 from factcourt.errors import ConfigError
 
 out = Console()
@@ -209,9 +209,10 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
 
 def cmd_synth_sft(args: argparse.Namespace) -> int:
     """Build Debate-SFT training data."""
-    from factcourt.bench.sft import synth_sft
+    from factcourt.bench.sft import debate_context, synth_sft
 
-    ctx = settings_from(args)
+    ctx = debate_context(settings_values(args))  # the options the user gave win over the preset
+    preflight(ctx)
     counts = asyncio.run(synth_sft(Path(args.dataset), Path(args.out), ctx, args.limit))
     out.print(
         f"{counts['written']} samples written to {args.out} ({counts['corrected']} with a "

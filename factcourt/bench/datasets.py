@@ -8,6 +8,7 @@ reaches a method.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,17 @@ FOUR_WAY = {
     "Refuted": "refuted",
     "Not Enough Evidence": "not_enough_evidence",
     "Conflicting Evidence/Cherrypicking": "conflicting_evidence",
+}
+
+
+def _spelling(label: str) -> str:
+    """A label without case, spaces, hyphens or underscores: 'Cherry-picking' is 'Cherrypicking'."""
+    return re.sub(r"[\s_-]+", "", label).lower()
+
+
+# AVeriTeC's labels and the verdicts' own names, in any of those spellings
+_FOUR_WAY_SPELLINGS = {_spelling(k): v for k, v in FOUR_WAY.items()} | {
+    _spelling(v): v for v in FOUR_WAY.values()
 }
 
 
@@ -98,7 +110,7 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
             meta = row.get("meta") or {}
             gold = Gold(
                 label=_label(row["label"], f"{path}:{number}"),
-                label_4way=FOUR_WAY.get(meta.get("label_4way")),
+                label_4way=_four_way(meta.get("label_4way"), f"{path}:{number}"),
                 evidence_text=tuple(e.text for e in case.evidence),
             )
         except KeyError as exc:
@@ -110,6 +122,20 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
 
 
 _LABEL_WORDS = {"true": True, "false": False, "1": True, "0": False}
+
+
+def _four_way(value: object, where: str) -> str | None:
+    """A four-way gold label as a verdict; a row without one is scored binary only.
+
+    An unknown label is an error: falling back to binary would silently drop the row from the
+    four-way scores and train SFT on the wrong target.
+    """
+    if value in (None, ""):
+        return None
+    verdict = _FOUR_WAY_SPELLINGS.get(_spelling(str(value)))
+    if verdict is None:
+        raise InputError(f"{where}: label_4way {value!r} is not one of {sorted(FOUR_WAY)}")
+    return verdict
 
 
 def _label(value: object, where: str) -> bool:

@@ -1,7 +1,8 @@
 """``factcourt synth-sft``: Debate-SFT's SynDeC data from the adversarial protocol.
 
-The debate runs on the claim and its gold evidence only; the gold label is used afterwards, to
-decide whether the Corrector must write the justification that leads to it.
+The debate runs on the claim and its gold evidence only (unless the user names a search); the gold
+label is used afterwards, to decide whether the Corrector must write the justification that leads
+to it.
 """
 
 from __future__ import annotations
@@ -10,16 +11,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from factcourt.api import averify, make_context
+from factcourt.api import averify
 from factcourt.bench.datasets import Case, Gold, load
 from factcourt.bench.store import PredictionStore
 from factcourt.context import PRESETS, Context
-from factcourt.nodes._shared import fence, format_evidence, format_pool
+from factcourt.nodes._shared import fence, format_evidence, format_pool, format_summaries
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
-from factcourt.state import Evidence, SftJustification, Turn
+from factcourt.state import Evidence, RoundSummary, SftJustification, Turn
 
 GOLD_BINARY = {True: "supported", False: "refuted"}
+# DebateCV's golden setting: the debatecv preset on the evidence that came with the claim
+DEBATE_SETTINGS = {**PRESETS["debatecv"], "search": "given"}
 
 
 def gold_verdict(gold: Gold) -> str:
@@ -27,12 +30,17 @@ def gold_verdict(gold: Gold) -> str:
     return gold.label_4way or GOLD_BINARY[gold.label]
 
 
+def debate_context(settings: dict[str, Any]) -> Context:
+    """DebateCV's golden setting under the settings the user named (``settings_values``): theirs win."""
+    return Context.from_dict({**DEBATE_SETTINGS, **settings})
+
+
 async def sample(case: Case, gold: Gold, ctx: Context) -> dict[str, Any]:
     """One chat-format training sample; ``corrected`` marks a Corrector-written target."""
-    debate_ctx = make_context(ctx, **PRESETS["debatecv"], search="given")
-    result = await averify(case.claim, list(case.evidence), case.question, debate_ctx)
+    result = await averify(case.claim, list(case.evidence), case.question, ctx)
     evidence = [Evidence.model_validate(e) for e in result["evidence"]]
     turns = [Turn.model_validate(t) for t in result["transcript"]]
+    summaries = [RoundSummary.model_validate(s) for s in result["summaries"]]
     context = prompt("en", "SFT_CONTEXT").format(
         claim=fence(case.claim), evidence=format_evidence(evidence), pool=format_pool(turns)
     )
@@ -50,6 +58,7 @@ async def sample(case: Case, gold: Gold, ctx: Context) -> dict[str, Any]:
                 claim=fence(case.claim),
                 evidence=format_evidence(evidence),
                 pool=format_pool(turns),
+                summaries=format_summaries(summaries),
                 verdict=wanted,
             ),
             run_name="sft corrector",
@@ -78,7 +87,10 @@ async def sample(case: Case, gold: Gold, ctx: Context) -> dict[str, Any]:
 
 
 async def synth_sft(dataset: Path, out: Path, ctx: Context, limit: int | None = None) -> dict:
-    """Write one sample per case to ``out`` (JSONL, resumable); return counts."""
+    """Write one sample per case to ``out`` (JSONL, resumable); return counts.
+
+    ``ctx`` is the debate's context, e.g. ``debate_context(settings)``.
+    """
     store = PredictionStore(out)
     counts = {"written": 0, "corrected": 0, "failed": 0, "skipped": 0}
     for case, gold in load(dataset, limit):

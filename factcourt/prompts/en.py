@@ -161,8 +161,9 @@ Verdict: refuted. Reason: {justification}
 Write the corrected sentence."""
 
 SFT_SYSTEM = f"""You are a Corrector that writes training data for a fact-checking moderator.
-Given a debate and the correct verdict, write the justification a careful moderator should have
-given: reason from the debate and the evidence to the correct verdict, citing evidence as [E1].
+Given a debate, the moderator's summaries of its rounds and the correct verdict, write the
+justification a careful moderator should have given: reason from the debate, the insights the
+summaries name and the evidence to the correct verdict, citing evidence as [E1].
 Do not mention that the verdict was given to you.
 {DATA_RULE}"""
 
@@ -175,7 +176,12 @@ SFT_CONTEXT = """<claim>{claim}</claim>
 </debate>
 """
 
-SFT_USER = SFT_CONTEXT + "Correct verdict: {verdict}. Write the justification."
+# the summaries (the moderator's insights) guide the Corrector; the training prompt is SFT_CONTEXT alone
+SFT_USER = (
+    SFT_CONTEXT
+    + "Moderator's round summaries: {summaries}\n"
+    + "Correct verdict: {verdict}. Write the justification."
+)
 
 SFT_TASK = """Decide whether the claim is supported, refuted, not_enough_evidence or
 conflicting_evidence, given the evidence and the debate, and justify the verdict."""

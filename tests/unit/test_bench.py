@@ -7,7 +7,7 @@ import pytest
 
 from factcourt.bench import methods as bench_methods
 from factcourt.bench.runner import run_bench
-from factcourt.bench.sft import synth_sft
+from factcourt.bench.sft import debate_context, synth_sft
 from factcourt.context import Context
 from tests.fakes import juror, moderator, rating
 
@@ -105,7 +105,7 @@ def test_four_way_and_cost_columns(dataset, tmp_path):
 def test_sft_export_keeps_gold_labels_out_of_the_debate(dataset, tmp_path, scripted):
     scripted.script["ModeratorAnswer"] = [moderator("not_enough_evidence", stop=True)]
     scripted.script["SftJustification"] = [{"justification": "Evidence [E1] settles it."}]
-    ctx = Context(model="scripted", cache=False, rule="adaptive")
+    ctx = debate_context({"model": "scripted", "cache": False, "rule": "adaptive"})
     out = tmp_path / "sft.jsonl"
     counts = asyncio.run(synth_sft(dataset, out, ctx, limit=2))
     assert counts == {"written": 2, "corrected": 2, "failed": 0, "skipped": 0}
@@ -114,7 +114,14 @@ def test_sft_export_keeps_gold_labels_out_of_the_debate(dataset, tmp_path, scrip
     samples = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [json.loads(s["messages"][2]["content"])["verdict"] for s in samples] == ["supported", "refuted"]
     assert all(s["corrected"] for s in samples)
-    assert "supported" not in samples[0]["messages"][1]["content"].split("<debate>")[0]
+    for s in samples:
+        system, user, assistant = s["messages"]
+        # the training prompt is claim, evidence and debate only: no gold verdict anywhere in it
+        assert user["content"].endswith("</debate>")
+        assert not any(
+            "Correct verdict" in m["content"] or "GOLD-ONLY" in m["content"] for m in (system, user)
+        )
+        assert json.loads(assistant["content"])["justification"] == "Evidence [E1] settles it."
     assert asyncio.run(synth_sft(dataset, out, ctx, limit=2))["skipped"] == 2
 
 
@@ -122,9 +129,14 @@ def test_sft_keeps_the_moderator_target_when_it_matches_gold(dataset, tmp_path, 
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     scripted.script["JurorAnswer"] = [juror("supported")]
     out = tmp_path / "sft.jsonl"
-    asyncio.run(synth_sft(dataset, out, Context(model="scripted", cache=False, rule="adaptive"), limit=1))
+    ctx = debate_context({"model": "scripted", "cache": False, "rule": "adaptive"})
+    asyncio.run(synth_sft(dataset, out, ctx, limit=1))
     [sample] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert not sample["corrected"] and scripted.count("SftJustification") == 0
+    assert json.loads(sample["messages"][2]["content"]) == {
+        "verdict": "supported",
+        "justification": "The debate shows supported.",
+    }
 
 
 def test_rules_bench_counts_each_rule(corpus):

@@ -93,6 +93,8 @@ def test_verify_with_an_evidence_file(tmp_path, capsys):
                 "sim",
                 "--protocol",
                 "adversarial",
+                "--set",
+                "first_pass=off",  # by default the first pass decides the claim and nobody debates
                 "--json",
             ]
         )
@@ -100,6 +102,8 @@ def test_verify_with_an_evidence_file(tmp_path, capsys):
     )
     result = json.loads(capsys.readouterr().out)
     assert result["verdict"] == "supported" and result["usage"]["search_calls"] == 0
+    assert result["route"] == "debate" and result["first_pass"] is None and result["summaries"]
+    assert {t["speaker"] for t in result["transcript"]} == {"Affirmative", "Negative"}
     assert result["evidence"][0]["url"] == "https://example.org/e"
 
 
