@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from factcourt.cli_shared import err, out, preflight, say_how_it_runs, settings_values
+from factcourt.cli_shared import err, out, preflight, prepare_out_folder, say_how_it_runs, settings_values
 from factcourt.context import AUDIT_SCALES, Context
 from factcourt.errors import ConfigError
 
@@ -26,8 +26,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     ctx = audit_context(args.scale, args.target_model, args.target_base_url, values, {})
     objects = audit_objects(args.objects)
     folder = Path(args.out)
-    if folder.exists() and not folder.is_dir():
-        raise ConfigError(f"--out must be a folder: {folder} is a file")
+    prepare_out_folder(folder)  # not after the audit: write_audit would fail with hours of work
     preflight(ctx)
     state = asyncio.run(run_audit(objects, ctx, args.quiet, args.keep_checkpoint))
     report = audit_json(state, ctx)

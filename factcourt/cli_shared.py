@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.context import PRESETS, ROLES, Context
-from factcourt.errors import ConfigError, InputError
-from factcourt.inputs import decode
+from factcourt.errors import ConfigError, FactcourtError
+from factcourt.inputs import decode, read_text_file
 from factcourt.progress import Progress
 
 err = Console(stderr=True)
@@ -29,14 +30,8 @@ def read_text(source: str) -> str:
     if source == "-":
         if sys.stdin.isatty():
             err.print("[dim]reading the text from standard input; end it with Ctrl-D[/]")
-        data = sys.stdin.buffer.read()
-        name = "standard input"
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise InputError(f"no such file: {source}")
-        data, name = path.read_bytes(), source
-    return decode(data, name)
+        return decode(sys.stdin.buffer.read(), "standard input")
+    return read_text_file(Path(source))
 
 
 def add_settings(parser: argparse.ArgumentParser) -> None:
@@ -216,14 +211,22 @@ def say_how_it_runs(run: Any, quiet: bool, what: str) -> None:
 
 
 def emit_result(result: dict, args: argparse.Namespace, render) -> None:
-    """Write ``--out``, then print JSON (``--json``) or the readable report."""
+    """Print JSON (``--json``) or the readable report, then write ``--out``.
+
+    Printed first: a write that fails after the run (the folder removed meanwhile) then loses
+    nothing that was not already shown.
+    """
     text = json.dumps(result, ensure_ascii=False, indent=2)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
     if args.json:
-        print(text)
+        print(text, flush=True)
     else:
         render(result)
+    if args.out:
+        try:
+            Path(args.out).write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            kept = "; the result is printed above" if args.json else ""
+            raise FactcourtError(f"could not write --out {args.out} ({exc.strerror}){kept}") from exc
 
 
 def warn_if_corpus_misses_language(text: str, ctx: Context) -> None:
@@ -245,9 +248,29 @@ def warn_if_corpus_misses_language(text: str, ctx: Context) -> None:
 
 
 def prepare_out(out_path: str | None) -> None:
-    """Create ``--out``'s folder before the run, so a result is never lost at the end."""
-    if out_path:
-        try:
-            Path(out_path).parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(f"--out: cannot create the folder for {out_path}: {exc.strerror}") from exc
+    """Check ``--out`` and create its folder before the run, so a result is never lost at the end."""
+    if not out_path:
+        return
+    path = Path(out_path)
+    if path.is_dir():
+        raise ConfigError(
+            f"--out {out_path} is a folder: give the file to write, e.g. {path / 'result.json'}"
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--out: cannot create the folder for {out_path}: {exc.strerror}") from exc
+    if not os.access(path.parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ConfigError(f"--out: cannot write {out_path}: permission denied")
+
+
+def prepare_out_folder(folder: Path) -> None:
+    """Create ``--out``'s folder of reports before the run and check that it takes files."""
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"--out must be a folder: {folder} is a file")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--out: cannot create the folder {folder}: {exc.strerror}") from exc
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out: cannot write in the folder {folder}: permission denied")

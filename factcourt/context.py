@@ -420,8 +420,6 @@ class Context:
         for name in ("theta", "first_pass_theta"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must be in [0, 1], not {getattr(self, name)}")
-        if self.rounds < 0 or self.top_k < 1 or self.max_concurrency < 1:
-            raise ConfigError("rounds must be >= 0, top_k and max_concurrency >= 1")
         for name, least in _AT_LEAST.items():
             if getattr(self, name) < least:
                 raise ConfigError(f"{name} must be at least {least}, not {getattr(self, name)}")
@@ -544,6 +542,9 @@ class Context:
 
 # lower bounds that a wrong --set would otherwise break silently (retries=-1 makes no call at all)
 _AT_LEAST = {
+    "rounds": 0,
+    "top_k": 1,
+    "max_concurrency": 1,
     "retries": 0,
     "max_tokens": 1,
     "max_claims": 1,

@@ -34,8 +34,16 @@ def decode(data: bytes, name: str) -> str:
 
 
 def read_text_file(path: Path) -> str:
-    """The text of the file at ``path`` (see :func:`decode`)."""
-    return decode(path.read_bytes(), str(path))
+    """The text of the file at ``path`` (see :func:`decode`); a folder or a missing file is bad input."""
+    if path.is_dir():
+        raise InputError(f"{path} is a folder, not a file")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise InputError(f"no such file: {path}") from exc
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from exc
+    return decode(data, str(path))
 
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -46,12 +46,12 @@ def cmd_pyramid(args: argparse.Namespace) -> int:
     from factcourt.api import abuild_pyramid, load_pyramid
     from factcourt.nodes.pyramid.open import question_problem
 
+    prepare_out(args.out)
     if args.load:
         pyramid = load_pyramid(Path(args.load))
     else:
         if problem := question_problem(args.question or ""):
             raise InputError(f"{problem}: pass it with --question, or --load a saved pyramid")
-        prepare_out(args.out)
         ctx = checked_settings(args, [])
         pyramid = asyncio.run(abuild_pyramid(args.question or "", ctx))
     emit_result(pyramid.model_dump(mode="json"), args, lambda _: print_pyramid(pyramid))

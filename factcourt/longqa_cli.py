@@ -9,7 +9,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from factcourt.cli_shared import err, settings_from, warn_if_corpus_misses_language
+from factcourt.cli_shared import err, prepare_out_folder, settings_from, warn_if_corpus_misses_language
 
 
 def cmd_build_longqa(args: argparse.Namespace) -> int:
@@ -20,6 +20,7 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     if args.import_review:
+        prepare_out_folder(out)
         import_review(out, Path(args.import_review))
         report = write_outputs(out, stored_records(out), None)
         return show(report, out, args)
@@ -32,7 +33,7 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
         random.Random(args.shuffle).shuffle(seeds)
     seeds = seeds[: args.limit] if args.limit else seeds
     ctx = settings_from(args)
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_out_folder(out)
     warn_if_corpus_misses_language(" ".join(s.question for s in seeds), ctx)
     records = asyncio.run(build_seeds(seeds, ctx, out, console=err, quiet=args.json or args.quiet))
     report = write_outputs(out, records, ctx)

@@ -204,12 +204,7 @@ def endpoint_url(ctx: Context, choice: ModelChoice) -> str:
     from factcourt.providers.local_server import shared_server
     from factcourt.providers.weights import LOCAL_MODELS, ensure_weights
 
-    if choice.local_model:
-        weights = ensure_weights(LOCAL_MODELS[choice.local_model])
-    elif not Path(choice.weights).is_file():
-        raise ConfigError(f"local_weights: no such GGUF file: {choice.weights}")
-    else:
-        weights = Path(choice.weights)
+    weights = ensure_weights(LOCAL_MODELS[choice.local_model]) if choice.local_model else _own_weights(choice)
     return shared_server(
         weights,
         threads=ctx.local_threads,
@@ -217,6 +212,29 @@ def endpoint_url(ctx: Context, choice: ModelChoice) -> str:
         keep_alive=ctx.local_keep_alive,
         wait_s=ctx.local_wait_s,
     ).base_url
+
+
+def _own_weights(choice: ModelChoice) -> Path:
+    """The GGUF file of ``local_weights``, or a ConfigError when there is none."""
+    if not Path(choice.weights).is_file():
+        raise ConfigError(f"local_weights: no such GGUF file: {choice.weights}")
+    return Path(choice.weights)
+
+
+def _identity(choice: ModelChoice) -> str:
+    """Who answers, for the cache key: the endpoint, or for the embedded model its weights file.
+
+    A shipped model's file is pinned by sha256 and verified when fetched, so its name says which
+    it is (and its keys stay as they were); a ``local_weights`` file is named by its resolved
+    path, size and mtime, so another file of that name or one replaced in place is asked anew.
+    """
+    if choice.endpoint != "embedded":
+        return choice.endpoint
+    if choice.local_model:
+        return ""
+    from factcourt.providers.server_registry import server_key
+
+    return server_key(_own_weights(choice))
 
 
 def _settings(ctx: Context, choice: ModelChoice) -> tuple:
@@ -449,7 +467,7 @@ def _prepare(
         key = cache_key(
             "answer+logprobs",
             choice.name,
-            choice.endpoint if choice.endpoint != "embedded" else "",
+            _identity(choice),
             (f"grammar {WHITESPACE}" if choice.method == "grammar" else choice.method) if schema else "text",
             schema.model_json_schema() if schema else None,
             [m.model_dump() for m in messages],

@@ -16,6 +16,7 @@ from typing import Protocol
 
 import httpx
 from langchain_core.runnables import RunnableLambda
+from pydantic import ValidationError
 
 from factcourt.context import Context
 from factcourt.errors import BackendError, ConfigError, InputError
@@ -50,13 +51,14 @@ class LocalBM25:
 
     name = "local"
 
-    def __init__(self, documents: list[Evidence]):
-        """Index ``documents`` (their title and text)."""
+    def __init__(self, documents: list[Evidence], identity: str = ""):
+        """Index ``documents`` (their title and text); ``identity`` names them in cache keys."""
         from rank_bm25 import BM25Okapi
 
         if not documents:
             raise ConfigError("the local corpus is empty")
         self.documents = documents
+        self.identity = identity
         self._bm25 = BM25Okapi([tokenize(f"{d.title} {d.text}") for d in documents])
         self.languages = corpus_languages(documents)
 
@@ -154,7 +156,26 @@ def load_corpus(path: Path | None) -> list[Evidence]:
             )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise InputError(f"{path}:{number}: not a JSON object with a 'text' field ({exc})") from exc
+        except ValidationError as exc:  # a field of the wrong type ("text": null): pydantic's words
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"])
+            said = first["msg"][:1].lower() + first["msg"][1:]
+            raise InputError(f"{path}:{number}: {field}={json.dumps(first['input'])}: {said}") from exc
     return docs
+
+
+def corpus_identity(path: Path | None) -> str:
+    """What a corpus's search results are cached under: its resolved path, size and mtime.
+
+    A folder is named by each .txt file's (one stat each, once per process: loading reads them
+    all anyway). The shipped corpus (``path`` None) keeps the empty name its keys always had:
+    its package is pinned, so its contents change only with factcourt's own version.
+    """
+    if path is None or not path.exists():  # a missing corpus: load_corpus says so
+        return ""
+    files = sorted(path.rglob("*.txt")) if path.is_dir() else [path]
+    stats = [(str(f), st.st_size, st.st_mtime_ns) for f in files for st in [f.stat()]]
+    return cache_key("corpus", str(path), stats)
 
 
 class TavilyBackend:
@@ -236,13 +257,15 @@ _backends_lock = threading.Lock()
 
 
 def backend(ctx: Context) -> SearchBackend:
-    """Return the backend the context names, built once per process."""
-    key = (ctx.search, ctx.corpus or "")
+    """Return the backend the context names, built once per process (a corpus: once per file)."""
+    corpus = Path(ctx.corpus).expanduser().resolve() if ctx.search == "local" and ctx.corpus else None
+    key = (ctx.search, str(corpus or ""))
     with _backends_lock:
         if key not in _backends:
             if ctx.search == "local":
-                corpus = Path(ctx.corpus).expanduser() if ctx.corpus else None
-                _backends[key] = LocalBM25(load_corpus(corpus))
+                # taken before the read: a file edited during it gets a new key in the next run
+                identity = corpus_identity(corpus)
+                _backends[key] = LocalBM25(load_corpus(corpus), identity)
             elif ctx.search == "tavily":
                 _backends[key] = TavilyBackend()
             elif ctx.search == "serper":
@@ -255,7 +278,8 @@ def backend(ctx: Context) -> SearchBackend:
 def search(ctx: Context, query: str) -> tuple[list[Evidence], bool]:
     """Search with cache and retries; return (evidence, whether a real call was made)."""
     chosen = backend(ctx)
-    key = cache_key(chosen.name, ctx.corpus or "", query, ctx.top_k)
+    # the web backends' keys keep the empty corpus they always had
+    key = cache_key(chosen.name, getattr(chosen, "identity", ""), query, ctx.top_k)
     cache = store("search") if ctx.cache else None
     if cache is not None and (hit := cache.get(key)) is not None:
         return [Evidence.model_validate(e) for e in hit], False

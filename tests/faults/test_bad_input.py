@@ -151,3 +151,62 @@ def test_the_installed_command_ends_a_dead_endpoint_in_one_sentence(tmp_path):
     said = run.stderr.strip()  # a blank line where the progress display was
     assert said.startswith("error: the Clerk could not split the text into claims: cannot connect to")
     assert "\n" not in said
+
+
+def test_a_corpus_line_with_a_null_text_names_file_line_and_field(tmp_path, capsys):
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"text": "Paris is in France."}\n{"text": null}\n', encoding="utf-8")
+    assert main(["verify", "--claim", "Paris is in France.", "--corpus", str(path), "--model", "sim"]) == 2
+    assert "c.jsonl:2: text=null: input should be a valid string" in one_error(capsys.readouterr().err)
+
+
+def test_a_folder_given_as_the_text_is_named_a_folder(tmp_path, capsys):
+    assert main(["check", str(tmp_path), "--model", "sim", "--search", "none"]) == 2
+    assert f"{tmp_path} is a folder, not a file" in one_error(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(
+    "option, words",
+    [
+        (["--set", "max_concurrency=0"], "max_concurrency must be at least 1, not 0"),
+        (["--concurrency", "0"], "max_concurrency must be at least 1, not 0"),
+        (["--set", "top_k=0"], "top_k must be at least 1, not 0"),
+        (["--rounds", "-1"], "rounds must be at least 0, not -1"),
+    ],
+)
+def test_a_count_out_of_range_names_its_setting_and_value(option, words, tmp_path, capsys):
+    path = tmp_path / "t.txt"
+    path.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    assert main(["check", str(path), "--model", "sim", "--search", "none", *option]) == 2
+    assert words in one_error(capsys.readouterr().err)
+
+
+def _no_run(monkeypatch):
+    """Make any model call fail the test: a bad --out must be refused before the run."""
+    from factcourt.providers import models
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the run started before --out was checked")
+
+    monkeypatch.setattr(models, "_prepare", refuse)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "T", "--search", "none"],
+        ["verify", "--claim", "Paris is in France.", "--search", "none"],
+        ["detect", "-q", "Where is Paris?", "-a", "In France.", "--search", "none"],
+        ["pyramid", "-q", "Where is Paris?", "--experts", "sim", "--search", "none"],
+    ],
+    ids=lambda argv: argv[0],
+)
+@pytest.mark.parametrize("where", ["a folder", "an unwritable folder's file"])
+def test_an_out_that_cannot_be_written_is_refused_before_the_run(argv, where, tmp_path, monkeypatch, capsys):
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    _no_run(monkeypatch)
+    out, words = (tmp_path, "is a folder") if where == "a folder" else ("/proc/self/r.json", "cannot write")
+    argv = [str(text) if a == "T" else a for a in argv]
+    assert main([*argv, "--model", "sim", "--out", str(out)]) == 2
+    assert words in one_error(capsys.readouterr().err)

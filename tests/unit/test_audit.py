@@ -470,3 +470,16 @@ def test_a_scale_holds_when_the_settings_come_as_a_context():
     ctx = audit_context("smoke", "local", None, Context(model="local", audit_seeds=1), {})
     assert ctx.audit_cases_per_scenario == smoke["audit_cases_per_scenario"]  # was the paper's 30
     assert ctx.audit_scenario_cap == smoke["audit_scenario_cap"] and ctx.audit_seeds == 1
+
+
+def test_an_out_that_cannot_be_made_or_written_is_refused_before_the_audit(monkeypatch, capsys):
+    def no_call(*args, **kwargs):
+        raise AssertionError("the audit started before --out was checked")
+
+    monkeypatch.setattr(models, "_prepare", no_call)
+    argv = ["audit", "--target-model", "sim", "--model", "sim", "--search", "none", "--scale", "smoke"]
+    assert main([*argv, "--out", "/proc/factcourt-test/audit"]) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "--out: cannot create the folder /proc/factcourt-test/audit" in said and said.count("error:") == 1
+    assert main([*argv, "--out", "/proc/self"]) == 2  # a folder that takes no files
+    assert "--out: cannot write in the folder /proc/self" in capsys.readouterr().err

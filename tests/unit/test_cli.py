@@ -306,3 +306,22 @@ def test_a_chinese_text_against_the_english_corpus_is_warned_once(tmp_path, caps
     )
     main(["check", str(chinese), "--model", "sim", "--json", "--corpus", str(chinese_corpus)])
     assert "holds no" not in capsys.readouterr().err
+
+
+def test_a_result_is_printed_before_out_is_written_so_a_failed_write_loses_nothing(
+    tmp_path, capsys, corpus, monkeypatch
+):
+    import factcourt.cli
+
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    monkeypatch.setattr(
+        factcourt.cli, "prepare_out", lambda out: None
+    )  # as if the folder went away meanwhile
+    out = tmp_path / "gone" / "r.json"
+    assert main(["check", str(text), "--model", "sim", "--corpus", corpus, "--json", "--out", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["claims"][0]["verdict"] == "supported"
+    said = " ".join(captured.err.split())
+    assert f"could not write --out {out}" in said and "the result is printed above" in said
+    assert said.count("error:") == 1 and "Traceback" not in said

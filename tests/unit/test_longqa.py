@@ -645,3 +645,22 @@ def test_a_question_with_a_character_changed_is_the_seed_again_and_one_that_adds
         "最早提出‘中国共产党’这一名称的人是谁？他在哪一年、在什么文献中提出的？",
         "最早提出“中国共产党”这一名称的人是谁？",
     )
+
+
+def test_cli_out_that_is_a_file_is_one_sentence_before_any_call(tmp_path, monkeypatch, capsys):
+    from factcourt.providers import models
+
+    def no_call(*args, **kwargs):
+        raise AssertionError("the build started before --out was checked")
+
+    monkeypatch.setattr(models, "_prepare", no_call)
+    taken = tmp_path / "taken"
+    taken.write_text("", encoding="utf-8")
+    argv = ["build-longqa", "--seeds", str(SEEDS), "--model", "sim", "--search", "none", "--out", str(taken)]
+    assert main(argv) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"--out must be a folder: {taken} is a file" in said and "Traceback" not in said
+    sheet = tmp_path / "review.csv"
+    sheet.write_text("id,decision,reason\n1,keep,\n", encoding="utf-8")
+    assert main(["build-longqa", "--out", str(taken), "--import-review", str(sheet)]) == 2
+    assert f"--out must be a folder: {taken} is a file" in " ".join(capsys.readouterr().err.split())

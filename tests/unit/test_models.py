@@ -160,3 +160,38 @@ def test_a_grammar_bound_reply_is_read_like_structured_output_and_a_cut_one_is_a
     assert whole["parsed"].verdict == "supported" and whole["parsing_error"] is None
     cut = bound.invoke([HumanMessage("x")])
     assert cut["parsed"] is None and cut["parsing_error"] is not None and cut["raw"].content == '{"verd'
+
+
+def test_a_local_weights_file_is_cached_by_what_it_is_not_by_its_name(tmp_path, monkeypatch):
+    """Another file of the same name, or the file replaced in place, never gets the old answers."""
+    import contextlib
+    import os
+
+    from factcourt.providers import models
+    from factcourt.providers.simulated import SimulatedChatModel
+
+    monkeypatch.setattr(models, "endpoint_url", lambda ctx, choice: "http://127.0.0.1:9/v1")  # no server
+    monkeypatch.setattr(models, "_build", lambda ctx, choice, url: SimulatedChatModel())
+    monkeypatch.setattr(models, "_turn", lambda ctx, choice: contextlib.nullcontext())
+    models._built.clear()
+    first, second = tmp_path / "a" / "model.gguf", tmp_path / "b" / "model.gguf"
+    for path, data in ((first, b"one"), (second, b"two")):
+        path.parent.mkdir()
+        path.write_bytes(data)
+
+    def cached(path) -> bool:
+        return call(Context(local_weights=str(path), structured_output="function_calling")).cached
+
+    assert choose(Context(local_weights=str(first)), "evaluator").endpoint == "embedded"
+    assert not cached(first) and cached(first)
+    assert not cached(second) and cached(second)
+    first.write_bytes(b"three")
+    os.utime(first, ns=(1, 1))  # replaced in place: size and time differ
+    assert not cached(first)
+    monkeypatch.chdir(tmp_path / "a")
+    assert cached("model.gguf")  # the same file by a relative path
+
+
+def test_missing_local_weights_are_a_config_error_before_any_call(tmp_path):
+    with pytest.raises(ConfigError, match="no such GGUF file"):
+        call(Context(local_weights=str(tmp_path / "missing.gguf")))

@@ -176,3 +176,65 @@ def test_serper_reads_the_answer_box_then_organic_results_and_raises_on_http_err
     assert sent[0][1] == {"X-API-KEY": "key"} and sent[0][2]["q"] == "capital of France"
     with pytest.raises(httpx.HTTPStatusError):
         backend.search("down", k=5)
+
+
+OTHERS = ["Lions live in Africa.", "The Moon orbits the Earth.", "Rust is a programming language."]
+
+
+def _jsonl(path, text):
+    """A corpus of ``text`` and three documents about other things (BM25 needs a few to rank)."""
+    path.write_text("\n".join(json.dumps({"text": t}) for t in [text, *OTHERS]), encoding="utf-8")
+
+
+def _local(corpus, query="Where is Paris?"):
+    """A local search as a new run makes it: the corpus is read again."""
+    search._backends.clear()
+    found, real = search.search(Context(search="local", corpus=str(corpus), top_k=1), query)
+    return [e.text for e in found], real
+
+
+def test_an_edited_corpus_file_is_searched_again_not_served_from_the_cache(tmp_path):
+    import os
+
+    corpus = tmp_path / "c.jsonl"
+    _jsonl(corpus, "Paris is in France.")
+    assert _local(corpus) == (["Paris is in France."], True)
+    assert _local(corpus) == (["Paris is in France."], False)
+    _jsonl(corpus, "Paris is in Texas too.")
+    os.utime(corpus, ns=(1, 1))
+    assert _local(corpus) == (["Paris is in Texas too."], True)
+
+
+def test_one_relative_corpus_path_from_two_folders_is_two_corpora(tmp_path, monkeypatch):
+    for folder, text in (("one", "Paris is in France."), ("two", "Paris is in Texas too.")):
+        (tmp_path / folder).mkdir()
+        _jsonl(tmp_path / folder / "c.jsonl", text)
+    monkeypatch.chdir(tmp_path / "one")
+    assert _local("c.jsonl") == (["Paris is in France."], True)
+    monkeypatch.chdir(tmp_path / "two")
+    assert _local("c.jsonl") == (["Paris is in Texas too."], True)
+    # without a new run too: the process keeps one index per corpus, not per string typed
+    found, _ = search.search(Context(search="local", corpus="c.jsonl", top_k=1), "Where is Paris?")
+    assert [e.text for e in found] == ["Paris is in Texas too."]
+
+
+def test_a_folder_corpus_with_an_edited_file_is_searched_again(tmp_path):
+    import os
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for number, text in enumerate(["Paris is in France.", *OTHERS]):
+        (folder / f"{number}.txt").write_text(text, encoding="utf-8")
+    assert _local(folder) == (["Paris is in France."], True)
+    assert _local(folder) == (["Paris is in France."], False)
+    (folder / "0.txt").write_text("Paris is in Texas too.", encoding="utf-8")
+    os.utime(folder / "0.txt", ns=(1, 1))
+    assert _local(folder) == (["Paris is in Texas too."], True)
+
+
+def test_the_shipped_corpus_is_served_from_the_cache_by_the_next_run():
+    search._backends.clear()
+    ctx = Context(search="local")
+    assert search.search(ctx, "Eiffel Tower Paris")[1] is True
+    search._backends.clear()
+    assert search.search(ctx, "Eiffel Tower Paris")[1] is False
