@@ -9,13 +9,14 @@ when it holds the name and no unresolved reference.
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
 
+from factcourt.bench.datasets import read_rows
 from factcourt.context import Context
+from factcourt.errors import InputError
 from factcourt.inputs import detect_language
 from factcourt.nodes.decompose import decompose, same_sentence, unresolved
 
@@ -33,9 +34,24 @@ def score_item(item: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str, 
     }
 
 
+FIXTURE_FIELDS = ("response", "sentence", "expect")
+
+
+def read_fixture(path: Path) -> list[dict[str, Any]]:
+    """The fixture's rows; one without its texts, or none at all, is bad input, never a 0% rate."""
+    items = []
+    for number, item in read_rows(path, "fixture"):
+        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in FIXTURE_FIELDS):
+            raise InputError(f"{path}:{number}: not an object with the texts {', '.join(FIXTURE_FIELDS)}")
+        items.append(item)
+    if not items:
+        raise InputError(f"{path} holds no item")
+    return items
+
+
 async def run_clerk_bench(fixture: Path, ctx: Context) -> dict[str, Any]:
     """Decompose every fixture response and report the rate of self-contained claims."""
-    items = [json.loads(line) for line in fixture.read_text(encoding="utf-8").splitlines() if line.strip()]
+    items = read_fixture(fixture)
     rows, calls = [], 0
     for item in items:
         state = {"response": item["response"], "question": item.get("question", "")}

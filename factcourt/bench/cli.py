@@ -18,6 +18,27 @@ from factcourt.errors import ConfigError
 out = Console()
 
 
+def at_least_one(value: str) -> int:
+    """An argparse type: a whole number from 1 (a --limit of 0 or -1 would select all or drop one)."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"a whole number from 1, not {value!r}")
+    return number
+
+
+def levels(value: str) -> tuple[int, ...]:
+    """An argparse type: comma-separated numbers from 1, e.g. 1,4,8."""
+    try:
+        return tuple(at_least_one(item.strip()) for item in value.split(","))
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"comma-separated whole numbers from 1 (e.g. 1,4,8), not {value!r}"
+        ) from None
+
+
 def cmd_bench_run(args: argparse.Namespace) -> int:
     """Compare methods on a labelled dataset."""
     from factcourt.bench.report import Prices
@@ -101,8 +122,7 @@ def cmd_bench_perf(args: argparse.Namespace) -> int:
     """Framework overhead and concurrency on the simulated model."""
     from factcourt.bench.perf import run_perf
 
-    levels = tuple(int(c) for c in args.concurrency.split(","))
-    rows = run_perf(args.claims, levels, args.latency, args.rule)
+    rows = run_perf(args.claims, args.concurrency, args.latency, args.rule)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -247,7 +267,7 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
         choices=["given", "local", "tavily", "serper", "none"],
         help="evidence condition (same as --search)",
     )
-    p.add_argument("--limit", type=int, help="first N cases (after shuffling with --seed)")
+    p.add_argument("--limit", type=at_least_one, help="first N cases (after shuffling with --seed)")
     p.add_argument("--seed", type=int, help="shuffle the cases with this seed before --limit")
     p.add_argument("--balanced", action="store_true", help="as many TRUE as FALSE cases")
     p.add_argument(
@@ -284,7 +304,7 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
         required=True,
         help="PATH:EVIDENCE, repeatable (e.g. ../shared/data/halueval_qa/qa.jsonl:given)",
     )
-    p.add_argument("--limit", type=int, default=12, help="balanced cases per dataset")
+    p.add_argument("--limit", type=at_least_one, default=12, help="balanced cases per dataset")
     p.add_argument("--part", choices=["all", "dev", "test"], default="dev")
     p.add_argument("--out", default="bench-out/sweep")
     p.add_argument("--cache", action="store_true", help="reuse cached model answers")
@@ -302,7 +322,7 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
 
     p = bench_sub.add_parser("perf", help="overhead and concurrency on a simulated model")
     p.add_argument("--claims", type=int, default=20)
-    p.add_argument("--concurrency", default="1,4,8")
+    p.add_argument("--concurrency", type=levels, default=(1, 4, 8), help="comma-separated, e.g. 1,4,8")
     p.add_argument("--latency", type=float, default=0.05, help="seconds per simulated call")
     p.add_argument("--rule", default="free", choices=["free", "mandatory_search", "adaptive"])
     p.add_argument("--json", action="store_true")
@@ -322,7 +342,7 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     p.add_argument(
         "--evidence", choices=["given", "local", "none"], default="given", help="evidence condition"
     )
-    p.add_argument("--limit", type=int, default=20, help="prompts (balanced items)")
+    p.add_argument("--limit", type=at_least_one, default=20, help="prompts (balanced items)")
     p.add_argument("--repeats", type=int, default=3, help="times each prompt is sent")
     p.add_argument("--part", choices=["all", "dev", "test"], default="test")
     p.add_argument("--append", help="also append the summary as one JSON line to this file")
@@ -344,6 +364,6 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     p = sub.add_parser("synth-sft", help="build Debate-SFT data (adversarial debate + Corrector)")
     p.add_argument("--dataset", required=True, help="labelled claims with evidence")
     p.add_argument("--out", required=True, help="JSONL output (resumes when it exists)")
-    p.add_argument("--limit", type=int)
+    p.add_argument("--limit", type=at_least_one, help="first N cases")
     add_settings(p)
     p.set_defaults(func=cmd_synth_sft)

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from factcourt.errors import InputError
 from factcourt.inputs import read_text_file
 from factcourt.state import Evidence, Seed
@@ -55,9 +57,10 @@ class Gold:
     evidence_text: tuple[str, ...] = field(default=())
 
 
-def _rows(path: Path) -> list[tuple[int, dict]]:
+def read_rows(path: Path, what: str = "dataset") -> list[tuple[int, object]]:
+    """The JSON value of each non-blank line of a JSONL file, with its line number."""
     if not path.is_file():
-        raise InputError(f"no such dataset file: {path}")
+        raise InputError(f"no such {what} file: {path}")
     rows = []
     for number, line in enumerate(read_text_file(path).splitlines(), start=1):
         if not line.strip():
@@ -77,8 +80,8 @@ def _evidence_of(items: list) -> tuple[Evidence, ...]:
             out.append(
                 Evidence(
                     text=item.get("text", ""),
-                    url=item.get("url", ""),
-                    title=item.get("title", ""),
+                    url=item.get("url") or "",  # null: no URL, as when the key is left out
+                    title=item.get("title") or "",
                     source="given",
                 )
             )
@@ -89,19 +92,23 @@ def _evidence_of(items: list) -> tuple[Evidence, ...]:
 
 def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
     """Load a claims file (``claim``/``label``) or a QA file (``question``/``answer``/``label``)."""
-    pairs = []
-    for number, row in _rows(Path(path)):
+    pairs, seen = [], {}
+    for number, row in read_rows(Path(path)):
+        where = f"{path}:{number}"
+        if not isinstance(row, dict):
+            raise InputError(f"{where}: not a JSON object (a case has 'id', 'claim' or 'question', 'label')")
         try:
+            case_id = _case_id(row["id"], where)
             if "claim" in row:
                 case = Case(
-                    id=row["id"],
+                    id=case_id,
                     claim=row["claim"],
                     question=row.get("source_question") or "",
                     evidence=_evidence_of(row.get("evidence", [])),
                 )
             else:  # HaluEval QA: checked as the claim "the answer to Q is A"
                 case = Case(
-                    id=row["id"],
+                    id=case_id,
                     question=row["question"],
                     claim=f'The answer to the question "{row["question"]}" is "{row["answer"]}".',
                     evidence=_evidence_of([row.get("knowledge", "")]),
@@ -109,16 +116,35 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
                 )
             meta = row.get("meta") or {}
             gold = Gold(
-                label=_label(row["label"], f"{path}:{number}"),
-                label_4way=_four_way(meta.get("label_4way"), f"{path}:{number}"),
+                label=_label(row["label"], where),
+                label_4way=_four_way(meta.get("label_4way"), where),
                 evidence_text=tuple(e.text for e in case.evidence),
             )
         except KeyError as exc:
-            raise InputError(f"{path}:{number}: missing field {exc}") from exc
+            raise InputError(f"{where}: missing field {exc}") from exc
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field_name = ".".join(str(part) for part in error["loc"])
+            raise InputError(
+                f"{where}: evidence {field_name}: {error['msg'][0].lower()}{error['msg'][1:]}"
+            ) from None
+        if case_id in seen:
+            # predictions are stored by id: a second case with it would take the first one's answer
+            raise InputError(f"{where}: repeats the id {case_id!r} of line {seen[case_id]}")
+        seen[case_id] = number
         pairs.append((case, gold))
         if limit and len(pairs) >= limit:
             break
+    if not pairs:
+        raise InputError(f"{path} holds no case")
     return pairs
+
+
+def _case_id(value: object, where: str) -> str:
+    """An id as text: integers are read as their digits; anything else but a string is an error."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+        raise InputError(f"{where}: id {value!r} is not a non-empty string or an integer")
+    return str(value)
 
 
 _LABEL_WORDS = {"true": True, "false": False, "1": True, "0": False}
@@ -164,7 +190,7 @@ def read_evidence_file(path: Path) -> list[Evidence]:
         data = json.loads(text)
         items = data if isinstance(data, list) else [data]
     except json.JSONDecodeError:
-        items = [row for _, row in _rows(path)]
+        items = [row for _, row in read_rows(path)]
     evidence = []
     for index, item in enumerate(items, start=1):
         if isinstance(item, str):
@@ -202,7 +228,7 @@ def load_seeds(path: Path) -> list[Seed]:
         data = json.loads(read_text_file(path))
         items = list(enumerate(data if isinstance(data, list) else [data], start=1))
     except json.JSONDecodeError:
-        items = _rows(path)
+        items = read_rows(path)
     seeds, seen = [], set()
     for number, item in items:
         question = _first(item, "Question", "question", "prompt") if isinstance(item, dict) else ""

@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.api import abuild_pyramid, acheck, make_context
-from factcourt.bench.store import PredictionStore
+from factcourt.bench.store import PredictionStore, keep_settings
 from factcourt.context import Context
 from factcourt.errors import InputError
 from factcourt.inputs import read_text_file
@@ -55,7 +55,7 @@ def read_prompts(path: Path, limit: int | None = None, seed: int | None = None) 
     if not path.is_file():
         raise InputError(f"no such prompts file: {path}")
     prompts, seen = [], set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text_file(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -529,31 +529,6 @@ STORED_UNDER = (
 )
 
 
-def keep_settings(out: Path, settings: dict[str, Any]) -> None:
-    """Record the settings of the first run in ``out``; refuse a later run with other ones.
-
-    The records of a folder are reused stage by stage, so a changed checker or expert set would
-    mix old and new results in one table.
-    """
-    path = out / "settings.json"
-    now = {k: settings[k] for k in STORED_UNDER}
-    if path.is_file():
-        before = json.loads(read_text_file(path))
-        changed = [
-            f"{k} {repr(before[k]) if k in before else '(not recorded)'} -> {now[k]!r}"
-            for k in STORED_UNDER
-            if k not in before or before[k] != now[k]
-        ]
-        if changed:
-            raise InputError(
-                f"{out} holds a leaderboard run with other settings ({'; '.join(changed)}): "
-                "its stored results would be mixed with new ones; use a new --out"
-            )
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(now, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
 async def run_leaderboard(
     prompts_file: Path,
     targets: list[str],
@@ -593,7 +568,7 @@ async def run_leaderboard(
         "same_fact_candidates": ctx.same_fact_candidates,
         **{role: choose(ctx, role).name for role in CHECK_ROLES},
     }
-    keep_settings(out, settings)
+    keep_settings(out, {k: settings[k] for k in STORED_UNDER}, "leaderboard")
     lb = Leaderboard(prompts, targets, ctx, out, console or Console(stderr=True))
     if not report_only:
         await lb.run()

@@ -15,14 +15,47 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from factcourt.bench.datasets import Case, Gold, load
 from factcourt.bench.methods import METHODS, predict
 from factcourt.bench.report import Prices, build_report, markdown, plot, write_wrong_predictions
-from factcourt.bench.store import PredictionStore
-from factcourt.context import Context
-from factcourt.errors import ConfigError
+from factcourt.bench.store import PredictionStore, keep_settings
+from factcourt.context import AUDIT_ROLES, ROLES, Context
+from factcourt.errors import ConfigError, InputError
 from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.progress import Progress
+from factcourt.providers.models import choose
 from factcourt.runs import run_config
 
 EVIDENCE_CHARS = 1000  # stored per evidence piece: enough for METEOR, small enough to keep
+# the Context fields a stored prediction depends on; concurrency, cache, time-outs and retries
+# change how fast it comes, not what it says, so a resume may change them
+PREDICTED_UNDER = (
+    "model",
+    "base_url",
+    "role_models",
+    "structured_output",
+    "logprobs",
+    "temperature",
+    "max_tokens",
+    "protocol",
+    "rule",
+    "jurors",
+    "roles",
+    "rounds",
+    "theta",
+    "first_pass_theta",
+    "evidence_first",
+    "first_pass",
+    "first_pass_votes",
+    "confidence_source",
+    "use_roles",
+    "use_debate",
+    "search",
+    "corpus",
+    "top_k",
+    "epsilon",
+    "hallucination_layout",
+    "hallucination_judge",
+    "hallucination_agents",
+    "language",
+)
 
 
 def in_part(case_id: str, part: str) -> bool:
@@ -40,7 +73,12 @@ def select(
 
     ``balanced`` takes as many TRUE as FALSE cases (half of ``limit`` each, in order).
     """
-    pairs = [(c, g) for c, g in load(dataset) if in_part(c.id, part)]
+    loaded = load(dataset)
+    pairs = [(c, g) for c, g in loaded if in_part(c.id, part)]
+    if not pairs:
+        raise InputError(
+            f"no case selected: none of the {len(loaded)} cases of {dataset} is in part {part!r}"
+        )
     if seed is not None:
         random.Random(seed).shuffle(pairs)
     if balanced:
@@ -48,7 +86,26 @@ def select(
         true = [p for p in pairs if p[1].label][:per_label]
         false = [p for p in pairs if not p[1].label][:per_label]
         pairs = [p for pair in zip(true, false, strict=False) for p in pair]
+        if not pairs:
+            raise InputError(
+                f"no case selected: --balanced needs TRUE and FALSE cases, and part {part!r} of "
+                f"{dataset} has only {'TRUE' if true else 'FALSE'} ones"
+            )
     return pairs[:limit] if limit else pairs
+
+
+def run_settings(dataset: Path, ctx: Context) -> dict[str, Any]:
+    """What the stored predictions depend on: the dataset's file and the answer-affecting settings.
+
+    ``models`` are the names each role resolves to ('auto' is another model once OPENAI_API_KEY
+    is set; OPENAI_BASE_URL is another endpoint).
+    """
+    roles = [r for r in ROLES if r not in AUDIT_ROLES]
+    return {  # the dataset by content: a copy elsewhere resumes, an edited file does not
+        "dataset_sha256": hashlib.sha256(dataset.read_bytes()).hexdigest(),
+        **{k: getattr(ctx, k) for k in PREDICTED_UNDER},
+        "models": sorted({f"{c.name} at {c.endpoint}" for c in (choose(ctx, r) for r in roles)}),
+    }
 
 
 def _record(method: str, case: Case, gold: Gold, prediction: Any) -> dict[str, Any]:
@@ -94,6 +151,11 @@ async def run_bench(
         raise ConfigError(f"unknown method(s) {unknown}; choose from {list(METHODS)}")
     pairs = select(dataset, limit, seed, balanced=balanced, part=part)
     store = PredictionStore(out / "predictions.jsonl")
+    settings = run_settings(dataset, ctx)
+    if report_only:  # it runs nothing: only another dataset (the stored gold labels for new ids) misleads
+        keep_settings(out, {"dataset_sha256": settings["dataset_sha256"]}, "bench", record=False)
+    else:  # a folder with predictions but no settings.json (an older version's) gets them now
+        keep_settings(out, settings, "bench")
     # method by method: consecutive calls share prompt prefixes the local server can reuse
     # a failed prediction (a time-out on a busy machine, an endpoint down) is tried again
     todo = (

@@ -7,6 +7,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+from factcourt.errors import ConfigError, InputError
+from factcourt.inputs import read_text_file
+
+
+def _unwritable(path: Path, exc: OSError) -> ConfigError:
+    return ConfigError(f"cannot write to {path}: {exc.strerror or exc}; give another --out")
+
 
 class PredictionStore:
     """An append-only JSONL file of finished (method, case) predictions."""
@@ -14,19 +21,27 @@ class PredictionStore:
     def __init__(self, path: Path):
         """Open (or create) the file; records already there count as done."""
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.records: dict[tuple[str, str], dict[str, Any]] = {}
-        if path.exists():
-            text = path.read_text(encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            text = read_text_file(path) if path.exists() else ""
             if text and not text.endswith("\n"):  # a killed run's half line: never glue onto it
                 with path.open("a", encoding="utf-8") as fh:
                     fh.write("\n")
-            for line in text.splitlines():
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # the half-written line of a killed run: that case is redone
-                self.records[(record["method"], record["id"])] = record
+        except OSError as exc:
+            raise _unwritable(path, exc) from None
+        for number, line in enumerate(text.splitlines(), start=1):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # the half-written line of a killed run: that case is redone
+            if not isinstance(record, dict) or "method" not in record or "id" not in record:
+                # another program's file: appending to it would spoil it and reading it cannot resume
+                raise ConfigError(
+                    f"{path}:{number}: not a factcourt record (an object with 'method' and 'id'); "
+                    "give another --out"
+                )
+            self.records[(record["method"], record["id"])] = record
 
     def done(self, method: str, case_id: str) -> bool:
         """Whether this prediction is already stored."""
@@ -43,3 +58,31 @@ class PredictionStore:
             fh.flush()
             os.fsync(fh.fileno())
         self.records[(record["method"], record["id"])] = record
+
+
+def keep_settings(out: Path, settings: dict[str, Any], what: str, *, record: bool = True) -> None:
+    """Record the ``settings`` of the first run in ``out``; refuse a later run with other ones.
+
+    The records of a folder are reused, so a changed dataset, model or checker would mix old and
+    new results in one table. A folder without settings.json (an older version's, or a fresh one)
+    gets these, unless ``record`` is false (a run that runs nothing, such as --report-only).
+    """
+    path = out / "settings.json"
+    if path.is_file():
+        before = json.loads(read_text_file(path))
+        changed = [
+            f"{k} {repr(before[k]) if k in before else '(not recorded)'} -> {v!r}"
+            for k, v in settings.items()
+            if k not in before or before[k] != v
+        ]
+        if changed:
+            raise InputError(
+                f"{out} holds a {what} run with other settings ({'; '.join(changed)}): "
+                "its stored results would be mixed with new ones; use a new --out"
+            )
+    elif record:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise _unwritable(path, exc) from None

@@ -12,13 +12,15 @@ is replayed for round 2.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factcourt.bench.runner import run_bench
+from factcourt.bench.runner import run_bench, select
+from factcourt.bench.store import PredictionStore
 from factcourt.context import Context
 from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.nodes.judge_vote import majority
@@ -131,7 +133,9 @@ def run_sweep(
     """Record each dataset (resumable), replay every candidate, write sweep.md and sweep.json."""
     table = {}
     for path, evidence in datasets:
-        name = f"{path.parent.name}-{evidence}"
+        # the path's digest keeps apart two datasets whose files or folders have the same name
+        digest = hashlib.sha1(str(path.resolve()).encode("utf-8")).hexdigest()[:8]
+        name = f"{path.stem}-{digest}-{evidence}"
         asyncio.run(
             run_bench(
                 path,
@@ -143,10 +147,13 @@ def run_sweep(
                 part=part,
             )
         )
-        records = [
-            json.loads(line) for line in (out / name / "predictions.jsonl").read_text().splitlines() if line
-        ]
-        table[name] = replay([r for r in records if r["method"] == RECORD_METHOD])
+        # the store's view: a killed run's half line skipped, a retried case once, earlier
+        # --limit or --part choices left out
+        ids = {case.id for case, _ in select(path, limit, None, balanced=True, part=part)}
+        records = PredictionStore(out / name / "predictions.jsonl").records
+        table[name] = replay(
+            [r for (method, case_id), r in records.items() if method == RECORD_METHOD and case_id in ids]
+        )
     chosen = best(table)
     (out / "sweep.md").write_text(markdown(table, chosen), encoding="utf-8")
     summary = {"datasets": list(table), "part": part, "limit": limit, "chosen": chosen, "table": table}

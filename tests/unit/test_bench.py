@@ -181,3 +181,182 @@ def test_report_only_runs_nothing_and_reports_what_is_stored(tmp_path):
         or not (tmp_path / "out" / "predictions.jsonl").read_text()
     )
     assert summary["report"]["single"]["binary"]["n"] == 0
+
+
+def bench_cli(tmp_path, dataset, *extra, methods="single"):
+    """``factcourt bench run`` on the simulated model, in tmp_path/out unless --out is given."""
+    from factcourt.cli import main
+
+    out = [] if "--out" in extra else ["--out", str(tmp_path / "out")]
+    return main(
+        ["bench", "run", "--dataset", str(dataset), "--methods", methods, "--model", "sim", "--search"]
+        + ["given", *out, *extra]
+    )
+
+
+@pytest.fixture
+def predictions(monkeypatch):
+    """The (method, id) pairs each run predicts."""
+    made = []
+    real_predict = bench_methods.predict
+
+    async def counted(method, case, c):
+        made.append((method, case.id))
+        return await real_predict(method, case, c)
+
+    monkeypatch.setattr("factcourt.bench.runner.predict", counted)
+    return made
+
+
+def flipped(tmp_path, name="other.jsonl"):
+    """The same ids with the other labels: a resume from the first must never reuse its answers."""
+    path = tmp_path / name
+    path.write_text("\n".join(json.dumps({**r, "label": not r["label"]}) for r in ROWS), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (["--model", "sim:0.001"], "model 'sim' -> 'sim:0.001'"),
+        (["--search", "none"], "search 'given' -> 'none'"),
+        (["--set", "temperature=0.5"], "temperature 0.0 -> 0.5"),
+        (["--set", "max_tokens=64"], "max_tokens 512 -> 64"),
+        (["--role-model", "evaluator=sim:0.001"], "role_models {} -> {'evaluator': 'sim:0.001'}"),
+        (["--base-url", "http://localhost:9/v1"], "base_url None -> 'http://localhost:9/v1'"),
+    ],
+)
+def test_a_resume_with_settings_that_change_predictions_is_refused(
+    dataset, tmp_path, capsys, predictions, change, said
+):
+    assert bench_cli(tmp_path, dataset) == 0
+    predictions.clear()
+    assert bench_cli(tmp_path, dataset, *change) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"other settings ({said}" in err and "use a new --out" in err
+    assert not predictions
+
+
+def test_a_resume_on_another_dataset_with_the_same_ids_is_refused(dataset, tmp_path, capsys, predictions):
+    assert bench_cli(tmp_path, dataset) == 0
+    predictions.clear()
+    assert bench_cli(tmp_path, flipped(tmp_path)) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "other settings (dataset_sha256 " in err and not predictions
+    dataset.write_text(flipped(tmp_path).read_text(encoding="utf-8"), encoding="utf-8")  # edited in place
+    assert bench_cli(tmp_path, dataset) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "other settings (dataset_sha256 " in err and not predictions
+    # --report-only runs nothing, but its report would score the old answers against the new labels
+    assert bench_cli(tmp_path, dataset, "--report-only") == 2
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ["--limit", "2"],
+        ["--seed", "3", "--limit", "4"],
+        ["--balanced"],
+        ["--part", "dev"],
+        ["--concurrency", "1"],
+        ["--cache"],
+        ["--set", "timeout_s=30", "--set", "retries=0"],
+    ],
+)
+def test_a_resume_with_another_selection_or_speed_reuses_the_stored_predictions(
+    dataset, tmp_path, predictions, change
+):
+    assert bench_cli(tmp_path, dataset) == 0
+    predictions.clear()
+    assert bench_cli(tmp_path, dataset, *change) == 0
+    assert not predictions
+    assert bench_cli(tmp_path, dataset, *change, methods="single,fire") == 0
+    assert {m for m, _ in predictions} == {"fire"}, "an added method runs, the stored one is reused"
+
+
+def test_a_folder_of_an_older_version_without_settings_resumes_and_gets_them(dataset, tmp_path, predictions):
+    assert bench_cli(tmp_path, dataset) == 0
+    settings = tmp_path / "out" / "settings.json"
+    assert len(json.loads(settings.read_text(encoding="utf-8"))["dataset_sha256"]) == 64
+    settings.unlink()
+    predictions.clear()
+    assert bench_cli(tmp_path, dataset, "--report-only", "--model", "sim:0.5") == 0
+    assert not settings.exists(), "a report-only run records no settings: it ran none"
+    assert bench_cli(tmp_path, dataset) == 0
+    assert not predictions and settings.exists()
+    assert bench_cli(tmp_path, dataset, "--report-only", "--model", "sim:0.5") == 0
+
+
+@pytest.mark.parametrize(
+    ("rows", "extra", "complaint"),
+    [
+        ([], [], "holds no case"),
+        ([r for r in ROWS if r["label"]], ["--balanced"], "--balanced"),
+        ([ROWS[0]], ["--part", "dev"], "part 'dev'"),  # r0 is in the test part
+    ],
+)
+def test_a_run_that_selects_no_case_is_bad_input_not_an_empty_report(
+    tmp_path, capsys, rows, extra, complaint
+):
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert bench_cli(tmp_path, path, *extra) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "no case" in err and complaint in err
+    assert not (tmp_path / "out" / "report.json").exists()
+
+
+@pytest.mark.parametrize("limit", ["0", "-1", "x"])
+@pytest.mark.parametrize("command", [["bench", "run"], ["bench", "sweep"], ["synth-sft"]])
+def test_a_limit_below_one_is_refused(dataset, tmp_path, capsys, limit, command):
+    from factcourt.cli import main
+
+    given = f"{dataset}:given" if command[-1] == "sweep" else str(dataset)
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, "--dataset", given, "--limit", limit, "--model", "sim", "--out", str(tmp_path / "o")])
+    assert exit_.value.code == 2 and "--limit" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("levels", ["a,b", "0", "2,,4"])
+def test_perf_refuses_concurrency_levels_that_are_no_positive_numbers(capsys, levels):
+    from factcourt.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "perf", "--concurrency", levels])
+    assert exit_.value.code == 2 and "--concurrency" in capsys.readouterr().err
+
+
+def test_clerk_bench_without_its_fixture_is_bad_input(tmp_path, capsys):
+    from factcourt.cli import main
+
+    assert main(["bench", "clerk", "--fixture", str(tmp_path / "missing.jsonl"), "--model", "sim"]) == 2
+    assert "no such fixture file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [("", "holds no item"), ('{"response": "R."}\n', "f.jsonl:1:"), ("[1]\n", "f.jsonl:1:")],
+)
+def test_clerk_bench_fixture_errors_are_one_sentence(tmp_path, capsys, text, complaint):
+    from factcourt.cli import main
+
+    path = tmp_path / "f.jsonl"
+    path.write_text(text, encoding="utf-8")
+    assert main(["bench", "clerk", "--fixture", str(path), "--model", "sim"]) == 2
+    err = capsys.readouterr().err
+    assert complaint in err and "Error:" not in err
+
+
+@pytest.mark.parametrize("command", [["bench", "run", "--methods", "single"], ["synth-sft"]])
+def test_an_out_that_cannot_be_written_is_bad_input(dataset, tmp_path, capsys, command):
+    from factcourt.cli import main
+
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    for out in ("/proc/x/y", str(tmp_path / "file" / "sub"), str(tmp_path)):
+        if command[0] == "bench" and out == str(tmp_path):
+            continue  # a folder is what bench run's --out is
+        code = main(
+            [*command, "--dataset", str(dataset), "--model", "sim", "--search", "given", "--out", out]
+        )
+        err = capsys.readouterr().err
+        assert code == 2 and "cannot" in err and "Error:" not in err, (out, err)

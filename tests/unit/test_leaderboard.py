@@ -322,3 +322,10 @@ def test_pyramid_command_builds_saves_and_loads(tmp_path, experts, capsys):
     assert len(json.loads(capsys.readouterr().out)["claims"]) == 4
     assert main(["pyramid", *experts_arg, *common]) == 2
     assert "the question is empty" in capsys.readouterr().err
+
+
+def test_a_prompts_file_that_is_not_text_is_one_clear_sentence(tmp_path):
+    path = tmp_path / "bin.dat"
+    path.write_bytes(b"\x7fELF\x02\x01\x01\x00\xff\xfe\x00\x00")
+    with pytest.raises(InputError, match="not UTF-8|NUL bytes"):
+        read_prompts(path)

@@ -92,3 +92,55 @@ def test_sentences_chunks_and_spans():
     assert locate("Second one!", text) == (11, 22)
     assert locate("second  one", text) is not None
     assert locate("Nothing like it at all here", text) is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "complaint"),
+    [
+        (["[1, 2]"], r"d.jsonl:1: .*not a JSON object"),
+        (['"a claim"'], r"d.jsonl:1: .*not a JSON object"),
+        ([{"id": None, "claim": "C", "label": True}], r"d.jsonl:1: id None"),
+        ([{"id": True, "claim": "C", "label": True}], r"d.jsonl:1: id True"),
+        (
+            [{"id": "a", "claim": "C", "label": True, "evidence": [{"text": "t", "url": 5}]}],
+            r"d.jsonl:1: .*url",
+        ),
+        (
+            [{"id": "a", "claim": "C", "label": True}, {"id": "a", "claim": "D", "label": False}],
+            "d.jsonl:2: .*'a'",
+        ),
+        (
+            [{"id": 1, "claim": "C", "label": True}, {"id": "1", "claim": "D", "label": False}],
+            "d.jsonl:2: .*'1'",
+        ),
+        ([], "holds no case"),
+    ],
+)
+def test_dataset_rows_that_cannot_be_cases_name_their_line(tmp_path, lines, complaint):
+    path = tmp_path / "d.jsonl"
+    path.write_text(
+        "".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines), encoding="utf-8"
+    )
+    with pytest.raises(InputError, match=complaint):
+        load(path)
+
+
+def test_dataset_ids_may_be_integers_and_evidence_urls_null(tmp_path):
+    from factcourt.bench.runner import select
+
+    path = tmp_path / "d.jsonl"
+    rows = [
+        {
+            "id": n,
+            "claim": f"C{n}",
+            "label": n % 2 == 0,
+            "evidence": [{"text": "t", "url": None, "title": None}],
+        }
+        for n in range(8)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (case, _), *_ = load(path)
+    assert case.id == "0" and case.evidence[0].url == "" and case.evidence[0].title == ""
+    dev = [c.id for c, _ in select(path, None, None, part="dev")]
+    test = [c.id for c, _ in select(path, None, None, part="test")]
+    assert sorted(dev + test, key=int) == [str(n) for n in range(8)]

@@ -120,3 +120,14 @@ def test_an_unknown_four_way_label_is_an_error_not_a_binary_fallback(tmp_path):
         load(write(tmp_path, rows("Mostly True")))
     [(_, gold)] = load(write(tmp_path, [{"id": "a", "claim": "C", "label": True}]))
     assert gold.label_4way is None  # no four-way label: binary, as before
+
+
+@pytest.mark.parametrize("text", ['{"id": "r0", "messages": []}\n', "[1, 2]\n"])
+def test_an_out_file_that_holds_other_records_is_refused_before_any_debate(tmp_path, scripted, text):
+    from factcourt.errors import ConfigError
+
+    dataset, out = write(tmp_path, rows("Supported")), tmp_path / "other.jsonl"
+    out.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"other.jsonl:1: .*method"):
+        asyncio.run(synth_sft(dataset, out, ctx()))
+    assert not scripted.calls and out.read_text(encoding="utf-8") == text

@@ -1,6 +1,14 @@
-"""The sweep's replay of candidate settings from one recorded run, by hand."""
+"""The sweep: its replay of candidate settings from one recorded run, by hand, and its resume."""
 
+import json
+
+import pytest
+
+from factcourt.bench import methods as bench_methods
+from factcourt.bench import sweep
 from factcourt.bench.sweep import best, replay
+from factcourt.context import Context
+from factcourt.state import Usage
 
 
 def record(gold, first, confidence, round_one, round_two=()):
@@ -43,3 +51,54 @@ def test_best_keeps_to_the_call_budget_on_every_dataset():
         },
     }
     assert best(table, budget=2.5) == "cheap" and best(table, budget=3.0) == "dear"
+
+
+def sweep_data(folder, labels=(True, False, True, False)):
+    folder.mkdir(parents=True)
+    path = folder / "claims.jsonl"
+    rows = [
+        {"id": f"r{i}", "claim": f"Claim {i} about Paris.", "label": label} for i, label in enumerate(labels)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def replayed(monkeypatch):
+    """The ids of the records each dataset's replay scores."""
+    seen = []
+    monkeypatch.setattr(sweep, "replay", lambda records: seen.append(sorted(r["id"] for r in records)) or {})
+    return seen
+
+
+def run(datasets, out, limit=4):
+    ctx_for = lambda evidence: Context(model="sim", search=evidence, cache=False)  # noqa: E731
+    return sweep.run_sweep([(d, "given") for d in datasets], ctx_for, out, limit=limit, part="all")
+
+
+def test_a_killed_sweep_resumes_and_replays_each_selected_case_once(tmp_path, monkeypatch, replayed):
+    data, out = sweep_data(tmp_path / "data"), tmp_path / "sweep"
+    real_predict, failed = bench_methods.predict, []
+
+    async def fails_once(method, case, ctx):
+        if case.id == "r1" and not failed:
+            failed.append(case.id)
+            return bench_methods.Prediction(verdict=None, error="busy", usage=Usage())
+        return await real_predict(method, case, ctx)
+
+    monkeypatch.setattr("factcourt.bench.runner.predict", fails_once)
+    run([data], out)
+    [folder] = [p for p in out.iterdir() if p.is_dir()]
+    with (folder / "predictions.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write('{"method": "default-record", "id": "r3", "gold"')  # the kill -9 of a second run
+    run([data], out)  # retries r1: its file now holds a failed and a finished line
+    run([data], out, limit=2)
+    assert replayed == [["r0", "r1", "r2", "r3"]] * 2 + [["r0", "r1"]]
+
+
+def test_two_datasets_in_folders_of_the_same_name_keep_apart(tmp_path, replayed):
+    first = sweep_data(tmp_path / "a" / "data")
+    second = sweep_data(tmp_path / "b" / "data", labels=(False, True, False, True))
+    summary = run([first, second], tmp_path / "sweep")
+    assert len(summary["datasets"]) == 2 and all(n.startswith("claims-") for n in summary["datasets"])
+    assert len(replayed) == 2
