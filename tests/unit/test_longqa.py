@@ -445,21 +445,24 @@ def test_seeds_the_models_writing_leaves_unbuilt_are_reported_and_not_asked_agai
 
 
 def review(tmp_path, changes):
-    with (tmp_path / "review.csv").open(encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
+    rows = review_rows(tmp_path)
     for row in rows:
         row.update(changes.get(row["id"], {}))
-    sheet = tmp_path / "filled.csv"
-    with sheet.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return sheet
+    return write_sheet(tmp_path / "filled.csv", rows)
 
 
 def review_rows(out):
     with (out / "review.csv").open(encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
+
+
+def write_sheet(sheet, rows):
+    """A filled review sheet, as a reviewer saves it."""
+    with sheet.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return sheet
 
 
 def staged_sheet(out, decisions):
@@ -468,12 +471,7 @@ def staged_sheet(out, decisions):
     for row in rows:
         decision, reason = decisions.get((row["id"], row["stage"]), ("", ""))
         row.update(decision=decision, reason=reason)
-    sheet = out / "staged.csv"
-    with sheet.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return sheet
+    return write_sheet(out / "staged.csv", rows)
 
 
 def test_review_round_trip_a_dropped_row_stays_dropped_with_its_reason(scripted, corpus, tmp_path):
