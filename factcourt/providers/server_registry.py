@@ -32,6 +32,7 @@ KEEP_ALIVE_S = 5.0  # how long the server stays up after its last user, for the 
 # how long a process waits for another's server with other weights or settings: a bench run may
 # hold it for long, and a wait past this is more likely a forgotten process than a queue
 WAIT_S = 600.0
+PROBE_GRACE_S = 0.5  # longer than any probe holds the users lock, even on a loaded machine
 
 
 def server_key(model_path: Path, **settings: object) -> str:
@@ -113,16 +114,26 @@ class Registry:
         fcntl.flock(fd, fcntl.LOCK_SH)  # waits at most for another process's has_users() probe
         return fd
 
-    def has_users(self) -> bool:
-        """Whether any live process holds a user lock."""
+    def has_users(self, probe_grace_s: float = PROBE_GRACE_S) -> bool:
+        """Whether any live process holds a user lock.
+
+        Another process's probe (the server's watcher, every 0.25 s) also holds the lock, for
+        microseconds unless the machine is loaded: a lock that stays held for ``probe_grace_s``
+        is a user's.
+        """
         fd = self._open("users")
+        deadline = time.monotonic() + probe_grace_s
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return False
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        return True
+                    time.sleep(0.01)
         finally:
             os.close(fd)  # also drops the probe's lock at once
-        return False
 
     def read(self) -> dict | None:
         """The running server's record, or None."""
