@@ -249,15 +249,24 @@ def detect(
 def pyramid_key(question: str, ctx: Context, answers: dict[str, str] | None) -> str:
     """Cache key of a pyramid: the question, the expert set and every setting that changes it."""
     from factcourt.providers.cache import cache_key
-    from factcourt.providers.models import choose
+    from factcourt.providers.models import choose, model_identity
+
+    def named(choice) -> list:  # a local_weights file by what it is, not by its name
+        return [choice, model_identity(choice)]
 
     return cache_key(
         "pyramid",
         question,
         ctx.experts,
         {e: ctx.model_settings.get(e, {}) for e in ctx.experts},
+        # an expert whose answer is given is never asked: its model needs no key here either
+        [
+            named(choose(ctx.for_model(e), "answer"))
+            for e in ctx.experts
+            if not (answers or {}).get(e, "").strip()
+        ],
         [ctx.answer_max_tokens, ctx.temperature, ctx.language, ctx.max_claims],
-        [choose(ctx, "clerk"), choose(ctx, "matcher")],
+        [named(choose(ctx, "clerk")), named(choose(ctx, "matcher"))],
         [ctx.embedder, ctx.embedding_model, ctx.similarity_threshold, ctx.same_fact_candidates],
         answers or {},
     )

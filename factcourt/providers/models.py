@@ -221,7 +221,7 @@ def _own_weights(choice: ModelChoice) -> Path:
     return Path(choice.weights)
 
 
-def _identity(choice: ModelChoice) -> str:
+def model_identity(choice: ModelChoice) -> str:
     """Who answers, for the cache key: the endpoint, or for the embedded model its weights file.
 
     A shipped model's file is pinned by sha256 and verified when fetched, so its name says which
@@ -467,7 +467,7 @@ def _prepare(
         key = cache_key(
             "answer+logprobs",
             choice.name,
-            _identity(choice),
+            model_identity(choice),
             (f"grammar {WHITESPACE}" if choice.method == "grammar" else choice.method) if schema else "text",
             schema.model_json_schema() if schema else None,
             [m.model_dump() for m in messages],

@@ -225,3 +225,30 @@ def test_a_client_follows_the_embedded_server_when_it_moves(monkeypatch):
 
     first, second = asyncio.run(twice())
     assert first.openai_api_base != second.openai_api_base
+
+
+def test_a_pyramid_is_cached_by_what_its_experts_weights_are_not_by_their_names(tmp_path, monkeypatch):
+    """An expert's local_weights file replaced in place, or another file of that name, builds anew."""
+    import os
+
+    from factcourt.api import pyramid_key
+
+    weights = tmp_path / "model.gguf"
+    weights.write_bytes(b"one")
+
+    def key() -> str:
+        ctx = Context(
+            model="local",
+            experts=["local"],
+            model_settings={"local": {"local_weights": str(weights)}},
+        )
+        return pyramid_key(Q, ctx, None)
+
+    before = key()
+    assert key() == before
+    weights.write_bytes(b"three")
+    os.utime(weights, ns=(1, 1))
+    assert key() != before
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    given = {"gpt-4o": "The Eiffel Tower is in Paris."}  # never asked: no key needed for its key
+    assert pyramid_key(Q, Context(experts=["gpt-4o"]), given)
