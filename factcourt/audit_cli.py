@@ -125,7 +125,7 @@ def add_audit_command(sub: argparse._SubParsersAction, add_settings: Callable) -
         "--scale",
         choices=list(AUDIT_SCALES),
         default="paper",
-        help="'paper': the paper's numbers (30 cases per scenario, up to 16 scenarios per object); "
+        help="'paper': the paper's numbers (30 graded cases per scenario, up to 16 scenarios per object); "
         "'smoke': 2 scenarios per object, 3 cases each, at most 1 added (about 150 calls). "
         "--set audit_...=N changes any of them",
     )

@@ -339,7 +339,9 @@ class Context:
     )
     audit_seeds: int = _describe("FACT-AUDIT: seed test cases the Inquirer writes per scenario (k).", 10)
     audit_cases_per_scenario: int = _describe(
-        "FACT-AUDIT: test cases per scenario, seeds included; the Prober writes the rest (paper: 30).", 30
+        "FACT-AUDIT: graded test cases per scenario, seeds included; the Prober writes the rest, "
+        "asking at most twice this many (paper: 30).",
+        30,
     )
     audit_scenario_cap: int = _describe(
         "FACT-AUDIT: most scenarios audited per object, added ones included (paper code: 16).", 16

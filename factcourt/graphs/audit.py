@@ -1,10 +1,11 @@
 """Graph ``audit`` (FACT-AUDIT): audit a target model's fact-checking, object by object.
 
 Per object: every scenario of the initial taxonomy in turn gets seed cases (Inquirer), checked
-and repaired (Quality Inspector), evaluated (reference, target, grade), then probes (Prober) up
-to the scenario's budget; with the queue empty, the Appraiser proposes a new scenario, which
-the scenario judge accepts into the queue or rejects, until the Appraiser stops, too many
-proposals in a row are rejected, or the scenario cap is reached. The routers' labels name why,
+and repaired (Quality Inspector), evaluated (reference, target, grade), then probes (Prober)
+until the scenario's budget of graded cases is met (or twice it asked); with the queue empty,
+the Appraiser proposes a new scenario, which the scenario judge accepts into the queue or
+rejects, until the Appraiser stops, too many proposals in a row are rejected, or the scenario
+cap is reached. The routers' labels name why,
 so Studio draws every branch.
 """
 
@@ -43,7 +44,11 @@ def next_step(state: AuditState, runtime: Runtime[Context]) -> NextStep:
     if state.get("pending"):
         return "evaluate"
     obj = current_object(state)
-    if len(records_of(state, obj, state["scenario"])) < ctx.audit_cases_per_scenario:
+    records = records_of(state, obj, state["scenario"])
+    graded = sum(r.status == "graded" for r in records)
+    # the budget is of graded cases, as the authors' memory pool; twice it asked bounds an
+    # auditor or a target that keeps failing
+    if graded < ctx.audit_cases_per_scenario and len(records) < 2 * ctx.audit_cases_per_scenario:
         return "probe"
     audited = len(taxonomy_of(state, obj)) - len(state.get("queue", []))
     if audited >= ctx.audit_scenario_cap:

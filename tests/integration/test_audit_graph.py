@@ -10,7 +10,7 @@ pytestmark = pytest.mark.integration
 
 def test_tiny_audit_on_the_embedded_model(smollm2):
     """SmolLM2-135M proves the plumbing, not the audit: seeds, inspection, reference, target and
-    grader run on the real server (6 calls), and every case is graded or says why it is not."""
+    grader run on the real server, and every case is graded or says why it is not."""
     result = factcourt.audit(
         ["social_rumor"],
         local_weights=str(smollm2),
@@ -30,8 +30,11 @@ def test_tiny_audit_on_the_embedded_model(smollm2):
     assert result["models"]["self_audit"] is True
     assert result["usage"]["calls"] >= 1 and result["usage"]["input_tokens"] > 0
     assert result["stops"] == {"social_rumor": "scenario_cap"}
-    assert len(result["cases"]) == 1  # the seed, or the Inquirer's failure as one dropped entry
-    for case in result["cases"]:
+    # the seed (or the Inquirer's failure as one dropped entry), and a probe if it was not graded:
+    # the budget is of graded cases, at most twice it asked
+    cases = result["cases"]
+    assert len(cases) == (1 if cases[0]["status"] == "graded" else 2)
+    for case in cases:
         if case["status"] == "graded":
             assert 1 <= case["grade"] <= 10 and case["comment"] and case["response"]
         else:

@@ -15,7 +15,7 @@ async def inquirer(state: AuditState, runtime: Runtime[Context]) -> dict:
     """Take the next scenario of the queue and write its seed cases.
 
     Seeds that do not parse after the retries are one dropped entry of the memory pool, so the
-    report counts them and the Prober still fills the scenario's budget.
+    report counts them and the Prober fills the scenario's budget of graded cases.
     """
     ctx = runtime.context
     obj, (scenario, *queue) = current_object(state), state["queue"]
