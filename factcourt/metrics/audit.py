@@ -11,6 +11,7 @@ over cases):
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -78,3 +79,22 @@ def pooled(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         return {"n": 0, "imr": None, "jfr": None, "grade": None, "agree": None}
     metrics = [m for m in ("imr", "jfr", "grade", "agree") if all(m in p for p in parts)]
     return {"n": n, **{m: sum(p[m] * p["n"] for p in parts) / n for m in metrics}}
+
+
+def over_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Mean and sample sd of each metric over audit runs (the paper reports 3 runs so).
+
+    ``runs`` are one scope's :func:`scores`, one per run; runs with no graded case there are
+    left out; one run has no sd.
+    """
+    runs = [r for r in runs if r["n"]]
+    if not runs:
+        return {"runs": 0, "n": 0, "imr": None, "jfr": None, "grade": None, "agree": None}
+    summary: dict[str, Any] = {"runs": len(runs), "n": sum(r["n"] for r in runs)}
+    for metric in ("imr", "jfr", "grade", "agree"):
+        values = [r[metric] for r in runs]
+        summary[metric] = {
+            "mean": statistics.mean(values),
+            "sd": statistics.stdev(values) if len(values) > 1 else None,
+        }
+    return summary

@@ -2,7 +2,7 @@
 
 import pytest
 
-from factcourt.metrics.audit import by, pooled, scores, verdict_label
+from factcourt.metrics.audit import by, over_runs, pooled, scores, verdict_label
 
 # Table 4 test counts and Table 1 IMR per object (complex claim, fake news, social rumor), and
 # the Overall IMR Table 1 prints: the overall is pooled over cases, objects weighted by counts
@@ -76,3 +76,20 @@ def test_scores_per_scope_and_pooled_equal_the_scores_of_all_cases():
 )
 def test_verdict_label(text, label):
     assert verdict_label(text) == label
+
+
+def test_runs_are_summarised_as_mean_and_sample_sd_per_metric():
+    # the paper's practice (3 runs, mean ± sd); a run with nothing graded in a scope is left out
+    # of that scope's mean, and one run alone has no sd
+    runs = [
+        {"n": 10, "imr": 40.0, "jfr": 10.0, "grade": 5.0, "agree": 50.0},
+        {"n": 12, "imr": 50.0, "jfr": 20.0, "grade": 4.0, "agree": 60.0},
+        {"n": 0, "imr": None, "jfr": None, "grade": None, "agree": None},
+        {"n": 8, "imr": 60.0, "jfr": 30.0, "grade": 3.0, "agree": 70.0},
+    ]
+    summary = over_runs(runs)
+    assert summary["runs"] == 3 and summary["n"] == 30
+    assert summary["imr"] == {"mean": pytest.approx(50.0), "sd": pytest.approx(10.0)}
+    assert summary["grade"] == {"mean": pytest.approx(4.0), "sd": pytest.approx(1.0)}
+    assert over_runs(runs[:1])["jfr"] == {"mean": 10.0, "sd": None}
+    assert over_runs(runs[2:3]) == {"runs": 0, "n": 0, "imr": None, "jfr": None, "grade": None, "agree": None}
