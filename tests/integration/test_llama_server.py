@@ -19,6 +19,7 @@ from factcourt.errors import BackendError
 from factcourt.providers import local_server, models
 from factcourt.providers.local_server import LocalModelServer
 from factcourt.state import JurorAnswer
+from tests.signals import ctrl_c_not_ignored
 
 pytestmark = pytest.mark.integration
 
@@ -149,6 +150,7 @@ def test_an_interrupted_cli_run_leaves_no_server_behind(smollm2, tmp_path, signu
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=ctrl_c_not_ignored,
     )
     deadline = time.monotonic() + 60
     servers = []

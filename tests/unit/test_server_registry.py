@@ -15,6 +15,7 @@ from factcourt.errors import BackendError
 from factcourt.providers import local_server, server_registry
 from factcourt.providers.local_server import LocalModelServer
 from factcourt.providers.server_registry import Registry, pid_alive, watch_users
+from tests.signals import ctrl_c_not_ignored
 
 FAKE_CHILD = Path(__file__).with_name("fake_llama_child.py")
 REGISTRY_MODULE = server_registry.__file__
@@ -349,7 +350,8 @@ def test_ctrl_c_ends_a_wait_in_a_worker_thread(weights, tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,  # only a failure waits this long: the wait it ends would last WAIT_S
+        timeout=120,  # only a failure waits this long: the wait it ends would last WAIT_S
+        preexec_fn=ctrl_c_not_ignored,
     )
     assert done.stdout == "interrupted\n", done.stderr
 
