@@ -5,19 +5,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from factcourt.cli_shared import err, out, preflight, prepare_out_folder, say_how_it_runs, settings_values
 from factcourt.context import AUDIT_SCALES, Context
-from factcourt.errors import ConfigError
+from factcourt.errors import ConfigError, InputError
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    """Run the audit with a progress display, then write the reports; exit 1 if nothing was graded."""
-    from factcourt.api import audit_context, audit_objects
-    from factcourt.audit_report import audit_json, write_audit
+    """Run the audit (``--runs`` times) with a progress display and write the reports.
 
+    Exit 1 if nothing was graded (in any run), 2 on bad input.
+    """
+    from factcourt.api import audit_context, audit_objects
+    from factcourt.audit_report import runs_json, write_runs
+
+    if args.runs < 1:
+        raise InputError(f"--runs must be at least 1, not {args.runs}")
     values = settings_values(args)
     if args.auditor_model:
         if "model" in values and values["model"] != args.auditor_model:
@@ -28,6 +34,35 @@ def cmd_audit(args: argparse.Namespace) -> int:
     folder = Path(args.out)
     prepare_out_folder(folder)  # not after the audit: write_audit would fail with hours of work
     preflight(ctx)
+    if args.runs == 1:
+        return _audit_once(objects, ctx, args, folder)[0]
+    reports = []
+    for k in range(args.runs):
+        # a run of its own: its seed picks other examples and keys other sampled answers
+        run_ctx = replace(ctx, audit_seed=ctx.audit_seed + k)
+        err.print(f"[bold]run {k + 1} of {args.runs}[/] (audit_seed={run_ctx.audit_seed})")
+        code, report = _audit_once(objects, run_ctx, args, folder / f"run-{k + 1}")
+        if code == 2:
+            return code
+        reports.append(report)
+    summary = runs_json(reports)
+    paths = write_runs(summary, folder)
+    overall = summary["overall"]
+    if overall["runs"]:
+        sd = {m: overall[m]["sd"] or 0.0 for m in ("imr", "jfr", "grade")}
+        out.print(
+            f"over {overall['runs']} runs: IMR {overall['imr']['mean']:.2f} ± {sd['imr']:.2f}%  "
+            f"JFR {overall['jfr']['mean']:.2f} ± {sd['jfr']:.2f}%  "
+            f"Grade {overall['grade']['mean']:.2f} ± {sd['grade']:.2f}"
+        )
+    out.print(f"[dim]wrote {', '.join(str(p) for p in paths.values())}[/]")
+    return 0 if overall["runs"] else 1
+
+
+def _audit_once(objects: list[str], ctx: Context, args: argparse.Namespace, folder: Path) -> tuple[int, dict]:
+    """One audit: run it, write its reports to ``folder``, say how it went; (exit code, report)."""
+    from factcourt.audit_report import audit_json, write_audit
+
     state = asyncio.run(run_audit(objects, ctx, args.quiet, args.keep_checkpoint))
     report = audit_json(state, ctx)
     paths = write_audit(report, folder)
@@ -35,7 +70,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         err.print("[yellow]note:[/] the auditor is the target: a self-audit flatters it (see report.md)")
     if report["error"]:
         err.print(f"[red]error:[/] {report['error']}")
-        return 2
+        return 2, report
     overall, c = report["overall"], report["counts"]
     if overall["n"]:
         out.print(
@@ -45,8 +80,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     out.print(f"[dim]wrote {', '.join(str(p) for p in paths.values())}[/]")
     if not c["graded"]:
         err.print(f"[red]error:[/] no case was graded: {_first_reason(report)}")
-        return 1
-    return 0
+        return 1, report
+    return 0, report
 
 
 def _first_reason(report: dict[str, Any]) -> str:
@@ -130,6 +165,13 @@ def add_audit_command(sub: argparse._SubParsersAction, add_settings: Callable) -
         "--set audit_...=N changes any of them",
     )
     p.add_argument("--out", required=True, help="folder for the reports")
+    p.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="audit N times, with audit_seed, audit_seed+1, ... (the paper reports the mean and sd "
+        "of 3 runs): each run's reports go to OUT/run-K, the mean ± sd to OUT/runs.md and runs.json",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument(
         "--keep-checkpoint", action="store_true", help="keep the audit's checkpoints after it finishes"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from factcourt.context import Context
-from factcourt.metrics.audit import by, scores
+from factcourt.metrics.audit import by, over_runs, scores
 from factcourt.state import CaseRecord, Usage
 
 
@@ -233,4 +233,72 @@ def write_audit(report: dict[str, Any], out: Path) -> dict[str, Path]:
     )
     plot(report, paths["chart"])
     paths["markdown"].write_text(markdown(report, paths["chart"].name), encoding="utf-8")
+    return paths
+
+
+# ------------------------------------------------------------------ several runs
+
+
+def runs_json(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """Runs of one audit (seeds ``audit_seed``, +1, ...): mean and sd per scope, and each run's numbers."""
+    objects = list(dict.fromkeys(obj for r in reports for obj in r["by_object"]))
+    empty = scores([])
+    return {
+        "runs": len(reports),
+        "models": reports[0]["models"],
+        "overall": over_runs([r["overall"] for r in reports]),
+        "by_object": {obj: over_runs([r["by_object"].get(obj, empty) for r in reports]) for obj in objects},
+        "per_run": [
+            {
+                "seed": r["settings"]["audit_seed"],
+                "overall": r["overall"],
+                "by_object": r["by_object"],
+                "counts": r["counts"],
+                "stops": r["stops"],
+                "error": r["error"],
+            }
+            for r in reports
+        ],
+    }
+
+
+def _spread(summary: dict[str, Any]) -> str:
+    if not summary["runs"]:
+        return "n/a | n/a | n/a | n/a | 0 | 0"
+    cells = []
+    for metric in ("imr", "jfr", "grade", "agree"):
+        m = summary[metric]
+        cells.append(f"{m['mean']:.2f}" + (f" ± {m['sd']:.2f}" if m["sd"] is not None else ""))
+    return " | ".join(cells) + f" | {summary['runs']} | {summary['n']}"
+
+
+def runs_markdown(summary: dict[str, Any]) -> str:
+    """The runs' summary for people: mean ± sd per object and overall, then each run."""
+    lines = [
+        f"# FACT-AUDIT over {summary['runs']} runs",
+        "",
+        f"Target: `{summary['models']['target']['model']}`; "
+        f"auditor: `{summary['models']['auditor']['model']}`. Mean ± sample sd over the runs (the "
+        "paper reports 3 runs so); each run's reports are in run-1/, run-2/, ...",
+        "",
+        "| scope | IMR % | JFR % | Grade | Agree % | runs | n |",
+        "|---|---|---|---|---|---|---|",
+        *(f"| {obj} | {_spread(s)} |" for obj, s in summary["by_object"].items()),
+        f"| **overall** | {_spread(summary['overall'])} |",
+        "",
+        "| run | seed | IMR % | JFR % | Grade | Agree % | n |",
+        "|---|---|---|---|---|---|---|",
+        *(
+            f"| {k} | {run['seed']} | {_cell(run['overall'])} |"
+            for k, run in enumerate(summary["per_run"], start=1)
+        ),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_runs(summary: dict[str, Any], out: Path) -> dict[str, Path]:
+    """Write runs.json and runs.md beside the runs' folders."""
+    paths = {"json": out / "runs.json", "markdown": out / "runs.md"}
+    paths["json"].write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    paths["markdown"].write_text(runs_markdown(summary), encoding="utf-8")
     return paths

@@ -313,14 +313,14 @@ async def ask(
     tags: list[str] | None = None,
     metadata: dict[str, Any] | None = None,
     parse: Callable[[str], Any] | None = None,
-    sample: int = 0,
+    sample: int | list[int] = 0,
 ) -> Answer[T]:
     """Ask the model of ``role`` for a ``schema`` answer, or for free text when ``schema`` is None.
 
     Free text is read by ``parse`` (text -> value; a ValueError says why it does not parse), or
     taken as it is when there is no ``parse``; an empty reply never counts as an answer.
     ``sample`` tells apart answers sampled several times from one prompt (votes at a
-    temperature above 0), which would otherwise share one cache entry.
+    temperature above 0, or another run of an audit), which would otherwise share one cache entry.
 
     A refused connection, a server error or a reply that is no chat completion is retried with
     backoff, and an answer that does not parse is asked again with the parser's complaint, up to
@@ -458,7 +458,7 @@ def _prepare(
     schema: type[BaseModel] | None,
     messages: list[BaseMessage],
     loop: asyncio.AbstractEventLoop,
-    sample: int,
+    sample: int | list[int],
 ):
     choice = choose(ctx, role)
     cache = store("answers") if ctx.cache and choice.endpoint != "registered" else None

@@ -405,6 +405,38 @@ def test_cli_writes_the_reports_and_refuses_bad_input(tmp_path, capsys, auditor,
     assert exit_.value.code == 2
 
 
+def test_runs_audit_again_with_the_next_seeds_and_report_mean_and_sd(
+    tmp_path, capsys, auditor, target, monkeypatch
+):
+    from factcourt.nodes.audit import common
+
+    samples: dict[int, list] = {}
+    real_ask = common.ask
+
+    async def recording(settings, role, schema, messages, **kwargs):
+        if role == "prober":
+            samples.setdefault(settings.audit_seed, []).append(kwargs["sample"])
+        return await real_ask(settings, role, schema, messages, **kwargs)
+
+    monkeypatch.setattr(common, "ask", recording)
+    out = tmp_path / "audit"
+    args = ["audit", "--target-model", "scripted-target", "--model", "scripted", "--out", str(out), "--quiet"]
+    args += ["--search", "none", "--no-cache", "--objects", "social_rumor", "--scale", "smoke"]
+    assert main([*args, "--runs", "2", "--set", "audit_seed=5"]) == 0
+    summary = json.loads((out / "runs.json").read_text(encoding="utf-8"))
+    assert [run["seed"] for run in summary["per_run"]] == [5, 6]
+    for k in (1, 2):
+        assert json.loads((out / f"run-{k}" / "report.json").read_text(encoding="utf-8"))["overall"]["n"] == 9
+    assert summary["overall"]["runs"] == 2 and summary["overall"]["n"] == 18
+    assert summary["overall"]["grade"] == {"mean": pytest.approx(6.0), "sd": 0.0}  # the same script twice
+    assert "± 0.00" in (out / "runs.md").read_text(encoding="utf-8")
+    assert "over 2 runs: IMR" in capsys.readouterr().out
+    # a sampled agent's answers are keyed by the run's seed: run 2 never reads run 1's from the cache
+    assert samples[5] == [[5, 3]] * 3 and samples[6] == [[6, 3]] * 3
+    assert main([*args, "--runs", "0"]) == 2
+    assert "--runs must be at least 1" in capsys.readouterr().err
+
+
 def test_a_killed_audit_resumes_and_redoes_no_graded_case(tmp_path, capsys, auditor, target):
     state = {"crash": True}
 

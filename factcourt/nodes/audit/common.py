@@ -72,6 +72,8 @@ async def consult(
         "max_tokens": ctx.audit_max_tokens.get(role, ctx.max_tokens),
     }
     settings = target_context(ctx, **own) if role == "target" else replace(ctx, **own)
+    if "sample" in kwargs and ctx.audit_seed:  # another run's samples are not this run's cache hits
+        kwargs["sample"] = [ctx.audit_seed, kwargs["sample"]]
     tags = ["system:audit", f"role:{role}"]
     return await ask(settings, role, schema, messages, run_name=run_name, tags=tags, **kwargs)
 
