@@ -351,6 +351,11 @@ class Context:
         "rejected by the scenario judge (or do not parse).",
         3,
     )
+    audit_stops: int = _describe(
+        "FACT-AUDIT: the taxonomy stops growing after the Appraiser says [[Stop]] this many times "
+        "(the authors' code: 1; the paper's text: 3).",
+        1,
+    )
     audit_reference_votes: int = _describe(
         "FACT-AUDIT: auditor answers voted on for each case's reference answer, which the "
         "reference check then confirms or revises.",
@@ -563,6 +568,7 @@ _AT_LEAST = {
     "audit_cases_per_scenario": 1,
     "audit_scenario_cap": 1,
     "audit_rejections": 1,
+    "audit_stops": 1,
     "audit_reference_votes": 1,
     "audit_inspector_passes": 0,
     "audit_prober_examples": 1,

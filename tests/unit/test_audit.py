@@ -241,6 +241,21 @@ def test_the_appraiser_stop_ends_the_object(auditor, target):
     assert result["added_scenarios"] == []
 
 
+def test_with_audit_stops_the_appraiser_must_say_stop_that_many_times(auditor, target):
+    # the paper: "If the Appraiser outputs the [stop] tokens in three times, the adaptive
+    # updating process would be terminated"; the authors' code stops at the first (the default)
+    stop = {"explanation": "Comprehensive.", "stop": True, "task_name": ""}
+    auditor.script["Appraisal"] = [
+        stop,
+        {"explanation": "A gap.", "stop": False, "task_name": "Numeric Rumor"},
+        stop,
+    ]
+    result = factcourt.audit(["social_rumor"], **{**SETTINGS, "audit_scenario_cap": 16, "audit_stops": 2})
+    assert [a["outcome"] for a in result["appraisals"]] == ["stop", "accepted", "stop"]
+    assert result["stops"] == {"social_rumor": "appraiser_stop"}
+    assert [s["name"] for s in result["added_scenarios"]] == ["numeric_rumor"]
+
+
 def test_an_accepted_scenario_restarts_the_count_of_rejections_in_a_row(auditor, target):
     no, yes = "[[No]] too close to wish_rumor", "[[Yes]]"
     auditor.script["text"] = [auditor_text(decisions=(no, yes, no, no, no))]

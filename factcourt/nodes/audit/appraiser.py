@@ -81,6 +81,9 @@ async def appraiser(state: AuditState, runtime: Runtime[Context]) -> dict:
     if answer.value.stop:
         emit("audit_appraisal", object=obj, outcome="stop")
         turn = AppraiserTurn(object=obj, outcome="stop", explanation=answer.value.explanation)
+        said = 1 + sum(a.object == obj and a.outcome == "stop" for a in state.get("appraisals", []))
+        if said < ctx.audit_stops:  # asked again, with the next sample
+            return {**update, "appraisals": [turn]}
         return {**update, "appraisals": [turn], "stops": {**state.get("stops", {}), obj: "appraiser_stop"}}
     proposal = Scenario(
         object=obj,
