@@ -257,14 +257,18 @@ _backends_lock = threading.Lock()
 
 
 def backend(ctx: Context) -> SearchBackend:
-    """Return the backend the context names, built once per process (a corpus: once per file)."""
+    """Return the backend the context names, built once per process (a corpus: once per version).
+
+    A corpus is stat'ed on each call, so a long-lived process (the LangGraph server) searches a
+    file edited since its index was built in the new version, not the old.
+    """
     corpus = Path(ctx.corpus).expanduser().resolve() if ctx.search == "local" and ctx.corpus else None
     key = (ctx.search, str(corpus or ""))
+    # taken before the read: a file edited during it gets a new identity at the next call
+    identity = corpus_identity(corpus) if ctx.search == "local" else ""
     with _backends_lock:
-        if key not in _backends:
+        if key not in _backends or getattr(_backends[key], "identity", "") != identity:
             if ctx.search == "local":
-                # taken before the read: a file edited during it gets a new key in the next run
-                identity = corpus_identity(corpus)
                 _backends[key] = LocalBM25(load_corpus(corpus), identity)
             elif ctx.search == "tavily":
                 _backends[key] = TavilyBackend()

@@ -232,6 +232,22 @@ def test_a_folder_corpus_with_an_edited_file_is_searched_again(tmp_path):
     assert _local(folder) == (["Paris is in Texas too."], True)
 
 
+def test_a_long_running_process_searches_a_corpus_edited_while_it_runs(tmp_path):
+    """The LangGraph server keeps its process: an edit must reach the next run without a restart."""
+    import os
+
+    corpus = tmp_path / "c.jsonl"
+    _jsonl(corpus, "Paris is in France.")
+    ctx = Context(search="local", corpus=str(corpus), top_k=1)
+    search._backends.clear()
+    assert [e.text for e in search.search(ctx, "Where is Paris?")[0]] == ["Paris is in France."]
+    _jsonl(corpus, "Paris is in Texas too.")
+    os.utime(corpus, ns=(1, 1))
+    found, real = search.search(ctx, "Where is Paris?")
+    assert ([e.text for e in found], real) == (["Paris is in Texas too."], True)
+    assert len(search._backends) == 1  # the old index is dropped, not kept beside the new one
+
+
 def test_the_shipped_corpus_is_served_from_the_cache_by_the_next_run():
     search._backends.clear()
     ctx = Context(search="local")
