@@ -337,8 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "assistants",
         help="create the standard assistants on a LangGraph server",
-        description="One assistant per graph (factcheck, verify), protocol and "
-        "rule, e.g. factcheck-jury-adaptive. Existing ones are kept.",
+        description="One assistant per claim graph (factcheck, verify), protocol and "
+        "rule, e.g. factcheck-jury-adaptive, and one per hallucination layout (hallucination-agents, "
+        "hallucination-team). Existing ones are kept.",
     )
     p.add_argument("--url", default="http://127.0.0.1:2024", help="the server's URL")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each reply (30)")

@@ -23,6 +23,7 @@ from factcourt.errors import BackendError, ConfigError
 PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds langgraph.json
 PROTOCOLS = ("jury", "adversarial")
 RULES = ("free", "mandatory_search", "adaptive")
+HALLUCINATION_LAYOUTS = ("agents", "team")
 
 
 def langgraph_dev(port: int, *, reload: bool = False) -> tuple[list[str], dict[str, str]]:
@@ -95,8 +96,12 @@ def running_langgraph_dev(
 
 
 def standard_assistants() -> list[dict[str, Any]]:
-    """Name, graph and context of every standard assistant."""
-    return [
+    """Name, graph and context of every standard assistant.
+
+    Claims per protocol and rule; the hallucination debate in the paper's layout and in its
+    one-call-per-team mode.
+    """
+    claims = [
         {
             "name": f"{graph}-{protocol}-{rule}",
             "graph_id": graph,
@@ -106,6 +111,15 @@ def standard_assistants() -> list[dict[str, Any]]:
         for protocol in PROTOCOLS
         for rule in RULES
     ]
+    hallucination = [
+        {
+            "name": f"hallucination-{layout}",
+            "graph_id": "hallucination",
+            "context": {"hallucination_layout": layout},
+        }
+        for layout in HALLUCINATION_LAYOUTS
+    ]
+    return claims + hallucination
 
 
 def check_port_free(port: int) -> None:

@@ -106,6 +106,7 @@ def test_assistants_for_each_protocol_and_rule(server):
         "factcheck-jury-adaptive",
         "factcheck-adversarial-free",
         "verify-adversarial-adaptive",
+        "hallucination-team",
     } <= names
     again = asyncio.run(create_standard_assistants(server["url"]))
     assert {a["assistant_id"] for a in again} == {a["assistant_id"] for a in created}
