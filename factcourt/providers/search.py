@@ -11,8 +11,9 @@ import json
 import os
 import re
 import threading
+import time
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import httpx
 from langchain_core.runnables import RunnableLambda
@@ -167,9 +168,9 @@ def load_corpus(path: Path | None) -> list[Evidence]:
 def corpus_identity(path: Path | None) -> str:
     """What a corpus's search results are cached under: its resolved path, size and mtime.
 
-    A folder is named by each .txt file's (one stat each, once per process: loading reads them
-    all anyway). The shipped corpus (``path`` None) keeps the empty name its keys always had:
-    its package is pinned, so its contents change only with factcourt's own version.
+    A folder is named by each .txt file's (one stat each, so ``backend`` walks a folder again
+    only after ``FOLDER_RECHECK_S``). The shipped corpus (``path`` None) keeps the empty name its
+    keys always had: its package is pinned, so its contents change only with factcourt's version.
     """
     if path is None or not path.exists():  # a missing corpus: load_corpus says so
         return ""
@@ -252,31 +253,54 @@ class SerperBackend:
         return items[:k]
 
 
-_backends: dict[tuple[str, str], SearchBackend] = {}
+FOLDER_RECHECK_S = 2.0  # how long a folder corpus is searched without walking it again
+
+
+class _Built(NamedTuple):
+    backend: SearchBackend
+    checked: float  # when its corpus was last stat'ed (time.monotonic)
+
+
+_backends: dict[tuple[str, str], _Built] = {}
 _backends_lock = threading.Lock()
 
 
 def backend(ctx: Context) -> SearchBackend:
     """Return the backend the context names, built once per process (a corpus: once per version).
 
-    A corpus is stat'ed on each call, so a long-lived process (the LangGraph server) searches a
-    file edited since its index was built in the new version, not the old.
+    A corpus file is stat'ed on each call, a folder (every file stat'ed) at most every
+    ``FOLDER_RECHECK_S``: a long-lived process (the LangGraph server) searches a corpus edited
+    since its index was built in the new version, not the old.
     """
     corpus = Path(ctx.corpus).expanduser().resolve() if ctx.search == "local" and ctx.corpus else None
     key = (ctx.search, str(corpus or ""))
-    # taken before the read: a file edited during it gets a new identity at the next call
-    identity = corpus_identity(corpus) if ctx.search == "local" else ""
     with _backends_lock:
-        if key not in _backends or getattr(_backends[key], "identity", "") != identity:
-            if ctx.search == "local":
-                _backends[key] = LocalBM25(load_corpus(corpus), identity)
-            elif ctx.search == "tavily":
-                _backends[key] = TavilyBackend()
-            elif ctx.search == "serper":
-                _backends[key] = SerperBackend()
-            else:
-                raise ConfigError(f"search backend {ctx.search!r} makes no queries")
-        return _backends[key]
+        built = _backends.get(key)
+        if built is not None and not _may_have_changed(built, corpus):
+            return built.backend
+        now = time.monotonic()
+        if ctx.search == "local":
+            # taken before the read: a file edited during it gets a new identity at the next check
+            identity = corpus_identity(corpus)
+            if built is not None and getattr(built.backend, "identity", None) == identity:
+                _backends[key] = built._replace(checked=now)
+                return built.backend
+            made: SearchBackend = LocalBM25(load_corpus(corpus), identity)
+        elif ctx.search == "tavily":
+            made = TavilyBackend()
+        elif ctx.search == "serper":
+            made = SerperBackend()
+        else:
+            raise ConfigError(f"search backend {ctx.search!r} makes no queries")
+        _backends[key] = _Built(made, now)
+        return made
+
+
+def _may_have_changed(built: _Built, corpus: Path | None) -> bool:
+    """Whether a user's corpus is due a check (the shipped one changes only with its package)."""
+    if corpus is None or not isinstance(built.backend, LocalBM25):
+        return False
+    return not corpus.is_dir() or time.monotonic() - built.checked >= FOLDER_RECHECK_S
 
 
 def search(ctx: Context, query: str) -> tuple[list[Evidence], bool]:

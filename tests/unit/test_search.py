@@ -248,6 +248,28 @@ def test_a_long_running_process_searches_a_corpus_edited_while_it_runs(tmp_path)
     assert len(search._backends) == 1  # the old index is dropped, not kept beside the new one
 
 
+def test_a_folder_corpus_is_walked_again_only_after_a_pause(tmp_path, monkeypatch):
+    """Walking a folder stats every file: each query would pay it; an edit shows after a pause."""
+    import os
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for number, text in enumerate(["Paris is in France.", *OTHERS]):
+        (folder / f"{number}.txt").write_text(text, encoding="utf-8")
+    walks = []
+    real_identity = search.corpus_identity
+    monkeypatch.setattr(search, "corpus_identity", lambda path: walks.append(path) or real_identity(path))
+    ctx = Context(search="local", corpus=str(folder), top_k=1)
+    search._backends.clear()
+    for query in ("Where is Paris?", "Where do lions live?", "What orbits the Earth?"):
+        search.search(ctx, query)
+    assert len(walks) == 1
+    (folder / "0.txt").write_text("Paris is in Texas too.", encoding="utf-8")
+    os.utime(folder / "0.txt", ns=(1, 1))
+    monkeypatch.setattr(search, "FOLDER_RECHECK_S", 0.0)
+    assert [e.text for e in search.search(ctx, "Where is Paris?")[0]] == ["Paris is in Texas too."]
+
+
 def test_the_shipped_corpus_is_served_from_the_cache_by_the_next_run():
     search._backends.clear()
     ctx = Context(search="local")
