@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from factcourt.checkpoints import run_key
 from factcourt.cli_shared import err, out, preflight, prepare_out_folder, say_how_it_runs, settings_values
 from factcourt.context import AUDIT_SCALES, Context
 from factcourt.errors import ConfigError, InputError
@@ -17,7 +18,7 @@ from factcourt.errors import ConfigError, InputError
 def cmd_audit(args: argparse.Namespace) -> int:
     """Run the audit (``--runs`` times) with a progress display and write the reports.
 
-    Exit 1 if nothing was graded (in any run), 2 on bad input.
+    Exit 1 if nothing was graded (in a run, with ``--runs``), 2 on bad input.
     """
     from factcourt.api import audit_context, audit_objects
     from factcourt.audit_report import runs_json, write_runs
@@ -36,27 +37,60 @@ def cmd_audit(args: argparse.Namespace) -> int:
     preflight(ctx)
     if args.runs == 1:
         return _audit_once(objects, ctx, args, folder)[0]
-    reports = []
-    for k in range(args.runs):
+    reports, empty = [], []
+    for k in range(1, args.runs + 1):
         # a run of its own: its seed picks other examples and keys other sampled answers
-        run_ctx = replace(ctx, audit_seed=ctx.audit_seed + k)
-        err.print(f"[bold]run {k + 1} of {args.runs}[/] (audit_seed={run_ctx.audit_seed})")
-        code, report = _audit_once(objects, run_ctx, args, folder / f"run-{k + 1}")
-        if code == 2:
-            return code
+        run_ctx = replace(ctx, audit_seed=ctx.audit_seed + k - 1)
+        run_folder = folder / f"run-{k}"
+        report = _finished_run(run_folder, run_key("audit", [objects], run_ctx))
+        if report is not None:  # the same command after a crash goes on where it stopped
+            err.print(f"[bold]run {k} of {args.runs}: finished before[/] (read back from {run_folder})")
+        else:
+            err.print(f"[bold]run {k} of {args.runs}[/] (audit_seed={run_ctx.audit_seed})")
+            code, report = _audit_once(objects, run_ctx, args, run_folder)
+            if code == 2:
+                return code
         reports.append(report)
+        if not report["counts"]["graded"]:
+            empty.append(k)
     summary = runs_json(reports)
     paths = write_runs(summary, folder)
     overall = summary["overall"]
     if overall["runs"]:
-        sd = {m: overall[m]["sd"] or 0.0 for m in ("imr", "jfr", "grade")}
         out.print(
-            f"over {overall['runs']} runs: IMR {overall['imr']['mean']:.2f} ± {sd['imr']:.2f}%  "
-            f"JFR {overall['jfr']['mean']:.2f} ± {sd['jfr']:.2f}%  "
-            f"Grade {overall['grade']['mean']:.2f} ± {sd['grade']:.2f}"
+            f"over {overall['runs']} run{'s' if overall['runs'] > 1 else ''}: "
+            + "  ".join(_spread(name, overall[m], unit) for name, m, unit in _OVER_RUNS)
         )
     out.print(f"[dim]wrote {', '.join(str(p) for p in paths.values())}[/]")
-    return 0 if overall["runs"] else 1
+    if empty:
+        err.print(
+            f"[red]error:[/] run {', '.join(map(str, empty))} graded nothing: the figures are over "
+            f"{overall['runs']} of {args.runs} runs"
+        )
+        return 1
+    return 0
+
+
+_OVER_RUNS = (("IMR", "imr", "%"), ("JFR", "jfr", "%"), ("Grade", "grade", ""))
+
+
+def _spread(name: str, metric: dict[str, Any], unit: str) -> str:
+    """``IMR 40.00 ± 5.00%``; a single run has no sd, so none is shown."""
+    sd = "" if metric["sd"] is None else f" ± {metric['sd']:.2f}"
+    return f"{name} {metric['mean']:.2f}{sd}{unit}"
+
+
+def _finished_run(folder: Path, key: str) -> dict[str, Any] | None:
+    """The report of a run finished with these objects and settings, if ``folder`` holds one."""
+    import json
+
+    try:
+        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if report.get("run_key") != key or report.get("error") or not report["counts"]["graded"]:
+        return None  # another audit's, or one to redo
+    return report
 
 
 def _audit_once(objects: list[str], ctx: Context, args: argparse.Namespace, folder: Path) -> tuple[int, dict]:
@@ -64,7 +98,7 @@ def _audit_once(objects: list[str], ctx: Context, args: argparse.Namespace, fold
     from factcourt.audit_report import audit_json, write_audit
 
     state = asyncio.run(run_audit(objects, ctx, args.quiet, args.keep_checkpoint))
-    report = audit_json(state, ctx)
+    report = audit_json(state, ctx) | {"run_key": run_key("audit", [objects], ctx)}
     paths = write_audit(report, folder)
     if report["models"]["self_audit"]:
         err.print("[yellow]note:[/] the auditor is the target: a self-audit flatters it (see report.md)")
@@ -145,7 +179,7 @@ def add_audit_command(sub: argparse._SubParsersAction, add_settings: Callable) -
         "complex claims, fake news and social rumors, grade its verdicts and justifications 1-10, "
         "probe its weak spots and add scenarios where it fails. Writes report.md, report.json, "
         "cases.jsonl and imr_by_scenario.png to --out. A killed audit resumes when run again with "
-        "the same options. Exit 0 done, 1 no case graded, 2 bad input.",
+        "the same options. Exit 0 done, 1 no case graded (in some run, with --runs), 2 bad input.",
     )
     p.add_argument("--target-model", required=True, help="the model under audit: local, a model name, ...")
     p.add_argument("--target-base-url", help="the target's OpenAI-compatible endpoint, if not the auditor's")
@@ -170,7 +204,8 @@ def add_audit_command(sub: argparse._SubParsersAction, add_settings: Callable) -
         type=int,
         default=1,
         help="audit N times, with audit_seed, audit_seed+1, ... (the paper reports the mean and sd "
-        "of 3 runs): each run's reports go to OUT/run-K, the mean ± sd to OUT/runs.md and runs.json",
+        "of 3 runs): each run's reports go to OUT/run-K, the mean ± sd to OUT/runs.md and runs.json; "
+        "the same command again goes on after the last finished run",
     )
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument(

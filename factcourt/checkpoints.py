@@ -109,7 +109,7 @@ async def resumable_run(
         saver = AsyncSqliteSaver(conn, serde=serde)
         await saver.setup()
         graph = build().compile(checkpointer=saver, name=name)
-        base = cache_key(name, *identity, asdict(ctx))[:32]
+        base = run_key(name, identity, ctx)
         thread_id, held, resumed, beside = await _take_thread(saver, graph, base, ctx)
         try:
             run = run_config(ctx, **config, configurable={"thread_id": thread_id})
@@ -118,6 +118,11 @@ async def resumable_run(
                 await saver.adelete_thread(thread_id)
         finally:
             held.release()
+
+
+def run_key(name: str, identity: list[Any], ctx: Context) -> str:
+    """What names a run of graph ``name`` on ``identity`` with these settings (its thread's base)."""
+    return cache_key(name, *identity, asdict(ctx))[:32]
 
 
 async def _take_thread(saver: Any, graph: Any, base: str, ctx: Context) -> tuple[str, FileLock, bool, bool]:

@@ -452,6 +452,60 @@ def test_runs_audit_again_with_the_next_seeds_and_report_mean_and_sd(
     assert "--runs must be at least 1" in capsys.readouterr().err
 
 
+RUNS_ARGS = ["audit", "--target-model", "scripted-target", "--model", "scripted", "--quiet", "--runs", "2"]
+RUNS_ARGS += ["--search", "none", "--no-cache", "--objects", "social_rumor", "--scale", "smoke"]
+
+
+def test_a_killed_runs_audit_goes_on_with_the_run_it_stopped_in(tmp_path, capsys, auditor, target):
+    probes = {"n": 0, "crash": True}
+
+    def probe(prompt):
+        probes["n"] += 1
+        if probes["crash"] and probes["n"] == 4:  # run 2's first probe: run 1 finished and written
+            os._exit(9)
+        return case("Probe of " + re.search(r'scenario "([^"]+)"', prompt).group(1))
+
+    auditor.script["AuditCase"] = [probe]
+    out = tmp_path / "audit"
+    args = [*RUNS_ARGS, "--out", str(out)]
+    crashing = multiprocessing.get_context("fork").Process(target=main, args=(args,))
+    crashing.start()
+    crashing.join(90)
+    assert crashing.exitcode == 9 and (out / "run-1" / "report.json").exists()
+    run_1 = (out / "run-1" / "report.json").read_text(encoding="utf-8")
+    probes["crash"] = False
+    assert main(args) == 0
+    assert "run 1 of 2: finished before" in capsys.readouterr().err
+    # run 1 is read back, not asked again: the target answers only the 7 of run 2's 9 cases
+    # left after the crash (16 if run 1 were redone)
+    assert target.count("text") == 7
+    assert (out / "run-1" / "report.json").read_text(encoding="utf-8") == run_1
+    summary = json.loads((out / "runs.json").read_text(encoding="utf-8"))
+    assert summary["overall"]["runs"] == 2 and summary["overall"]["n"] == 18
+    # other settings are another audit: run 1 is not read back for them
+    assert main([*args, "--set", "audit_cases_per_scenario=2"]) == 0
+    assert "finished before" not in capsys.readouterr().err
+
+
+def test_a_runs_audit_in_which_a_run_graded_nothing_fails(tmp_path, capsys, auditor, target):
+    answered = {"n": 0}
+
+    def answer(prompt):
+        answered["n"] += 1
+        if answered["n"] > 9:  # the target dies after run 1's nine cases
+            return RuntimeError("connection refused")
+        return "Answer: Non-Factual\nJustification: mine."
+
+    target.script["text"] = [answer]
+    out = tmp_path / "audit"
+    assert main([*RUNS_ARGS, "--out", str(out)]) == 1
+    said = capsys.readouterr()
+    assert "run 2 graded nothing" in said.err
+    summary = json.loads((out / "runs.json").read_text(encoding="utf-8"))
+    assert summary["overall"]["runs"] == 1 and summary["overall"]["imr"]["sd"] is None
+    assert "over 1 run: IMR 33.33%" in said.out and "±" not in said.out  # one run has no sd
+
+
 def test_a_killed_audit_resumes_and_redoes_no_graded_case(tmp_path, capsys, auditor, target):
     state = {"crash": True}
 
