@@ -451,6 +451,8 @@ class Context:
             raise ConfigError("hallucination_agents needs at least one of logic, consistency, factual")
         if not self.experts:
             raise ConfigError("experts needs at least one model")
+        if len(set(self.experts)) < len(self.experts):  # G counts experts: one named twice counts twice
+            raise ConfigError(f"a model is named twice in experts {self.experts}")
         if not all(0.0 < g <= 1.0 for g in self.gammas) or not all(k >= 1 for k in self.f1_ks):
             raise ConfigError(
                 f"gammas must be in (0, 1] and f1_ks at least 1, not {self.gammas}, {self.f1_ks}"

@@ -81,6 +81,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     """Rank the targets by the weighted long-form factuality of their answers."""
     from factcourt.bench.leaderboard import run_leaderboard
 
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit must be at least 1, not {args.limit}")
     ctx = checked_settings(args, args.targets)
     summary = asyncio.run(
         run_leaderboard(
@@ -98,8 +100,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         f"[dim]in {args.out}: report.md, report.json, answers.jsonl ({summary['answers']} answers), "
         "leaderboard.png, pyramids/, records.jsonl (run the same command again to resume)[/]"
     )
-    rows = summary["report"]["rows"]
-    return 1 if any(r["answer_failed"] or r["check_failed"] for r in rows) else 0
+    report = summary["report"]
+    failed = any(r["answer_failed"] or r["check_failed"] or r["score_failed"] for r in report["rows"])
+    return 1 if failed or report["pyramids"]["failed"] or report["pyramids"]["short_of_experts"] else 0
 
 
 def add_leaderboard_commands(sub: argparse._SubParsersAction, add_settings: Callable) -> None:
@@ -130,7 +133,8 @@ def add_leaderboard_commands(sub: argparse._SubParsersAction, add_settings: Call
         "leaderboard.png and pyramids/ to --out. Resumable: run the same command again after "
         "a crash or Ctrl-C; --report-only reports what is done so far. Models: local:qwen-1.5b, "
         "local:qwen-0.5b, local:smollm2, or any name of an endpoint (--set model_settings=...). "
-        "Exit 0 done, 1 some prompt failed for some model (counted in the report), 2 bad input.",
+        "Exit 0 done, 1 some prompt failed for some model or some pyramid lacks an expert (counted "
+        "in the report; the same command tries them again), 2 bad input.",
     )
     p.add_argument("--prompts", required=True, help="JSONL of prompts ({'id', 'prompt'|'question', 'topic'})")
     p.add_argument("--targets", required=True, type=model_list, help="models to rank, comma-separated")

@@ -31,6 +31,7 @@ from factcourt.nodes._shared import bounded, concurrency, language_for
 from factcourt.nodes.pyramid.answer import answer_question
 from factcourt.nodes.pyramid.match import match_claims
 from factcourt.progress import Progress
+from factcourt.providers.cache import cache_key
 from factcourt.state import Pyramid, Usage
 
 
@@ -99,6 +100,20 @@ class Leaderboard:
         self.store = PredictionStore(out / "records.jsonl")
         self.console = console
 
+    def refuse_other_prompts(self) -> None:
+        """Refuse a folder whose answers or pyramids were made for another text under an id.
+
+        Ids default to line numbers, so another prompts file would reuse the old answers.
+        """
+        texts = {p.id: p.text for p in self.prompts}
+        for (_, prompt_id), record in self.store.records.items():
+            stored = record.get("prompt") or (record.get("pyramid") or {}).get("question")
+            if prompt_id in texts and stored and stored != texts[prompt_id]:
+                raise InputError(
+                    f"{self.out} holds results for the prompt {prompt_id!r} asked as {stored!r}, not "
+                    f"{texts[prompt_id]!r}: use a new --out"
+                )
+
     def record(self, stage: str, prompt: Prompt, model: str = "") -> dict | None:
         """The stored record of a stage, or None."""
         return self.store.records.get((f"{stage}:{model}", prompt.id))
@@ -143,8 +158,8 @@ class Leaderboard:
             missing = self.record("pyramid", prompt)["pyramid"].get("failed", {})  # type: ignore[index]
             return not any(self._ok("answer", prompt, expert) for expert in missing)
         if stage == "score":
-            pyramid = self.record("pyramid", prompt)["pyramid"]  # type: ignore[index]
-            return self.record("score", prompt, model).get("pyramid_answered") == pyramid.get("answered")  # type: ignore[union-attr]
+            pyramid = Pyramid.model_validate(self.record("pyramid", prompt)["pyramid"])  # type: ignore[index]
+            return self.record("score", prompt, model).get("pyramid_key") == pyramid_key(pyramid)  # type: ignore[union-attr]
         return True
 
     def _ok(self, stage: str, prompt: Prompt, model: str = "") -> bool:
@@ -175,7 +190,12 @@ class Leaderboard:
 
     async def _answer(self, prompt: Prompt, model: str) -> dict:
         answer = await answer_question(self.ctx, model, prompt.text, self.language(prompt))
-        return {"text": answer.text, "error": answer.error, "usage": answer.usage.model_dump()}
+        return {
+            "prompt": prompt.text,
+            "text": answer.text,
+            "error": answer.error,
+            "usage": answer.usage.model_dump(),
+        }
 
     async def _pyramid(self, prompt: Prompt, _: str) -> dict:
         answers = {e: self.record("answer", prompt, e) for e in self.ctx.experts}
@@ -196,18 +216,28 @@ class Leaderboard:
         return {
             "pyramid": pyramid.model_dump(mode="json"),
             "usage": pyramid.usage.model_dump(),
-            "error": None,
+            # a failed merge confirmation splits one fact into layers it does not belong in
+            "error": f"the merge failed {len(pyramid.notes)} time(s): {pyramid.notes[0]}"
+            if pyramid.notes
+            else None,
         }
 
     async def _check(self, prompt: Prompt, model: str) -> dict:
         answer = self.record("answer", prompt, model)
         result = await acheck(answer["text"], prompt.text, self.settings_for(prompt))  # type: ignore[index]
+        # a claim left unchecked or a part left unsplit would lower the answer's scores for
+        # good: the check fails (left out of the means, tried again by the next run)
         failed_parts = [d for d in result["dropped"] if d["reason"] == "clerk_failed"]
+        unchecked = [c for c in result["claims"] if c["verdict"] is None]
         error = None
-        if failed_parts and not result["claims"]:
-            error = f"the Clerk could not split the answer: {failed_parts[0]['error']}"
-        elif result["claims"] and all(c["verdict"] is None for c in result["claims"]):
-            error = f"no claim could be checked: {result['claims'][0]['error']}"
+        if failed_parts:
+            parts = len(failed_parts)
+            error = f"the Clerk could not split {parts} part(s) of the answer: {failed_parts[0]['error']}"
+        elif unchecked:
+            error = (
+                f"{len(unchecked)} of {len(result['claims'])} claims could not be checked: "
+                f"{unchecked[0]['error']}"
+            )
         claims = [
             {k: c[k] for k in ("id", "text", "verdict", "justification", "confidence", "error")}
             | {"evidence": [e["url"] for e in c["evidence"]]}
@@ -242,9 +272,15 @@ class Leaderboard:
             "claims": scored,
             "notes": notes,
             "usage": usage.model_dump(),
-            "pyramid_answered": pyramid.answered,  # a rebuilt pyramid makes this score stale
-            "error": None,
+            "pyramid_key": pyramid_key(pyramid),  # a rebuilt pyramid makes this score stale
+            # an unconfirmed match leaves a claim off the pyramid: scored again by the next run
+            "error": f"the matcher failed on {len(notes)} claim(s): {notes[0]}" if notes else None,
         }
+
+
+def pyramid_key(pyramid: Pyramid) -> str:
+    """What a score depends on in its pyramid: the golden claims with their weights."""
+    return cache_key("pyramid", [(g.id, g.text, g.weight) for g in pyramid.claims])
 
 
 def safe_name(text: str) -> str:
@@ -292,7 +328,10 @@ def build_report(lb: Leaderboard) -> dict[str, Any]:
     names, rows = score_names(lb.ctx), []
     first = gamma_key("f1", lb.ctx.gammas[0]) if lb.ctx.gammas else names[-1]
     scored = {
-        m: {p.id: r["scores"] for p in lb.prompts if (r := lb.record("score", p, m))} for m in lb.targets
+        m: {
+            p.id: r["scores"] for p in lb.prompts if lb._ok("score", p, m) and (r := lb.record("score", p, m))
+        }
+        for m in lb.targets
     }
     with_scores = [by_prompt for by_prompt in scored.values() if by_prompt]
     common = [p.id for p in lb.prompts if with_scores and all(p.id in s for s in with_scores)]
@@ -310,10 +349,11 @@ def build_report(lb: Leaderboard) -> dict[str, Any]:
                 "answered": sum(1 for r in answers if r and not r.get("error")),
                 "answer_failed": sum(1 for r in answers if r and r.get("error")),
                 "check_failed": sum(1 for r in checks if r and r.get("error")),
-                "scored": sum(1 for r in scores if r),
+                "score_failed": sum(1 for r in scores if r and r.get("error")),
+                "scored": sum(1 for r in scores if r and not r.get("error")),
                 "means": {n: means.get(n, NO_MEAN) for n in names},
                 "ranked": ranked.get(first, NO_MEAN),
-                "claims_per_answer": _mean([len(r["claims"]) for r in scores if r]),
+                "claims_per_answer": _mean([len(r["claims"]) for r in scores if r and not r.get("error")]),
                 "over_max_claims": {"claims": sum(over), "answers": sum(1 for n in over if n)},
                 "cost": {
                     "answer": _cost(answers),
@@ -334,6 +374,7 @@ def build_report(lb: Leaderboard) -> dict[str, Any]:
         "pyramids": {
             "built": len(built),
             "prompts": len(lb.prompts),
+            "failed": sum(1 for r in pyramids if r and r.get("error")),
             "empty": sum(1 for p in built if not p.claims),
             "short_of_experts": sum(1 for p in built if p.failed),
             "golden_claims_per_prompt": _mean([len(p.claims) for p in built]),
@@ -410,7 +451,7 @@ def markdown(report: dict[str, Any], settings: dict[str, Any]) -> str:
         calls = sum(c["calls"] for c in cost.values())
         tokens = sum(c["input_tokens"] + c["output_tokens"] for c in cost.values())
         seconds = sum(c["seconds"] for c in cost.values())
-        failed = row["answer_failed"] + row["check_failed"]
+        failed = row["answer_failed"] + row["check_failed"] + row["score_failed"]
         lines.append(
             f"| {row['model']} | {row['scored']}/{row['prompts']} | "
             + " | ".join(_cell(row["means"][n]) for n in names)
@@ -420,9 +461,9 @@ def markdown(report: dict[str, Any], settings: dict[str, Any]) -> str:
     lines += [
         "",
         "'undefined': recall of answers whose pyramid has no golden claim (left out of the mean). "
-        "'failed': prompts the model did not answer or whose answer could not be checked (left "
-        "out of its mean and of the ranking). Calls, tokens and time: its answers, their checks and "
-        "their scoring.",
+        "'failed': prompts the model did not answer or whose answer could not be checked or "
+        "scored (left out of its mean and of the ranking; the next run tries them again). Calls, "
+        "tokens and time: its answers, their checks and their scoring.",
         "",
         "## Where the time went",
         "",
@@ -445,7 +486,8 @@ def markdown(report: dict[str, Any], settings: dict[str, Any]) -> str:
         f"| pyramid (merge; Clerk calls are cached for the checks) | all | {c['calls']} | "
         f"{c['input_tokens']} | {c['output_tokens']} | {c['seconds']:.0f} |",
         "",
-        f"Pyramids: {p['built']} of {p['prompts']} built, {p['empty']} without golden claims, "
+        f"Pyramids: {p['built']} of {p['prompts']} built, {p['failed']} failed (a merge call failed; "
+        f"built again by the next run), {p['empty']} without golden claims, "
         f"{p['short_of_experts']} with an expert missing; {p['golden_claims_per_prompt']} golden claims "
         f"per prompt; by layer: {', '.join(f'{k}: {v}' for k, v in p['per_layer'].items()) or 'none'}.",
         "",
@@ -492,7 +534,7 @@ def write_answers(lb: Leaderboard, path: Path) -> int:
                     "id": p.id,
                     "prompt": p.text,
                     "answer": answer["text"],
-                    "error": answer.get("error") or (check or {}).get("error"),
+                    "error": answer.get("error") or (check or {}).get("error") or (score or {}).get("error"),
                     "claims": (score or {}).get("claims") or (check or {}).get("claims", []),
                     "checked_claims": (check or {}).get("claims", []),
                     "scores": (score or {}).get("scores"),
@@ -526,6 +568,26 @@ STORED_UNDER = (
     "max_claims",
     "same_fact_candidates",
     *CHECK_ROLES,
+)
+# settings stored and compared as the context holds them: each changes answers, checks or scores
+CONTEXT_STORED = (
+    "temperature",
+    "max_tokens",
+    "structured_output",
+    "logprobs",
+    "local_weights",
+    "model_settings",
+    "roles",
+    "theta",
+    "first_pass",
+    "first_pass_votes",
+    "evidence_first",
+    "confidence_source",
+    "use_roles",
+    "use_debate",
+    "corpus",
+    "top_k",
+    "language",
 )
 
 
@@ -567,9 +629,11 @@ async def run_leaderboard(
         "max_claims": ctx.max_claims,
         "same_fact_candidates": ctx.same_fact_candidates,
         **{role: choose(ctx, role).name for role in CHECK_ROLES},
+        **{name: getattr(ctx, name) for name in CONTEXT_STORED},
     }
-    keep_settings(out, {k: settings[k] for k in STORED_UNDER}, "leaderboard")
+    keep_settings(out, {k: settings[k] for k in (*STORED_UNDER, *CONTEXT_STORED)}, "leaderboard")
     lb = Leaderboard(prompts, targets, ctx, out, console or Console(stderr=True))
+    lb.refuse_other_prompts()
     if not report_only:
         await lb.run()
     report = build_report(lb)

@@ -9,9 +9,10 @@ from rich.console import Console
 from factcourt.bench.leaderboard import Leaderboard, build_report, markdown, read_prompts
 from factcourt.cli import main
 from factcourt.context import Context
-from factcourt.errors import InputError
+from factcourt.errors import ConfigError, InputError
 from factcourt.providers import models
-from tests.fakes import ANSWERS, ScriptedModel
+from factcourt.providers.simulated import rule_answer, tagged
+from tests.fakes import ANSWERS, ScriptedModel, same_fact_by_key
 
 PROMPTS = Path(__file__).parent.parent / "fixtures" / "longform_prompts.jsonl"
 
@@ -329,3 +330,103 @@ def test_a_prompts_file_that_is_not_text_is_one_clear_sentence(tmp_path):
     path.write_bytes(b"\x7fELF\x02\x01\x01\x00\xff\xfe\x00\x00")
     with pytest.raises(InputError, match="not UTF-8|NUL bytes"):
         read_prompts(path)
+
+
+def _rows(tmp_path):
+    return {
+        r["model"]: r for r in json.loads((tmp_path / "lb" / "report.json").read_text())["report"]["rows"]
+    }
+
+
+def test_a_claim_that_could_not_be_checked_fails_the_check_and_is_checked_again(
+    tmp_path, corpus, experts, scripted
+):
+    assert run(tmp_path, corpus) == 0
+    good = _rows(tmp_path)["expert-a"]["means"]["recall@1.0"]["mean"]
+    schema = "Rating"  # the checker's verdict on a claim
+    assert any(name == schema and "1889" in prompt for name, prompt in scripted.calls)
+    (tmp_path / "lb2").mkdir()
+    scripted.script[schema] = [
+        lambda p: TimeoutError("juror timed out") if "1889" in tagged(p, "claim") else rule_answer(schema, p)
+    ]
+    assert run(tmp_path / "lb2", corpus) == 1  # one claim unchecked: the answer is failed, not scored lower
+    assert _rows(tmp_path / "lb2")["expert-a"]["check_failed"] >= 1
+    del scripted.script[schema]
+    assert run(tmp_path / "lb2", corpus) == 0  # checked again, and scored as if nothing failed
+    assert _rows(tmp_path / "lb2")["expert-a"]["means"]["recall@1.0"]["mean"] == pytest.approx(good)
+
+
+def test_a_matcher_failure_while_scoring_fails_the_score_and_it_is_scored_again(
+    tmp_path, corpus, experts, scripted
+):
+    assert run(tmp_path, corpus) == 0
+    good = _rows(tmp_path)["expert-a"]["means"]["recall@1.0"]["mean"]
+    out = tmp_path / "lb"
+    kept = [x for x in (out / "records.jsonl").read_text().splitlines() if '"method": "score:' not in x]
+    (out / "records.jsonl").write_text("\n".join(kept) + "\n")  # killed before the scores
+    scripted.script["SameFact"] = [TimeoutError("matcher timed out")]
+    assert run(tmp_path, corpus) == 1
+    scripted.script["SameFact"] = [same_fact_by_key]
+    assert run(tmp_path, corpus) == 0
+    assert _rows(tmp_path)["expert-a"]["means"]["recall@1.0"]["mean"] == pytest.approx(good)
+
+
+def test_a_pyramid_merged_while_the_matcher_failed_is_built_again(tmp_path, corpus, experts, scripted):
+    scripted.script["SameFact"] = [TimeoutError("matcher timed out")]
+    assert run(tmp_path, corpus) == 1
+    scripted.script["SameFact"] = [same_fact_by_key]
+    assert run(tmp_path, corpus) == 0
+    eiffel = json.loads((tmp_path / "lb" / "pyramids" / "eiffel.json").read_text())
+    assert not eiffel["notes"] and sorted(g["weight"] for g in eiffel["claims"]) == [2, 2, 3, 4]
+
+
+def test_another_prompts_file_under_the_same_ids_is_refused(tmp_path, corpus, experts, scripted, capsys):
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text('{"prompt": "Tell me about the Eiffel Tower."}\n')
+    second.write_text('{"prompt": "Tell me about the Great Wall of China."}\n')
+    argv = [
+        "leaderboard",
+        "--targets",
+        "expert-a",
+        "--experts",
+        "expert-a,expert-b",
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    argv += ["--model", "scripted", "--corpus", corpus, "--no-cache", "--set", "same_fact_similarity=0.3"]
+    assert main([*argv, "--prompts", str(first)]) == 0
+    asked = len(experts["expert-a"].calls)
+    assert main([*argv, "--prompts", str(second)]) == 2
+    assert "line-1" in capsys.readouterr().err and len(experts["expert-a"].calls) == asked
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [(["--set", "temperature=0.9"], "temperature 0.0 -> 0.9"), (["--set", "top_k=1"], "top_k 3 -> 1")],
+)
+def test_a_resume_with_another_temperature_or_top_k_is_refused(
+    tmp_path, corpus, experts, scripted, capsys, change, said
+):
+    assert run(tmp_path, corpus, "--report-only") == 0
+    assert run(tmp_path, corpus, *change, "--report-only") == 2
+    assert said in " ".join(capsys.readouterr().err.split())
+
+
+def test_an_expert_named_twice_is_refused():
+    with pytest.raises(ConfigError, match="named twice"):
+        Context(experts=["expert-a", "expert-a", "expert-b"])
+
+
+def test_an_expert_that_fails_makes_the_leaderboard_exit_1(tmp_path, corpus, experts, scripted):
+    experts["expert-c"].script["LongAnswer"] = [RuntimeError("down")]
+    assert run(tmp_path, corpus) == 1
+    assert (
+        json.loads((tmp_path / "lb" / "report.json").read_text())["report"]["pyramids"]["short_of_experts"]
+        == 2
+    )
+
+
+@pytest.mark.parametrize("limit", ["0", "-1"])
+def test_a_limit_below_one_is_refused(tmp_path, corpus, experts, scripted, capsys, limit):
+    assert run(tmp_path, corpus, "--limit", limit) == 2
+    assert "--limit must be at least 1" in capsys.readouterr().err
