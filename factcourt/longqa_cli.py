@@ -7,6 +7,7 @@ import asyncio
 import json
 import random
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 from factcourt.cli_shared import err, prepare_out_folder, settings_from, warn_if_corpus_misses_language
@@ -15,7 +16,14 @@ from factcourt.cli_shared import err, prepare_out_folder, settings_from, warn_if
 def cmd_build_longqa(args: argparse.Namespace) -> int:
     """Build (or resume), or import a review sheet; then rewrite the outputs and print the stats."""
     from factcourt.bench.datasets import load_seeds
-    from factcourt.bench.longqa import build_seeds, import_review, stored_records, write_outputs
+    from factcourt.bench.longqa import (
+        STORED_SETTINGS,
+        build_seeds,
+        import_review,
+        stored_records,
+        write_outputs,
+    )
+    from factcourt.bench.store import keep_settings
     from factcourt.errors import InputError
 
     out = Path(args.out)
@@ -34,14 +42,18 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
     seeds = seeds[: args.limit] if args.limit else seeds
     ctx = settings_from(args)
     prepare_out_folder(out)
+    # stored outcomes are reused: a build under other settings would mix them in one set
+    keep_settings(out, {k: v for k, v in asdict(ctx).items() if k in STORED_SETTINGS}, "build-longqa")
     warn_if_corpus_misses_language(" ".join(s.question for s in seeds), ctx)
-    records = asyncio.run(build_seeds(seeds, ctx, out, console=err, quiet=args.json or args.quiet))
+    asyncio.run(build_seeds(seeds, ctx, out, console=err, quiet=args.json or args.quiet))
+    # the outputs hold every stored seed: a build of fewer seeds must not drop the others' questions
+    records = stored_records(out)
     report = write_outputs(out, records, ctx)
     code = show(report, out, args)
     if report["failures"]:
         first = next(iter(report["failures"].items()))
         err.print(
-            f"[red]error:[/] {len(report['failures'])} of {len(seeds)} seeds failed (run again to retry "
+            f"[red]error:[/] {len(report['failures'])} of {len(records)} seeds failed (run again to retry "
             f"them); first, {first[0]}: {first[1]}"
         )
         return 1

@@ -61,6 +61,18 @@ REPORTED_SETTINGS = (
     "longqa_max_facts",
     "longqa_cluster_distance",
 )
+# what a seed's stored outcome depends on besides the seed (a resume under others is refused)
+STORED_SETTINGS = (
+    *REPORTED_SETTINGS,
+    "base_url",
+    "role_models",
+    "local_weights",
+    "temperature",
+    "max_tokens",
+    "top_k",
+    "longqa_topics",
+    "language",
+)
 
 
 def seed_record(seed: Seed, state: dict[str, Any]) -> dict[str, Any]:

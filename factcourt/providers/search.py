@@ -13,7 +13,7 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 import httpx
 from langchain_core.runnables import RunnableLambda
@@ -256,12 +256,8 @@ class SerperBackend:
 FOLDER_RECHECK_S = 2.0  # how long a folder corpus is searched without walking it again
 
 
-class _Built(NamedTuple):
-    backend: SearchBackend
-    checked: float  # when its corpus was last stat'ed (time.monotonic)
-
-
-_backends: dict[tuple[str, str], _Built] = {}
+_backends: dict[tuple[str, str], SearchBackend] = {}
+_checked: dict[tuple[str, str], float] = {}  # when a backend's corpus was last stat'ed (monotonic)
 _backends_lock = threading.Lock()
 
 
@@ -276,31 +272,29 @@ def backend(ctx: Context) -> SearchBackend:
     key = (ctx.search, str(corpus or ""))
     with _backends_lock:
         built = _backends.get(key)
-        if built is not None and not _may_have_changed(built, corpus):
-            return built.backend
-        now = time.monotonic()
+        if built is not None and not _may_have_changed(built, corpus, _checked.get(key, 0.0)):
+            return built
+        _checked[key] = time.monotonic()
         if ctx.search == "local":
             # taken before the read: a file edited during it gets a new identity at the next check
             identity = corpus_identity(corpus)
-            if built is not None and getattr(built.backend, "identity", None) == identity:
-                _backends[key] = built._replace(checked=now)
-                return built.backend
-            made: SearchBackend = LocalBM25(load_corpus(corpus), identity)
+            if built is not None and getattr(built, "identity", None) == identity:
+                return built
+            _backends[key] = LocalBM25(load_corpus(corpus), identity)
         elif ctx.search == "tavily":
-            made = TavilyBackend()
+            _backends[key] = TavilyBackend()
         elif ctx.search == "serper":
-            made = SerperBackend()
+            _backends[key] = SerperBackend()
         else:
             raise ConfigError(f"search backend {ctx.search!r} makes no queries")
-        _backends[key] = _Built(made, now)
-        return made
+        return _backends[key]
 
 
-def _may_have_changed(built: _Built, corpus: Path | None) -> bool:
+def _may_have_changed(built: SearchBackend, corpus: Path | None, checked: float) -> bool:
     """Whether a user's corpus is due a check (the shipped one changes only with its package)."""
-    if corpus is None or not isinstance(built.backend, LocalBM25):
+    if corpus is None or not isinstance(built, LocalBM25):
         return False
-    return not corpus.is_dir() or time.monotonic() - built.checked >= FOLDER_RECHECK_S
+    return not corpus.is_dir() or time.monotonic() - checked >= FOLDER_RECHECK_S
 
 
 def search(ctx: Context, query: str) -> tuple[list[Evidence], bool]:

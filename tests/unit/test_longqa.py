@@ -662,3 +662,37 @@ def test_cli_out_that_is_a_file_is_one_sentence_before_any_call(tmp_path, monkey
     sheet.write_text("id,decision,reason\n1,keep,\n", encoding="utf-8")
     assert main(["build-longqa", "--out", str(taken), "--import-review", str(sheet)]) == 2
     assert f"--out must be a folder: {taken} is a file" in " ".join(capsys.readouterr().err.split())
+
+
+def build_cli(out, corpus, *extra):
+    argv = ["build-longqa", "--seeds", str(SEEDS), "--out", str(out), "--model", "scripted"]
+    return main([*argv, "--corpus", corpus, "--no-cache", "--quiet", *extra])
+
+
+def test_a_build_of_fewer_seeds_keeps_the_reviewed_questions_of_the_others(scripted, corpus, tmp_path):
+    script_any_seed(scripted)
+    assert build_cli(tmp_path, corpus) == 0
+    assert (
+        main(
+            [
+                "build-longqa",
+                "--out",
+                str(tmp_path),
+                "--import-review",
+                str(review(tmp_path, {i: KEEP_BOTH for i in ("7", "8", "9")})),
+            ]
+        )
+        == 0
+    )
+    assert len(exported(tmp_path)) == 3
+    assert build_cli(tmp_path, corpus, "--limit", "1") == 0
+    assert len(exported(tmp_path)) == 3
+
+
+def test_a_build_with_other_settings_in_the_same_out_is_refused(scripted, corpus, tmp_path, capsys):
+    script_any_seed(scripted)
+    assert build_cli(tmp_path, corpus, "--limit", "1", "--set", "longqa_theta=0.95") == 0
+    calls = len(scripted.calls)
+    assert build_cli(tmp_path, corpus, "--set", "longqa_theta=0.5") == 2
+    assert "longqa_theta 0.95 -> 0.5" in " ".join(capsys.readouterr().err.split())
+    assert len(scripted.calls) == calls
