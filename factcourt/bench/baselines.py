@@ -109,8 +109,8 @@ async def fire(ctx: Context, claim: str, given: list[Evidence], question: str = 
             tags=["method:fire"],
         )
         trace.usage += answer.usage
-        if answer.value is None:
-            return verdict, answer.error, trace
+        if answer.value is None:  # failed, not the last step's verdict: the next run tries again
+            return None, answer.error, trace
         value = answer.value
         trace.steps.append(value.model_dump())
         verdict = value.verdict

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from factcourt.bench.methods import METHODS
-from factcourt.cli_shared import preflight, read_text, settings_from, settings_values
+from factcourt.cli_shared import err, preflight, read_text, settings_from, settings_values
 from factcourt.errors import ConfigError
 
 out = Console()
@@ -69,6 +69,13 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
         f"[dim]reports in {args.out}: report.json, report.md, wrong_predictions.csv "
         f"({summary['wrong_predictions']} rows), f1_false_vs_cost.png[/]"
     )
+    failed = {m: r["binary"]["failed"] for m, r in summary["report"].items() if r["binary"]["failed"]}
+    if failed:  # counted as wrong in the report; the same command tries them again
+        err.print(
+            f"[red]error:[/] failed predictions ({', '.join(f'{m} {n}' for m, n in failed.items())}): "
+            "run the same command again to retry them"
+        )
+        return 1
     return 0
 
 
@@ -252,7 +259,8 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
         help="compare methods on a labelled dataset",
         description="Runs each method on the same claims with the same model and retrieval, "
         "writes every prediction as it finishes (the same command resumes), and "
-        "reports P/R/F1 per label, accuracy, cost and time per claim.",
+        "reports P/R/F1 per label, accuracy, cost and time per claim. Exit 0 done, 1 some "
+        "prediction failed (the same command tries it again), 2 bad input.",
     )
     p.add_argument(
         "--dataset",

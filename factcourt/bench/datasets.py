@@ -11,6 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -90,6 +91,23 @@ def _evidence_of(items: list) -> tuple[Evidence, ...]:
     return tuple(e for e in out if e.text.strip())
 
 
+def _text(row: dict, field: str, where: str) -> str:
+    """A field that must hold text: else one sentence naming the line (a method would judge "None")."""
+    value = row[field]
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{where}: {field!r} must be a non-empty text, not {json.dumps(value)}")
+    return value
+
+
+def _listed(value: Any, field: str, where: str) -> list:
+    """Evidence as a list of texts or objects; one text is one piece (not one per character)."""
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list):
+        raise InputError(f"{where}: {field!r} must be a list of texts or objects, or one text")
+    return value
+
+
 def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
     """Load a claims file (``claim``/``label``) or a QA file (``question``/``answer``/``label``)."""
     pairs, seen = [], {}
@@ -102,17 +120,18 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
             if "claim" in row:
                 case = Case(
                     id=case_id,
-                    claim=row["claim"],
+                    claim=_text(row, "claim", where),
                     question=row.get("source_question") or "",
-                    evidence=_evidence_of(row.get("evidence", [])),
+                    evidence=_evidence_of(_listed(row.get("evidence", []), "evidence", where)),
                 )
             else:  # HaluEval QA: checked as the claim "the answer to Q is A"
+                question, answer = _text(row, "question", where), _text(row, "answer", where)
                 case = Case(
                     id=case_id,
-                    question=row["question"],
-                    claim=f'The answer to the question "{row["question"]}" is "{row["answer"]}".',
-                    evidence=_evidence_of([row.get("knowledge", "")]),
-                    answer=row["answer"],
+                    question=question,
+                    claim=f'The answer to the question "{question}" is "{answer}".',
+                    evidence=_evidence_of(_listed(row.get("knowledge", ""), "knowledge", where)),
+                    answer=answer,
                 )
             meta = row.get("meta") or {}
             gold = Gold(

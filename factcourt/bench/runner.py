@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.bench.datasets import Case, Gold, load
-from factcourt.bench.methods import METHODS, predict
+from factcourt.bench.methods import HALLUCINATION_METHODS, METHODS, QA_BASELINES, predict
 from factcourt.bench.report import Prices, build_report, markdown, plot, write_wrong_predictions
 from factcourt.bench.store import PredictionStore, keep_settings
 from factcourt.context import AUDIT_ROLES, ROLES, Context
@@ -82,6 +82,8 @@ def select(
     if seed is not None:
         random.Random(seed).shuffle(pairs)
     if balanced:
+        if limit is not None and limit < 2:
+            raise InputError("--balanced needs --limit 2 or more (one TRUE and one FALSE case)")
         per_label = (limit or len(pairs)) // 2
         true = [p for p in pairs if p[1].label][:per_label]
         false = [p for p in pairs if not p[1].label][:per_label]
@@ -146,10 +148,19 @@ async def run_bench(
 
     ``report_only`` runs nothing: the reports cover the predictions already stored.
     """
+    methods = list(dict.fromkeys(methods))  # one named twice would be predicted twice
+    if not methods:
+        raise ConfigError(f"--methods names no method; choose from {list(METHODS)}")
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
         raise ConfigError(f"unknown method(s) {unknown}; choose from {list(METHODS)}")
     pairs = select(dataset, limit, seed, balanced=balanced, part=part)
+    asking = [m for m in methods if m in QA_BASELINES or m in HALLUCINATION_METHODS]
+    unasked = next((c.id for c, _ in pairs if not c.question.strip()), None)
+    if asking and unasked is not None:  # every case would fail with "the question is empty"
+        raise ConfigError(
+            f"method(s) {asking} need a question per case, and case {unasked!r} of {dataset} has none"
+        )
     store = PredictionStore(out / "predictions.jsonl")
     settings = run_settings(dataset, ctx)
     if report_only:  # it runs nothing: only another dataset (the stored gold labels for new ids) misleads

@@ -6,9 +6,11 @@ import json
 import pytest
 
 from factcourt.bench import methods as bench_methods
-from factcourt.bench.runner import run_bench
+from factcourt.bench.datasets import load
+from factcourt.bench.runner import run_bench, select
 from factcourt.bench.sft import debate_context, synth_sft
 from factcourt.context import Context
+from factcourt.errors import InputError
 from tests.fakes import juror, moderator, rating
 
 ROWS = [
@@ -360,3 +362,69 @@ def test_an_out_that_cannot_be_written_is_bad_input(dataset, tmp_path, capsys, c
         )
         err = capsys.readouterr().err
         assert code == 2 and "cannot" in err and "Error:" not in err, (out, err)
+
+
+def test_a_fire_prediction_that_failed_midway_is_failed_not_its_last_verdict(
+    dataset, tmp_path, scripted, corpus
+):
+    step = {
+        "reasoning": "unsure",
+        "verdict": "supported",
+        "confidence": 0.1,
+        "action": "search",
+        "search_query": "Paris capital",
+    }
+    scripted.script["FireStep"] = [step, TimeoutError("down")]
+    ctx = Context(model="scripted", search="local", corpus=corpus, cache=False, max_concurrency=1)
+    summary = asyncio.run(run_bench(dataset, ["fire"], ctx, tmp_path / "o", limit=1))
+    record = json.loads((tmp_path / "o" / "predictions.jsonl").read_text().splitlines()[0])
+    assert record["verdict"] is None and "down" in record["error"]
+    assert summary["report"]["fire"]["binary"]["failed"] == 1
+
+
+@pytest.mark.parametrize("claim", [None, "", "  ", 42])
+def test_a_row_without_a_claim_text_is_bad_input_at_load(tmp_path, claim):
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"id": "a", "claim": claim, "label": True}) + "\n")
+    with pytest.raises(InputError, match="d.jsonl:1"):
+        load(path)
+
+
+def test_a_qa_row_with_a_null_answer_is_bad_input_at_load(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"id": "a", "question": "Where?", "answer": None, "label": True}) + "\n")
+    with pytest.raises(InputError, match="answer"):
+        load(path)
+
+
+def test_evidence_given_as_one_string_is_one_piece(tmp_path):
+    path = tmp_path / "d.jsonl"
+    row = {"id": "a", "claim": "Paris is in France.", "label": True, "evidence": "Paris is in France."}
+    path.write_text(json.dumps(row) + "\n")
+    case, _ = load(path)[0]
+    assert [e.text for e in case.evidence] == ["Paris is in France."]
+
+
+def test_a_run_with_a_failed_prediction_exits_1(dataset, tmp_path, scripted):
+    from factcourt.cli import main
+
+    scripted.script["Rating"] = [TimeoutError("endpoint down")]
+    argv = ["bench", "run", "--dataset", str(dataset), "--methods", "single", "--model", "scripted"]
+    assert main([*argv, "--search", "given", "--out", str(tmp_path / "o")]) == 1
+
+
+def test_a_question_answer_method_on_cases_without_questions_is_refused(dataset, tmp_path, capsys):
+    assert bench_cli(tmp_path, dataset, methods="cot") == 2
+    assert "need a question" in capsys.readouterr().err
+
+
+def test_a_method_named_twice_is_predicted_once_and_none_is_refused(dataset, tmp_path, predictions, capsys):
+    assert bench_cli(tmp_path, dataset, methods="single,single") == 0
+    assert len(predictions) == len(ROWS)
+    assert bench_cli(tmp_path, dataset, methods=",") == 2
+    assert "names no method" in capsys.readouterr().err
+
+
+def test_balanced_with_a_limit_of_one_says_what_it_needs(dataset):
+    with pytest.raises(InputError, match="--balanced needs --limit 2 or more"):
+        select(dataset, 1, None, balanced=True)
