@@ -18,6 +18,7 @@ from factcourt.bench.report import Prices, build_report, markdown, plot, write_w
 from factcourt.bench.store import PredictionStore, keep_settings
 from factcourt.context import AUDIT_ROLES, ROLES, Context
 from factcourt.errors import ConfigError, InputError
+from factcourt.inputs import read_text_file
 from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.progress import Progress
 from factcourt.providers.models import choose
@@ -108,6 +109,15 @@ def run_settings(dataset: Path, ctx: Context) -> dict[str, Any]:
         **{k: getattr(ctx, k) for k in PREDICTED_UNDER},
         "models": sorted({f"{c.name} at {c.endpoint}" for c in (choose(ctx, r) for r in roles)}),
     }
+
+
+def _made_under(out: Path, ctx: Context, report_only: bool) -> dict[str, Any]:
+    """The model and search of the stored predictions: a report-only run's own may differ."""
+    stored = out / "settings.json"
+    if report_only and stored.is_file():
+        made = json.loads(read_text_file(stored))
+        return {"model": made.get("model"), "search": made.get("search"), "models": made.get("models")}
+    return {"model": ctx.model, "search": ctx.search}
 
 
 def _record(method: str, case: Case, gold: Gold, prediction: Any) -> dict[str, Any]:
@@ -223,8 +233,7 @@ async def run_bench(
         "cases": len(pairs),
         "methods": methods,
         "settings": {
-            "model": ctx.model,
-            "search": ctx.search,
+            **_made_under(out, ctx, report_only),
             "seed": seed,
             "limit": limit,
             "balanced": balanced,

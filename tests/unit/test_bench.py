@@ -428,3 +428,10 @@ def test_a_method_named_twice_is_predicted_once_and_none_is_refused(dataset, tmp
 def test_balanced_with_a_limit_of_one_says_what_it_needs(dataset):
     with pytest.raises(InputError, match="--balanced needs --limit 2 or more"):
         select(dataset, 1, None, balanced=True)
+
+
+def test_report_only_states_the_settings_the_stored_predictions_were_made_under(dataset, tmp_path):
+    assert bench_cli(tmp_path, dataset) == 0  # --search given, model sim
+    assert bench_cli(tmp_path, dataset, "--report-only", "--search", "none", "--model", "sim:0.5") == 0
+    settings = json.loads((tmp_path / "out" / "report.json").read_text())["settings"]
+    assert (settings["search"], settings["model"]) == ("given", "sim")
