@@ -7,6 +7,7 @@ the environment only and never stored here.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, fields
 from functools import cache
@@ -484,6 +485,8 @@ class Context:
             except ValidationError as exc:
                 said = exc.errors()[0]["msg"]
                 raise ConfigError(f"{f.name}={value!r}: {said[0].lower()}{said[1:]}") from None
+            if isinstance(value, float) and math.isnan(value):  # false in every range check below
+                raise ConfigError(f"{f.name}={value!r}: not a number")
 
     @property
     def max_rounds(self) -> int:

