@@ -121,8 +121,16 @@ async def resumable_run(
 
 
 def run_key(name: str, identity: list[Any], ctx: Context) -> str:
-    """What names a run of graph ``name`` on ``identity`` with these settings (its thread's base)."""
-    return cache_key(name, *identity, asdict(ctx))[:32]
+    """What names a run of graph ``name`` on ``identity`` with these settings (its thread's base).
+
+    Each role's model as it resolves now ('auto' is OpenAI once a key is set; a weights file
+    by path, size and mtime): a crashed run is never finished by another model.
+    """
+    from factcourt.context import ROLES
+    from factcourt.providers.models import choose, model_identity
+
+    models = [(c.name, model_identity(c), c.method) for c in (choose(ctx, role) for role in ROLES)]
+    return cache_key(name, *identity, asdict(ctx), models)[:32]
 
 
 async def _take_thread(saver: Any, graph: Any, base: str, ctx: Context) -> tuple[str, FileLock, bool, bool]:
