@@ -32,6 +32,14 @@ def _p_true(turns: list[Turn]) -> float | None:
     return sum(known) / len(known) if known else None
 
 
+def _justification(turns: list[Turn], agreeing: list[Turn], verdict: str) -> str:
+    """The last argument for ``verdict``: a refused change's text argues against it, so never that."""
+    argued = [t for t in agreeing if t.rejected_change is None]
+    if not argued:  # every final turn for it is a refused change: the speakers' earlier words
+        argued = [t for t in turns if t.verdict == verdict and t.rejected_change is None and not t.failed]
+    return argued[-1].text if argued else ""
+
+
 async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
     """Decide the claim and write its result."""
     ctx, claim = runtime.context, state["claim"]
@@ -56,7 +64,7 @@ async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
             if agreeing:
                 known = [t.confidence for t in agreeing if t.confidence is not None]
                 confidence = sum(known) / len(known) if known else None
-                justification = agreeing[-1].text
+                justification = _justification(turns, agreeing, verdict)
             p_true = _p_true(list(final.values()))
         if verdict is None:
             error = "every turn failed: " + "; ".join(sorted({t.failed or "" for t in turns}))[:400]

@@ -151,6 +151,17 @@ def test_a_verdict_changed_without_evidence_of_its_own_is_not_counted(scripted, 
     assert all(t["verdict"] == "supported" and t["rejected_change"] == "refuted" for t in round_two)
 
 
+def test_a_refused_change_never_becomes_the_justification_of_the_verdict_it_argued_against(scripted, corpus):
+    bare = {
+        "explanation": "On reflection the tower is not in Paris.",
+        "verdict": "refuted",
+        "confidence": 0.9,
+    }
+    result = _flip(scripted, corpus, {**bare, "search_query": ""})
+    assert result["verdict"] == "supported"
+    assert result["justification"] and "not in Paris" not in result["justification"]
+
+
 def test_a_verdict_changed_with_cited_evidence_counts(scripted, corpus):
     def cited(prompt):
         persona = prompt.rsplit("You are ", 1)[1][:40]  # each speaker argues in its own words
