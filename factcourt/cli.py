@@ -126,6 +126,8 @@ def print_correction(result: dict) -> None:
         result["response"].splitlines(), corrected.splitlines(), "original", "corrected", lineterm=""
     )
     out.print("\n".join(diff) or "(no change)", markup=False)
+    for failure in result["correction"].get("failed", []):
+        out.print(f"[yellow]not rewritten ({failure['claim_id']}):[/] {failure['error']}", highlight=False)
 
 
 # --------------------------------------------------------------------------- commands
@@ -158,7 +160,14 @@ def exit_code(result: dict) -> int:
     """
     failed_parts = [d for d in result["dropped"] if d["reason"] == "clerk_failed"]
     failed_claims = [c for c in result["claims"] if c["verdict"] is None]
+    unrewritten = (result.get("correction") or {}).get("failed", [])
     if not failed_parts and not failed_claims:
+        if unrewritten:  # --correct: a refuted sentence kept as it was is no "no change"
+            err.print(
+                f"[red]error:[/] {len(unrewritten)} refuted sentence(s) could not be rewritten; first "
+                f"reason: {unrewritten[0]['error']}"
+            )
+            return 1
         return 0
     if failed_parts and not result["claims"]:
         err.print(

@@ -176,11 +176,19 @@ class Edit(BaseModel):
     evidence: list[str] = Field(default_factory=list, description="URLs it rests on")
 
 
+class CorrectionFailure(BaseModel):
+    """A sentence the corrector could not rewrite (it stays as it was)."""
+
+    claim_id: str
+    error: str | None
+
+
 class Correction(BaseModel):
-    """The corrector's output: the revised response and its edits."""
+    """The corrector's output: the revised response, its edits and the rewrites that failed."""
 
     text: str
     edits: list[Edit] = Field(default_factory=list)
+    failed: list[CorrectionFailure] = Field(default_factory=list)
 
 
 # ------------------------------------------------------------ structured agent outputs

@@ -13,6 +13,7 @@ from factcourt.providers.models import ask
 from factcourt.state import (
     ClaimResult,
     Correction,
+    CorrectionFailure,
     CorrectorAnswer,
     Edit,
     FactcheckState,
@@ -34,10 +35,8 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
 async def correct(state: FactcheckState, runtime: Runtime[Context]) -> dict:
     """One corrector call per sentence holding refuted claims."""
     ctx, response = runtime.context, state["response"]
-    by_span: dict[tuple[int, int], list[ClaimResult]] = {}
-    for result in state.get("results", []):
-        if result.verdict == "refuted" and result.claim.span:
-            by_span.setdefault(tuple(result.claim.span), []).append(result)
+    refuted = [r for r in state.get("results", []) if r.verdict == "refuted" and r.claim.span]
+    by_span = _by_region(refuted)
     if not by_span:
         return {"correction": Correction(text=response)}
     language = state.get("language", "en")
@@ -63,12 +62,15 @@ async def correct(state: FactcheckState, runtime: Runtime[Context]) -> dict:
 
     spans = sorted(by_span)
     answers = await asyncio.gather(*(fix(s, by_span[s]) for s in spans))
-    usage, edits = Usage(), []
+    usage, edits, failed = Usage(), [], []
     for span, answer in zip(spans, answers, strict=True):
         usage += answer.usage
-        if answer.value is None:
-            continue  # a failed rewrite leaves the sentence as it was
         results = by_span[span]
+        if answer.value is None:  # the sentence stays as it was, and the result says why
+            failed.append(
+                CorrectionFailure(claim_id=",".join(r.claim.id for r in results), error=answer.error)
+            )
+            continue
         edits.append(
             Edit(
                 original=response[span[0] : span[1]],
@@ -78,4 +80,22 @@ async def correct(state: FactcheckState, runtime: Runtime[Context]) -> dict:
                 evidence=sorted({e.url for r in results for e in r.evidence if e.url}),
             )
         )
-    return {"correction": Correction(text=apply_edits(response, edits), edits=edits), "usage": usage}
+    correction = Correction(text=apply_edits(response, edits), edits=edits, failed=failed)
+    return {"correction": correction, "usage": usage}
+
+
+def _by_region(refuted: list[ClaimResult]) -> dict[tuple[int, int], list[ClaimResult]]:
+    """Refuted claims grouped by the text they stand in, overlapping spans merged into one.
+
+    Two claims of one sentence may be quoted with and without its last stop: two rewrites of
+    overlapping spans would cut the text after them.
+    """
+    regions: list[tuple[list[int], list[ClaimResult]]] = []
+    for result in sorted(refuted, key=lambda r: tuple(r.claim.span)):
+        start, end = result.claim.span
+        if regions and start < regions[-1][0][1]:
+            regions[-1][0][1] = max(regions[-1][0][1], end)
+            regions[-1][1].append(result)
+        else:
+            regions.append(([start, end], [result]))
+    return {(span[0], span[1]): results for span, results in regions}

@@ -1,9 +1,11 @@
 """The corrector: minimal rewrites, untouched supported text, no call when nothing is refuted."""
 
+import json
+
 import factcourt
 from factcourt.nodes.corrector import apply_edits
 from factcourt.state import Edit
-from tests.fakes import juror
+from tests.fakes import juror, rating
 
 TEXT = "The Eiffel Tower is in Paris.  It was completed in 1789.\nParis is in France."
 
@@ -39,3 +41,40 @@ def test_removal_keeps_the_rest_byte_identical():
     start = text.index("Drop")
     edits = [Edit(original="Drop this.", replacement="", span=(start, start + 10), claim_id="c2")]
     assert apply_edits(text, edits) == "Keep this.  And keep\tthat."
+
+
+def test_two_claims_of_one_sentence_quoted_differently_are_corrected_once(scripted, corpus):
+    text = "The Eiffel Tower is in Rome and was built in 1789. The Moon orbits the Earth."
+    sentence = "The Eiffel Tower is in Rome and was built in 1789."
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [
+                {"sentence": sentence, "claim": "The Eiffel Tower is in Rome."},
+                {"sentence": sentence[:-1], "claim": "The Eiffel Tower was built in 1789."},
+                {"sentence": "The Moon orbits the Earth.", "claim": "The Moon orbits the Earth."},
+            ],
+            "dropped": [],
+        }
+    ]
+    scripted.script["Rating"] = [
+        lambda p: rating("supported" if "Moon" in p.split("<claim>")[1][:40] else "refuted")
+    ]
+    scripted.script["CorrectorAnswer"] = [{"replacement": "The Eiffel Tower is in Paris."}]
+    result = factcourt.check(text, model="scripted", corpus=corpus, cache=False, correct=True)
+    assert result["correction"]["text"] == "The Eiffel Tower is in Paris. The Moon orbits the Earth."
+    assert scripted.count("CorrectorAnswer") == 1
+
+
+def test_a_failed_rewrite_is_named_and_fails_the_run(scripted, corpus, tmp_path, capsys):
+    from factcourt.cli import main
+
+    path = tmp_path / "t.txt"
+    path.write_text("The Eiffel Tower is in Rome.", encoding="utf-8")
+    scripted.script["Rating"] = [rating("refuted")]
+    scripted.script["CorrectorAnswer"] = [TimeoutError("corrector timed out")]
+    code = main(["check", str(path), "--correct", "--model", "scripted", "--corpus", corpus, "--no-cache"])
+    said = capsys.readouterr()
+    assert code == 1 and "could not be rewritten" in said.err
+    assert main(["check", str(path), "--correct", "--json", "--model", "scripted", "--corpus", corpus]) == 1
+    correction = json.loads(capsys.readouterr().out)["correction"]
+    assert correction["failed"] and "timed out" in correction["failed"][0]["error"]
