@@ -85,6 +85,8 @@ def print_report(result: dict) -> None:
         votes = ", ".join(f"{n} {v.replace('_', ' ')}" for v, n in tally.most_common())
         if c.get("route") == "first_pass":
             votes = "first pass"
+        elif c.get("summaries"):  # DebateCV: the moderator's verdict, the debaters cast no votes
+            votes = f"moderator (round {c['summaries'][-1]['round']})"
         elif c.get("route") == "debate":
             votes = f"jury: {votes}"
         urls = list(dict.fromkeys(e["url"] for e in c["evidence"] if e["url"]))

@@ -52,6 +52,15 @@ def test_readable_report(tmp_path, capsys, corpus):
     assert "Eiffel Tower" in shown and "supported" in shown and "precision 1.00" in shown
 
 
+def test_the_readable_report_says_the_moderator_decided_a_debatecv_claim(tmp_path, capsys, corpus):
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    argv = ["check", str(text), "--model", "sim", "--corpus", corpus, "--quiet", "--preset", "debatecv"]
+    assert main(argv) == 0
+    shown = capsys.readouterr().out
+    assert "moderator" in shown and "jury:" not in shown
+
+
 def test_bad_input_and_configuration_exit_2(tmp_path, capsys):
     empty = tmp_path / "empty.txt"
     empty.write_text("  \n", encoding="utf-8")
