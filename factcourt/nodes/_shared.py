@@ -21,7 +21,8 @@ from factcourt.state import VERDICTS, Evidence, RoundSummary, Turn
 EVIDENCE_SHOWN = 5
 EVIDENCE_BUDGET = 2000
 TURN_CHARS = 350
-_CITATION = re.compile(r"\s?\[E(\d+)\]")
+# one citation or a list of them: [E1], [E1, E7], [e2; E3]
+_CITATION = re.compile(r"\s?\[\s*E\s*\d+(?:\s*[,;]\s*E?\s*\d+)*\s*\]", re.IGNORECASE)
 
 
 def fence(text: str) -> str:
@@ -96,13 +97,14 @@ def ground_citations(text: str, shown: range) -> tuple[str, list[int], int]:
 
     def check(match: re.Match[str]) -> str:
         nonlocal dropped
-        number = int(match.group(1))
-        if number in shown:
-            if number not in kept:
-                kept.append(number)
+        numbers = [int(n) for n in re.findall(r"\d+", match.group(0))]
+        good = [n for n in numbers if n in shown]
+        dropped += len(numbers) - len(good)
+        kept.extend(n for n in dict.fromkeys(good) if n not in kept)
+        if len(good) == len(numbers):
             return match.group(0)
-        dropped += 1
-        return ""
+        lead = " " if match.group(0)[0].isspace() else ""
+        return f"{lead}[{', '.join(f'E{n}' for n in good)}]" if good else ""
 
     return _CITATION.sub(check, text), kept, dropped
 

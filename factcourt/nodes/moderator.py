@@ -5,7 +5,15 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
-from factcourt.nodes._shared import emit, fence, format_evidence, format_pool, format_summaries
+from factcourt.nodes._shared import (
+    emit,
+    fence,
+    format_evidence,
+    format_pool,
+    format_summaries,
+    ground_citations,
+    shown_evidence,
+)
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.rules import moderator_may_stop
@@ -41,14 +49,17 @@ async def moderator(state: ClaimState, runtime: Runtime[Context]) -> dict:
         return {"usage": answer.usage, "error": f"moderator failed: {answer.error}"}
     value = answer.value
     stop = last or (value.stop and moderator_may_stop(ctx, finished))
+    # its justification becomes the claim's (and Debate-SFT's target): only evidence it was shown
+    shown = shown_evidence(state.get("evidence", []))
+    justification, _, _ = ground_citations(value.justification, shown)
     summary = RoundSummary(
         round=finished,
-        summary=value.summary,
+        summary=ground_citations(value.summary, shown)[0],
         new_insights=value.new_insights,
         gaps=value.gaps,
         stop=stop,
         verdict=value.verdict,
-        justification=value.justification,
+        justification=justification,
     )
     emit("round_summary", claim_id=claim.id, round=finished, stop=stop, verdict=value.verdict)
     return {"summaries": [summary], "stop": stop, "usage": answer.usage}

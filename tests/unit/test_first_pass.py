@@ -135,6 +135,22 @@ def test_citations_of_evidence_never_shown_are_removed_and_counted(scripted, cor
     assert "[E1]" not in empty["transcript"][0]["text"] and empty["transcript"][0]["dropped_citations"] == 2
 
 
+def test_a_list_of_citations_keeps_only_the_evidence_shown(scripted, corpus):
+    answer = {"explanation": "See [E1, E7].", "verdict": "supported", "confidence": 0.9, "search_query": ""}
+    scripted.script["JurorAnswer"] = [answer]
+    turn = run(corpus, first_pass="off", use_debate=False)["transcript"][0]  # [E1] exists
+    assert turn["text"] == "See [E1]." and turn["citations"] == [1] and turn["dropped_citations"] == 1
+
+
+def test_the_moderators_justification_keeps_only_the_evidence_shown(scripted, corpus):
+    from tests.fakes import moderator
+
+    said = moderator("supported", True) | {"justification": "As [E1] and [E7] show, it holds."}
+    scripted.script["ModeratorAnswer"] = [said]
+    result = run(corpus, protocol="adversarial", first_pass="off", rule="adaptive")
+    assert result["justification"] == "As [E1] and show, it holds."
+
+
 def _flip(scripted, corpus, round_two: dict):
     def answer(prompt):
         return round_two if "Round 2." in prompt else juror("supported")
