@@ -1,5 +1,7 @@
 """The importance pyramid (graph ``pyramid``) and the matcher, on scripted models and a fake embedder."""
 
+import asyncio
+
 import numpy as np
 import pytest
 
@@ -252,3 +254,23 @@ def test_a_pyramid_is_cached_by_what_its_experts_weights_are_not_by_their_names(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     given = {"gpt-4o": "The Eiffel Tower is in Paris."}  # never asked: no key needed for its key
     assert pyramid_key(Q, Context(experts=["gpt-4o"]), given)
+
+
+def test_embedded_experts_answer_one_at_a_time_beside_a_remote_checker(monkeypatch, scripted, bag_of_words):
+    """Two local models asked at once in one process would stop each other's server mid-answer."""
+    from factcourt.nodes.pyramid import answer as answer_node
+    from factcourt.state import ModelAnswer
+
+    running, seen = set(), []
+
+    async def answering(ctx, model, question, language):
+        running.add(model)
+        seen.append(len(running))
+        await asyncio.sleep(0.05)
+        running.discard(model)
+        return ModelAnswer(model=model, text=ANSWERS["expert-a"])
+
+    monkeypatch.setattr(answer_node, "answer_question", answering)
+    experts = ["local:qwen-1.5b", "local:qwen-0.5b", "local:smollm2"]
+    factcourt.build_pyramid(Q, {"model": "scripted", "experts": experts, "cache": False, "search": "none"})
+    assert len(seen) == 3 and max(seen) == 1

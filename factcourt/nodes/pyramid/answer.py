@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
+import weakref
 
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit, fence
 from factcourt.prompts import conversation
-from factcourt.providers.models import ask
+from factcourt.providers.models import ask, choose
 from factcourt.state import ExpertTask, LongAnswer, ModelAnswer, PyramidState
 
 
@@ -32,12 +35,32 @@ async def answer_question(ctx: Context, model: str, question: str, language: str
     )
 
 
+# per event loop: an asyncio.Lock serves only the loop it was first used in
+_embedded_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _embedded_turn(ctx: Context, model: str) -> contextlib.AbstractAsyncContextManager:
+    """Embedded experts answer one at a time, other experts in parallel.
+
+    A process keeps one embedded server: a second local model's start would stop the first's
+    server mid-answer (the branches run at once when the checker is not embedded).
+    """
+    if choose(ctx.for_model(model), "answer").endpoint != "embedded":
+        return contextlib.nullcontext()
+    return _embedded_turns.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+
+
 async def expert_answer(task: ExpertTask, runtime: Runtime[Context]) -> dict:
     """One expert's answer: the one given with the input, else asked now."""
     if task["answer"].strip():
         answer = ModelAnswer(model=task["expert"], text=task["answer"].strip())
     else:
-        answer = await answer_question(runtime.context, task["expert"], task["question"], task["language"])
+        async with _embedded_turn(runtime.context, task["expert"]):
+            answer = await answer_question(
+                runtime.context, task["expert"], task["question"], task["language"]
+            )
     emit("expert_answer", expert=task["expert"], error=answer.error)
     return {"expert_answers": [answer], "usage": answer.usage}
 
