@@ -119,7 +119,7 @@ async def averify(
 
     if problem := claim_problem(claim):
         raise InputError(problem)
-    ctx = make_context(settings, **overrides)
+    ctx = context_with_given(evidence, settings, overrides)  # as `verify --evidence`: no search on top
     payload: dict[str, Any] = {"claim": Claim(id="c1", text=claim), "question": question}
     if evidence is not None:
         payload["given_evidence"] = evidence

@@ -241,3 +241,11 @@ def test_single_is_the_same_call_as_the_first_pass(scripted, corpus):
     asyncio.run(predict("default", case, ctx))
     single, first_pass = [p for n, p in scripted.calls if n == "Rating"]
     assert single == first_pass and "Where is the Eiffel Tower?" in single
+
+
+def test_evidence_given_to_the_python_verify_is_searched_no_further(scripted, corpus):
+    from factcourt.state import Evidence
+
+    given = [Evidence(text="The Eiffel Tower stands in Paris.", url="https://example.org/t", source="given")]
+    result = factcourt.verify(CLAIM, given, model="scripted", corpus=corpus, cache=False)
+    assert result["evidence"] and all(e["source"] == "given" for e in result["evidence"])
