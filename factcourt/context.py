@@ -485,8 +485,9 @@ class Context:
             except ValidationError as exc:
                 said = exc.errors()[0]["msg"]
                 raise ConfigError(f"{f.name}={value!r}: {said[0].lower()}{said[1:]}") from None
-            if isinstance(value, float) and math.isnan(value):  # false in every range check below
-                raise ConfigError(f"{f.name}={value!r}: not a number")
+            validated = getattr(self, f.name)  # the text 'nan' validates to NaN too
+            if isinstance(validated, float) and math.isnan(validated):  # false in every range check
+                raise ConfigError(f"{f.name}={validated!r}: not a number")
 
     @property
     def max_rounds(self) -> int:

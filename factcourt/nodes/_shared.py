@@ -103,7 +103,7 @@ def ground_citations(text: str, shown: range) -> tuple[str, list[int], int]:
         kept.extend(n for n in dict.fromkeys(good) if n not in kept)
         if len(good) == len(numbers):
             return match.group(0)
-        lead = " " if match.group(0)[0].isspace() else ""
+        lead = match.group(0)[0] if match.group(0)[0].isspace() else ""  # a line break stays one
         return f"{lead}[{', '.join(f'E{n}' for n in good)}]" if good else ""
 
     return _CITATION.sub(check, text), kept, dropped

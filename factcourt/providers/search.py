@@ -280,6 +280,7 @@ def backend(ctx: Context) -> SearchBackend:
             identity = corpus_identity(corpus)
             if built is not None and getattr(built, "identity", None) == identity:
                 return built
+            _backends.pop(key, None)  # a corpus that no longer loads is never searched as it was
             _backends[key] = LocalBM25(load_corpus(corpus), identity)
         elif ctx.search == "tavily":
             _backends[key] = TavilyBackend()

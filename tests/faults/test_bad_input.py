@@ -80,6 +80,7 @@ def test_corpus_that_cannot_be_read(name, data, words, tmp_path, capsys):
         ("language=fr", "language='fr': input should be 'auto', 'en' or 'zh'"),
         ("timeout_s=0", "timeout_s must be more than 0"),
         ("timeout_s=NaN", "timeout_s=nan: not a number"),  # NaN passes every range check
+        ("timeout_s=nan", "timeout_s=nan: not a number"),  # not JSON: the text 'nan', read as NaN
         ("unmatched_weight=NaN", "unmatched_weight=nan: not a number"),
         ("jurors=2.5", "jurors=2.5: input should be a valid integer"),
         ("use_roles=maybe", "use_roles='maybe': input should be a valid boolean"),

@@ -1,6 +1,7 @@
 """Search backends: BM25 over the offline Wikipedia summaries, errors, retries and cache."""
 
 import json
+import os
 
 import pytest
 
@@ -268,6 +269,25 @@ def test_a_folder_corpus_is_walked_again_only_after_a_pause(tmp_path, monkeypatc
     os.utime(folder / "0.txt", ns=(1, 1))
     monkeypatch.setattr(search, "FOLDER_RECHECK_S", 0.0)
     assert [e.text for e in search.search(ctx, "Where is Paris?")[0]] == ["Paris is in Texas too."]
+
+
+def test_a_folder_corpus_that_fails_to_load_fails_again_at_once(tmp_path, monkeypatch):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for number, text in enumerate(["Paris is in France.", *OTHERS]):
+        (folder / f"{number}.txt").write_text(text, encoding="utf-8")
+    ctx = Context(search="local", corpus=str(folder), top_k=1)
+    search._backends.clear()
+    search.search(ctx, "Where is Paris?")
+    monkeypatch.setattr(search, "FOLDER_RECHECK_S", 0.0)
+    (folder / "0.txt").write_text("Paris is in Texas too.", encoding="utf-8")
+    os.utime(folder / "0.txt", ns=(1, 1))
+    monkeypatch.setattr(search, "load_corpus", lambda path: (_ for _ in ()).throw(InputError("unreadable")))
+    with pytest.raises(InputError):
+        search.search(ctx, "Where is Paris?")
+    monkeypatch.setattr(search, "FOLDER_RECHECK_S", 60.0)
+    with pytest.raises(InputError):  # the next call within the pause fails too: never the old index
+        search.search(ctx, "Where is Paris?")
 
 
 def test_the_shipped_corpus_is_served_from_the_cache_by_the_next_run():
