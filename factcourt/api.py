@@ -7,7 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from factcourt.context import Context
+from factcourt.context import Context, debate_when_named
 from factcourt.errors import ConfigError, InputError
 from factcourt.nodes.open_case import claim_problem
 from factcourt.runs import run_config
@@ -15,10 +15,14 @@ from factcourt.state import Claim, ClaimResult, Evidence, Pyramid, Usage
 
 
 def make_context(settings: dict[str, Any] | Context | None = None, **overrides: Any) -> Context:
-    """Build a Context from a dict or an existing one plus keyword overrides."""
-    values = asdict(settings) if isinstance(settings, Context) else dict(settings or {})
-    values.update(overrides)
-    return Context.from_dict(values)
+    """Build a Context from a dict or an existing one plus keyword overrides.
+
+    Settings that name a debate (protocol, rule, jurors, rounds) debate every claim unless the
+    first pass is named too; a Context passed in was already read that way.
+    """
+    if isinstance(settings, Context):
+        return Context.from_dict({**asdict(settings), **debate_when_named(overrides)})
+    return Context.from_dict(debate_when_named({**(settings or {}), **overrides}))
 
 
 def claim_json(result: ClaimResult) -> dict[str, Any]:
@@ -33,6 +37,7 @@ def claim_json(result: ClaimResult) -> dict[str, Any]:
         "votes": result.votes,
         "confidence": result.confidence,
         "p_true": result.p_true,
+        "p_true_raw": result.p_true_raw,
         "route": result.route,
         "first_pass": result.first_pass.model_dump(mode="json") if result.first_pass else None,
         "first_round_verdict": result.first_round_verdict,

@@ -16,7 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from factcourt.context import PRESETS, ROLES, Context
+from factcourt.context import PRESETS, ROLES, Context, debate_when_named
 from factcourt.errors import ConfigError, FactcourtError
 from factcourt.inputs import decode, read_text_file
 from factcourt.progress import Progress
@@ -135,7 +135,7 @@ def settings_values(args: argparse.Namespace) -> dict[str, Any]:
             values[key] = json.loads(raw)
         except json.JSONDecodeError:
             values[key] = raw
-    return values
+    return debate_when_named(values)
 
 
 def settings_from(args: argparse.Namespace) -> Context:

@@ -213,6 +213,22 @@ class Context:
     first_pass_votes: bool = _describe(
         "When a contested claim is debated, the first pass's verdict joins the jury's vote.", False
     )
+    label_readings: int = _describe(
+        "Most readings of the first pass's verdict: the first reads the label over the evidence as "
+        "given; while the calibrated confidence stays below vote_below, the next asks with the labels "
+        "in the other order, the third over the evidence in reverse order; their mean log-odds decide.",
+        1,
+    )
+    vote_below: float = _describe(
+        "Calibrated confidence under which the first pass takes another reading (up to label_readings).",
+        0.75,
+    )
+    calibration: Literal["auto", "off"] = _describe(
+        "'auto': the first pass's probability is Platt-scaled by the fit stored for its model and "
+        "prompt (`factcourt bench calibrate`; shipped for the embedded default), raw where none is "
+        "stored; 'off': raw. The raw probability is always kept in the JSON.",
+        "auto",
+    )
     confidence_source: Literal["logprobs", "reported"] = _describe(
         "Where a verdict's confidence comes from: the token log-probabilities of the verdict "
         "(falls back to the reported value when the endpoint gives none) or the number the "
@@ -425,12 +441,16 @@ class Context:
         bad_roles = [r for r in self.role_models if r not in ROLES]
         if bad_roles:
             raise ConfigError(f"unknown model role(s) {bad_roles}; choose from {list(ROLES)}")
-        for name in ("theta", "first_pass_theta"):
+        for name in ("theta", "first_pass_theta", "vote_below"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must be in [0, 1], not {getattr(self, name)}")
         for name, least in _AT_LEAST.items():
             if getattr(self, name) < least:
                 raise ConfigError(f"{name} must be at least {least}, not {getattr(self, name)}")
+        if self.label_readings > len(LABEL_READINGS):
+            raise ConfigError(
+                f"label_readings must be at most {len(LABEL_READINGS)}, not {self.label_readings}"
+            )
         if not 0.0 <= self.temperature <= 2.0:
             raise ConfigError(f"temperature must be in [0, 2], not {self.temperature}")
         if self.timeout_s <= 0:
@@ -553,9 +573,25 @@ class Context:
         return cls(**values)
 
 
+# Settings that name a debate: given explicitly, they debate every claim rather than change only
+# the claims a first pass would leave contested (on the default, none)
+DEBATE_SETTINGS = ("protocol", "rule", "jurors", "rounds")
+
+
+def debate_when_named(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the first pass off when they name a debate and say nothing of the first pass."""
+    if any(k in values for k in DEBATE_SETTINGS) and not {"first_pass", "first_pass_theta"} & values.keys():
+        return {**values, "first_pass": "off"}
+    return values
+
+
+# the first pass's readings, in the order they are taken: (evidence order, label order in the question)
+LABEL_READINGS = (("given", "supported_first"), ("given", "refuted_first"), ("reversed", "supported_first"))
+
 # lower bounds that a wrong --set would otherwise break silently (retries=-1 makes no call at all)
 _AT_LEAST = {
     "rounds": 0,
+    "label_readings": 1,
     "top_k": 1,
     "max_concurrency": 1,
     "retries": 0,

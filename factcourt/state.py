@@ -117,6 +117,9 @@ class Turn(BaseModel):
     probabilities: dict[str, float] | None = Field(
         default=None, description="verdict distribution read from the answer's token log-probabilities"
     )
+    raw_probabilities: dict[str, float] | None = Field(
+        default=None, description="the verdict distribution before calibration (first pass)"
+    )
     calls: int = Field(default=1, description="model calls the turn took (an unsure first answer adds one)")
     dropped_citations: int = Field(default=0, description="citations of evidence that was never shown")
     rejected_change: Verdict | None = Field(
@@ -146,8 +149,10 @@ class ClaimResult(BaseModel):
     votes: dict[str, Verdict] = Field(default_factory=dict)
     confidence: float | None = None
     p_true: float | None = Field(
-        default=None, description="probability that the claim is true, from logprobs"
+        default=None,
+        description="probability that the claim is true, from logprobs (calibrated where a fit is stored)",
     )
+    p_true_raw: float | None = Field(default=None, description="p_true before calibration")
     route: Literal["first_pass", "debate"] | None = Field(
         default=None, description="decided by the first pass, or debated"
     )
@@ -333,6 +338,12 @@ class Rating(AgentAnswer):
 
     explanation: str = text("why, citing evidence numbers like [E1]", REASONING_CHARS)
     verdict: Verdict
+
+
+class Label(AgentAnswer):
+    """The verdict alone, no reasoning first: its probability is read from the label's first token."""
+
+    verdict: Literal["supported", "refuted"]
 
 
 class FireStep(AgentAnswer):

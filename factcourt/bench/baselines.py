@@ -14,7 +14,7 @@ from factcourt.nodes._shared import fence, format_evidence
 from factcourt.nodes.hallucination.gather import item_problem
 from factcourt.nodes.hallucination.protocol import EMPTY, OPPONENT_CHARS, clip, vote
 from factcourt.nodes.hallucination.team_turn import item_fields
-from factcourt.nodes.verifier import verify_once
+from factcourt.nodes.verifier import read_label, verify_once
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
@@ -85,6 +85,28 @@ async def single(ctx: Context, claim: str, given: list[Evidence], question: str 
         await trace.search(ctx, claim)
     verdict, error = await _rate(ctx, claim, question, trace, "single")
     return verdict, error, trace
+
+
+async def plain(ctx: Context, claim: str, given: list[Evidence], question: str = "") -> tuple:
+    """The floor: one label-only reading over the claim's evidence, raw, the likelier label.
+
+    It is the default's first reading, byte for byte: no reasoning, calibration or second reading.
+    """
+    trace = Trace(given)
+    if ctx.retrieval_enabled:
+        await trace.search(ctx, claim)
+    reading = await read_label(
+        ctx,
+        claim,
+        trace.evidence,
+        language=detect_language(claim),
+        question=question,
+        run_name="plain",
+        tags=["method:plain"],
+    )
+    trace.usage += reading.usage
+    trace.p_true = reading.p_true
+    return reading.verdict, reading.error, trace
 
 
 async def fire(ctx: Context, claim: str, given: list[Evidence], question: str = "") -> tuple:

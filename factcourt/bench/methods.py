@@ -31,6 +31,7 @@ DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "jury-no_search": {**MADFACT, "rule": "free", "search": "none"},
 }
 BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
+    "plain": baselines.plain,
     "single": baselines.single,
     "fire": baselines.fire,
     "safe": baselines.safe,
@@ -67,6 +68,7 @@ class Prediction:
     evidence: list[str] = field(default_factory=list)
     detail: dict[str, Any] = field(default_factory=dict)
     p_true: float | None = None
+    p_true_raw: float | None = None  # before calibration; None when the same as p_true
     route: str | None = None
     first_round_verdict: str | None = None
 
@@ -118,6 +120,7 @@ async def _debate(method: str, case: Case, ctx: Context, given: list) -> Predict
         evidence=[e["text"] for e in result["evidence"]],
         detail=detail,
         p_true=result["p_true"],
+        p_true_raw=result["p_true_raw"],
         route=result["route"],
         first_round_verdict=result["first_round_verdict"],
     )

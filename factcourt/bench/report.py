@@ -57,6 +57,8 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
     }
     report["rounds_per_claim"] = per(sum(r.get("detail", {}).get("rounds", 0) for r in records))
     report["calibration"] = reliability([r.get("p_true") for r in records], gold)
+    # records of older runs hold no raw probability: theirs was never calibrated
+    report["calibration_raw"] = reliability([r.get("p_true_raw", r.get("p_true")) for r in records], gold)
     debated = [r for r in records if r.get("route") == "debate"]
     report["debated_share"] = per(len(debated)) if any(r.get("route") for r in records) else None
     report["flips"] = flips(
@@ -81,7 +83,7 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
     head = ["method", "n", "failed", "P/R/F1 TRUE", "P/R/F1 FALSE", "acc", "macro-F1"]
     if four:
         head += ["acc 4-way", "NEE rate", "AVeriTeC"]
-    head += ["ECE", "debated", "R->W / W->R"]
+    head += ["ECE", "ECE raw", "debated", "R->W / W->R"]
     head += ["calls/claim", "tokens in/out per claim", "searches/claim", "$/1k claims", "s/claim"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for method, r in report.items():
@@ -104,8 +106,10 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
                 f"{f.get('averitec_score', 0):.3f}",
             ]
         ece, flip, share = r["calibration"]["ece"], r["flips"], r["debated_share"]
+        raw = r.get("calibration_raw", r["calibration"])["ece"]
         row += [
             "n/a" if ece is None else f"{ece:.3f}",
+            "n/a" if raw is None else f"{raw:.3f}",
             "n/a" if share is None else f"{share:.0%}",
             f"{flip['right_to_wrong']} / {flip['wrong_to_right']}" if flip["debated"] else "n/a",
         ]
@@ -119,7 +123,8 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
         lines.append("| " + " | ".join(row) + " |")
     lines += [
         "",
-        "ECE: expected calibration error of P(true) (5 bins); debated: share of claims the first pass",
+        "ECE: expected calibration error of P(true) (5 bins), as shown to users (calibrated where a fit",
+        "is stored for the model); ECE raw: before calibration. debated: share of claims the first pass",
         "left to the debate; R->W / W->R: debated claims whose round-1 majority was right and final",
         "verdict wrong, and the reverse.",
         "",
@@ -127,12 +132,14 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
         "",
     ]
     for method, r in report.items():
-        cal = r["calibration"]
-        bins = "; ".join(
-            f"[{b['low']:.1f},{b['high']:.1f}) {b['n']}: {b['mean_p']:.2f} vs {b['frac_true']:.2f}"
-            for b in cal["rows"]
-        )
-        lines.append(f"- {method}: {bins or 'no probabilities'} (missing {cal['missing']})")
+        for name, cal in (("", r["calibration"]), (" raw", r.get("calibration_raw"))):
+            if cal is None or (name and cal == r["calibration"]):
+                continue  # raw is shown only where calibration changed it
+            bins = "; ".join(
+                f"[{b['low']:.1f},{b['high']:.1f}) {b['n']}: {b['mean_p']:.2f} vs {b['frac_true']:.2f}"
+                for b in cal["rows"]
+            )
+            lines.append(f"- {method}{name}: {bins or 'no probabilities'} (missing {cal['missing']})")
     return "\n".join(lines) + "\n"
 
 

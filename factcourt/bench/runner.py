@@ -135,6 +135,7 @@ def _record(method: str, case: Case, gold: Gold, prediction: Any) -> dict[str, A
         "evidence": [e[:EVIDENCE_CHARS] for e in prediction.evidence],
         "detail": prediction.detail,
         "p_true": prediction.p_true,
+        "p_true_raw": prediction.p_true if prediction.p_true_raw is None else prediction.p_true_raw,
         "route": prediction.route,
         "first_round_verdict": prediction.first_round_verdict,
     }

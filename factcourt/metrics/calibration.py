@@ -6,8 +6,13 @@ time. Predictions without a probability are counted as missing, never scored.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit
 
 
 def reliability(p_true: Sequence[float | None], gold: Sequence[bool], bins: int = 5) -> dict[str, Any]:
@@ -35,3 +40,39 @@ def reliability(p_true: Sequence[float | None], gold: Sequence[bool], bins: int 
     ece = sum(r["n"] / n * abs(r["mean_p"] - r["frac_true"]) for r in rows) if n else None
     brier = sum((p - (1.0 if g else 0.0)) ** 2 for p, g in pairs) / n if n else None
     return {"n": n, "missing": len(gold) - n, "rows": rows, "ece": ece, "brier": brier}
+
+
+# a reading of exactly 0 or 1 (no logprobs, or a rounded certainty) stays finite in logit space
+_EDGE = 1e-4
+
+
+def logit(p: float) -> float:
+    """log(p / (1 - p)), with p kept inside [1e-4, 1 - 1e-4]."""
+    p = min(max(p, _EDGE), 1.0 - _EDGE)
+    return math.log(p / (1.0 - p))
+
+
+def platt(p: float, a: float, b: float) -> float:
+    """Platt scaling: sigmoid(a * logit(p) + b)."""
+    return float(expit(a * logit(p) + b))
+
+
+def fit_platt(raw: Sequence[float], gold: Sequence[bool]) -> tuple[float, float]:
+    """The (a, b) of ``platt`` that minimise the log-loss of ``raw`` against ``gold``.
+
+    Platt's smoothed targets ((n+ + 1) / (n+ + 2), 1 / (n- + 2)) keep a separable set from
+    pushing ``a`` to infinity. Both classes are needed.
+    """
+    positives = sum(1 for g in gold if g)
+    if positives in (0, len(gold)):
+        raise ValueError("Platt scaling needs TRUE and FALSE cases")
+    x = np.array([logit(p) for p in raw])
+    hi, lo = (positives + 1) / (positives + 2), 1 / (len(gold) - positives + 2)
+    t = np.array([hi if g else lo for g in gold])
+
+    def loss(params: np.ndarray) -> float:
+        z = params[0] * x + params[1]
+        return float(np.sum(np.logaddexp(0.0, z) - t * z))
+
+    found = minimize(loss, np.array([1.0, 0.0]), method="L-BFGS-B")
+    return float(found.x[0]), float(found.x[1])

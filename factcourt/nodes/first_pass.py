@@ -1,4 +1,4 @@
-"""The first pass: one verifier call decides the claims it is sure of; the rest are debated."""
+"""The first pass: label readings decide the claims they are sure of; the rest are debated."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit
-from factcourt.nodes.verifier import verify_once
+from factcourt.nodes.verifier import decide_by_labels
 from factcourt.rules import first_pass_decides, first_pass_unweighed
 from factcourt.state import ClaimState
 
@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 async def first_pass(state: ClaimState, runtime: Runtime[Context]) -> dict:
     """Judge the claim once; it is decided when the verdict's confidence reaches ``first_pass_theta``."""
     ctx, claim = runtime.context, state["claim"]
-    turn, usage = await verify_once(
+    turn, usage = await decide_by_labels(
         ctx,
         claim.text,
         state.get("evidence", []),

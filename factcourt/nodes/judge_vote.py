@@ -47,12 +47,13 @@ async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
     screen = state.get("first_pass")
     final = final_turns(turns)
     error = state.get("error")
-    verdict, justification, confidence, p_true = None, "", None, None
+    verdict, justification, confidence, p_true, p_true_raw = None, "", None, None, None
     round_one = {t.speaker: t for t in turns if t.round == 1 and t.failed is None}
     if not error:
         if state.get("decided") and screen is not None:
             verdict, justification, confidence = screen.verdict, screen.text, screen.confidence
             final, p_true = {screen.speaker: screen}, _p_true([screen])
+            p_true_raw = (screen.raw_probabilities or {}).get("supported", p_true)
         elif ctx.protocol == "adversarial":
             verdict = summaries[-1].verdict if summaries else None
             justification = summaries[-1].justification if summaries else ""
@@ -65,7 +66,7 @@ async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
                 known = [t.confidence for t in agreeing if t.confidence is not None]
                 confidence = sum(known) / len(known) if known else None
                 justification = _justification(turns, agreeing, verdict)
-            p_true = _p_true(list(final.values()))
+            p_true = p_true_raw = _p_true(list(final.values()))  # the jury's turns are not calibrated
         if verdict is None:
             error = "every turn failed: " + "; ".join(sorted({t.failed or "" for t in turns}))[:400]
     result = ClaimResult(
@@ -74,6 +75,7 @@ async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
         justification=justification,
         confidence=confidence,
         p_true=p_true,
+        p_true_raw=p_true_raw,
         route="first_pass" if state.get("decided") else "debate" if turns else None,
         first_pass=screen,
         first_round_verdict=majority(round_one) if ctx.protocol == "jury" else None,

@@ -209,6 +209,24 @@ SINGLE_USER = """<question>{question}</question>
 </evidence>
 In one or two sentences compare the claim with the evidence, then give your verdict."""
 
+# The first pass reads the verdict's probability before any reasoning: written after reasoning it
+# is near 0 or 1 whatever the truth, and a near-tie early in the reasoning flipped a third of the
+# verdicts between two identical runs. The evidence comes first, so every reading of one claim
+# (and every agent) shares the prompt's prefix in the server's cache.
+LABEL_SYSTEM = f"""You are a careful fact-checker. Decide whether the claim is true, using the
+evidence and well-established knowledge: "supported" if it is true, "refuted" if any part of it is
+false.
+{DATA_RULE}"""
+
+LABEL_USER = """<evidence>
+{evidence}
+</evidence>
+<question>{question}</question>
+<claim>{claim}</claim>
+Is the claim {labels}? Answer with the verdict only."""
+
+LABEL_ORDERS = {"supported_first": "supported or refuted", "refuted_first": "refuted or supported"}
+
 FIRE_SYSTEM = f"""You are a fact-checking agent. At each step either answer or search again.
 Answer ("action": "answer") as soon as you are confident; search ("action": "search") with a new
 query when the evidence is not enough. Verdicts: "supported", "refuted", "not_enough_evidence",
@@ -234,4 +252,5 @@ Queries already made: {queries}
 Write the next query."""
 
 EN: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}
+EN.update({f"LABELS:{order}": labels for order, labels in LABEL_ORDERS.items()})
 EN.update({f"ROLE:{name}": persona for name, persona in ROLES.items()})

@@ -78,4 +78,18 @@ SINGLE_USER = """<question>{question}</question>
 </evidence>
 用一两句话把陈述与证据对照，然后给出结论。"""
 
+LABEL_SYSTEM = f"""你是一名细致的事实核查员。根据证据和公认的知识判断陈述是否属实：属实选
+"supported"，任何一部分不实选 "refuted"。
+{DATA_RULE}"""
+
+LABEL_USER = """<evidence>
+{evidence}
+</evidence>
+<question>{question}</question>
+<claim>{claim}</claim>
+这条陈述是 {labels}？只回答结论。"""
+
+LABEL_ORDERS = {"supported_first": "supported 还是 refuted", "refuted_first": "refuted 还是 supported"}
+
 ZH: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}
+ZH.update({f"LABELS:{order}": labels for order, labels in LABEL_ORDERS.items()})

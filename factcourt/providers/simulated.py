@@ -75,6 +75,8 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
         }
     if schema == "Rating":
         return {"explanation": "By the evidence.", "verdict": verdict}
+    if schema == "Label":
+        return {"verdict": "supported" if covered else "refuted"}
     if schema == "FireStep":
         return {
             "reasoning": "By the evidence.",

@@ -61,9 +61,9 @@ def test_a_fault_part_way_keeps_every_finished_claim(fault, stub, tmp_path, caps
     assert code == 1 and "1 of 3 claims" in said and FAULTS[fault] in said
     claims = {c["text"]: c for c in json.loads(out.read_text(encoding="utf-8"))["claims"]}
     assert {t: c["verdict"] for t, c in claims.items()} == {
-        "Alpha is one.": "not_enough_evidence",
+        "Alpha is one.": "refuted",
         "Beta is two.": None,
-        "Gamma is three.": "not_enough_evidence",
+        "Gamma is three.": "refuted",
     }
     assert FAULTS[fault] in claims["Beta is two."]["error"]
 

@@ -38,7 +38,7 @@ def test_a_second_check_of_a_live_run_runs_beside_it_and_never_resumes_it(tmp_pa
                 time.sleep(0.05)
         return {"explanation": "ok", "verdict": "supported"}
 
-    scripted.script["Rating"] = [rating]
+    scripted.script["Label"] = [rating]
     args = ["check", str(text), "--model", "scripted", "--search", "none", "--no-cache", "--json"]
     live = multiprocessing.get_context("fork").Process(target=main, args=(args,))
     live.start()

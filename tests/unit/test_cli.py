@@ -272,7 +272,7 @@ def test_failed_claims_make_the_run_fail_and_keep_the_checked_ones(tmp_path, cap
     def rating(prompt):
         return TimeoutError("slow") if "Beta" in prompt else {"explanation": "ok", "verdict": "supported"}
 
-    scripted.script["Rating"] = [rating]
+    scripted.script["Label"] = [rating]
     scripted.script["JurorAnswer"] = [lambda p: TimeoutError("slow") if "Beta" in p else juror("supported")]
     code = main(["check", str(text), "--model", "scripted", "--search", "none", "--no-cache", "--json"])
     captured = capsys.readouterr()

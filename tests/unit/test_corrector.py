@@ -56,7 +56,7 @@ def test_two_claims_of_one_sentence_quoted_differently_are_corrected_once(script
             "dropped": [],
         }
     ]
-    scripted.script["Rating"] = [
+    scripted.script["Label"] = [
         lambda p: rating("supported" if "Moon" in p.split("<claim>")[1][:40] else "refuted")
     ]
     scripted.script["CorrectorAnswer"] = [{"replacement": "The Eiffel Tower is in Paris."}]
@@ -70,7 +70,7 @@ def test_a_failed_rewrite_is_named_and_fails_the_run(scripted, corpus, tmp_path,
 
     path = tmp_path / "t.txt"
     path.write_text("The Eiffel Tower is in Rome.", encoding="utf-8")
-    scripted.script["Rating"] = [rating("refuted")]
+    scripted.script["Label"] = [rating("refuted")]
     scripted.script["CorrectorAnswer"] = [TimeoutError("corrector timed out")]
     code = main(["check", str(path), "--correct", "--model", "scripted", "--corpus", corpus, "--no-cache"])
     said = capsys.readouterr()

@@ -43,9 +43,9 @@ def test_claim_branches_overlap_up_to_max_concurrency(scripted, corpus, limit):
             calls["now"] -= 1
         return rating("refuted" if "<claim>It was completed in 1889.</claim>" in prompt else "supported")
 
-    scripted.script["Rating"] = [slow]
+    scripted.script["Label"] = [slow]
     result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False, max_concurrency=limit)
-    assert scripted.count("Rating") == 3 and (calls["most"] > 1) == (limit > 1)
+    assert scripted.count("Label") == 3 and (calls["most"] > 1) == (limit > 1)
     verdicts = [c["verdict"] for c in result["claims"]]
     assert verdicts == ["supported", "refuted", "supported"]
 

@@ -19,23 +19,23 @@ def run(corpus, **settings):
 
 
 def test_a_confident_first_pass_decides_with_exactly_one_model_call(scripted, corpus):
-    scripted.script["Rating"] = [with_logprobs(rating("supported"), {"supported": 0.97, "refuted": 0.03})]
+    scripted.script["Label"] = [with_logprobs(rating("supported"), {"supported": 0.97, "refuted": 0.03})]
     result = run(corpus)
     assert result["usage"]["calls"] == 1 and scripted.count("JurorAnswer") == 0
     assert result["verdict"] == "supported" and result["route"] == "first_pass"
     assert result["confidence"] == 0.97 and result["p_true"] == 0.97
     # evidence came first: the search ran before the only call, and the prompt showed it
     assert result["usage"]["search_calls"] == 1
-    [(_, prompt)] = [c for c in scripted.calls if c[0] == "Rating"]
+    [(_, prompt)] = [c for c in scripted.calls if c[0] == "Label"]
     assert "wrought-iron tower in Paris" in prompt
 
 
 def test_a_contested_first_pass_goes_to_the_debate(scripted, corpus):
-    scripted.script["Rating"] = [with_logprobs(rating("refuted"), {"supported": 0.45, "refuted": 0.55})]
+    scripted.script["Label"] = [with_logprobs(rating("refuted"), {"supported": 0.45, "refuted": 0.55})]
     scripted.script["JurorAnswer"] = [with_logprobs(juror("supported"), {"supported": 0.9, "refuted": 0.1})]
     result = run(corpus, first_pass_theta=0.8, jurors=3, rounds=2)
     assert result["route"] == "debate" and result["verdict"] == "supported"
-    assert scripted.count("Rating") == 1 and scripted.count("JurorAnswer") == 6  # 3 jurors, 2 rounds
+    assert scripted.count("Label") == 1 and scripted.count("JurorAnswer") == 6  # 3 jurors, 2 rounds
     assert result["first_pass"]["verdict"] == "refuted" and result["first_round_verdict"] == "supported"
     assert abs(result["p_true"] - 0.9) < 1e-9
 
@@ -43,7 +43,7 @@ def test_a_contested_first_pass_goes_to_the_debate(scripted, corpus):
 @pytest.mark.parametrize("confidence, route", [(0.97, "first_pass"), (0.90, "debate")])
 def test_the_first_pass_decides_only_at_or_above_its_threshold(scripted, corpus, confidence, route):
     first = with_logprobs(rating("supported"), {"supported": confidence, "refuted": 1 - confidence})
-    scripted.script["Rating"] = [first]
+    scripted.script["Label"] = [first]
     scripted.script["JurorAnswer"] = [juror("supported")]
     result = run(corpus, first_pass_theta=0.95)
     assert result["route"] == route and result["verdict"] == "supported"
@@ -73,7 +73,7 @@ def test_a_first_pass_without_confidence_goes_to_the_jury_and_says_why(
     scripted, corpus, caplog, source, logprobs
 ):
     answer = rating("supported")
-    scripted.script["Rating"] = [with_logprobs(answer, {"supported": 0.99}) if logprobs else answer]
+    scripted.script["Label"] = [with_logprobs(answer, {"supported": 0.99}) if logprobs else answer]
     scripted.script["JurorAnswer"] = [juror("supported")]
     with caplog.at_level(logging.WARNING):
         events, result = _events(corpus, first_pass_theta=0.95, confidence_source=source)
@@ -84,7 +84,7 @@ def test_a_first_pass_without_confidence_goes_to_the_jury_and_says_why(
 
 
 def test_a_first_pass_with_confidence_gives_no_such_reason(scripted, corpus, caplog):
-    scripted.script["Rating"] = [with_logprobs(rating("supported"), {"supported": 0.5, "refuted": 0.5})]
+    scripted.script["Label"] = [with_logprobs(rating("supported"), {"supported": 0.5, "refuted": 0.5})]
     with caplog.at_level(logging.WARNING):
         events, result = _events(corpus, first_pass_theta=0.95)
     [event] = [e for e in events if e["event"] == "first_pass"]
@@ -103,7 +103,7 @@ def test_evidence_first_without_a_first_pass_leaves_the_first_juror_its_own_sear
 
 
 def test_record_mode_keeps_the_first_pass_but_debates_every_claim(scripted, corpus):
-    scripted.script["Rating"] = [with_logprobs(rating("supported"), {"supported": 0.99, "refuted": 0.01})]
+    scripted.script["Label"] = [with_logprobs(rating("supported"), {"supported": 0.99, "refuted": 0.01})]
     result = run(corpus, first_pass="record")
     assert result["route"] == "debate" and result["first_pass"]["confidence"] == 0.99
 
@@ -218,7 +218,7 @@ def test_the_drawing_labels_the_new_branches():
 
 
 def test_the_first_pass_may_join_the_jury_vote(scripted, corpus):
-    scripted.script["Rating"] = [with_logprobs(rating("refuted"), {"supported": 0.4, "refuted": 0.6})]
+    scripted.script["Label"] = [with_logprobs(rating("refuted"), {"supported": 0.4, "refuted": 0.6})]
     scripted.script["JurorAnswer"] = [lambda p: juror("refuted" if "critic" in p else "supported")]
     alone = run(corpus, first_pass_theta=0.9, jurors=2, rounds=1)
     assert alone["votes"] == {"General Public": "supported", "Critic": "refuted"}
@@ -228,7 +228,7 @@ def test_the_first_pass_may_join_the_jury_vote(scripted, corpus):
     assert joined["verdict"] == "refuted"
 
 
-def test_single_is_the_same_call_as_the_first_pass(scripted, corpus):
+def test_plain_is_the_same_call_as_the_first_pass(scripted, corpus):
     import asyncio
 
     from factcourt.bench.datasets import Case
@@ -237,10 +237,10 @@ def test_single_is_the_same_call_as_the_first_pass(scripted, corpus):
 
     case = Case(id="q1", claim=CLAIM, question="Where is the Eiffel Tower?")
     ctx = Context(model="scripted", corpus=corpus, cache=False, search="local")
-    asyncio.run(predict("single", case, ctx))
+    asyncio.run(predict("plain", case, ctx))
     asyncio.run(predict("default", case, ctx))
-    single, first_pass = [p for n, p in scripted.calls if n == "Rating"]
-    assert single == first_pass and "Where is the Eiffel Tower?" in single
+    plain, first_pass = [p for n, p in scripted.calls if n == "Label"]
+    assert plain == first_pass and "Where is the Eiffel Tower?" in plain
 
 
 def test_evidence_given_to_the_python_verify_is_searched_no_further(scripted, corpus):
@@ -255,3 +255,34 @@ def test_a_partly_kept_citation_list_keeps_the_line_break_before_it():
     from factcourt.nodes._shared import ground_citations
 
     assert ground_citations("Para one.\n[E1, E9] next", range(1, 6)) == ("Para one.\n[E1] next", [1], 1)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--protocol", "adversarial"],
+        ["--rule", "adaptive"],
+        ["--jurors", "3"],
+        ["--rounds", "2"],
+        ["--set", "protocol=adversarial"],
+    ],
+)
+def test_a_debate_flag_given_explicitly_debates_the_claim(scripted, corpus, capsys, args):
+    import json
+
+    from factcourt.cli import main
+
+    scripted.script["Label"] = [with_logprobs({"verdict": "supported"}, {"supported": 0.99, "refuted": 0.01})]
+    argv = ["verify", "--claim", CLAIM, "--model", "scripted", "--corpus", corpus, "--no-cache", "--json"]
+    assert main([*argv, *args]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["route"] == "debate" and scripted.count("Label") == 0
+    assert scripted.count("JurorAnswer") + scripted.count("DebaterAnswer") > 0
+
+
+def test_a_debate_flag_with_a_first_pass_threshold_routes_by_it(scripted, corpus):
+    scripted.script["Label"] = [with_logprobs({"verdict": "supported"}, {"supported": 0.99, "refuted": 0.01})]
+    result = run(corpus, protocol="adversarial", first_pass_theta=0.95)
+    assert result["route"] == "first_pass" and scripted.count("DebaterAnswer") == 0
+    debated = run(corpus, protocol="adversarial")  # the API reads a named debate as the CLI does
+    assert debated["route"] == "debate" and scripted.count("DebaterAnswer") > 0

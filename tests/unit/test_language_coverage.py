@@ -51,7 +51,7 @@ def test_uncovered_language_only_for_local_search_without_that_language(corpus, 
 
 def script_chinese_check(scripted):
     scripted.script["ClerkOutput"] = [{"claims": [{"sentence": CHINESE, "claim": CHINESE}], "dropped": []}]
-    scripted.script["Rating"] = [rating("not_enough_evidence", "没有证据。")]
+    scripted.script["Label"] = [rating("refuted", "没有证据。")]
 
 
 def test_a_chinese_claim_against_an_english_corpus_is_marked_in_the_result(scripted, corpus, tmp_path):
@@ -65,7 +65,7 @@ def test_a_chinese_claim_against_an_english_corpus_is_marked_in_the_result(scrip
 
 
 def test_the_report_marks_the_claim_and_the_run_warns_once(scripted, corpus, capsys):
-    scripted.script["Rating"] = [rating("not_enough_evidence", "没有证据。")]  # the Clerk splits by rule
+    scripted.script["Label"] = [rating("refuted", "没有证据。")]  # the Clerk splits by rule
     main(["check", str(RESPONSE), "--model", "scripted", "--corpus", corpus, "--no-cache", "--quiet"])
     captured = capsys.readouterr()
     shown = " ".join(captured.out.split())

@@ -35,3 +35,26 @@ def test_flips_count_right_to_wrong_and_wrong_to_right_among_debated_claims():
     final = [False, True, False, True, True]
     r = flips(gold, first, final)
     assert r == {"debated": 4, "right_to_wrong": 1, "wrong_to_right": 1, "unchanged": 2}
+
+
+def test_platt_fit_recovers_a_known_scaling():
+    import math
+    import random
+
+    from factcourt.metrics.calibration import fit_platt, logit, platt
+
+    rng = random.Random(0)
+    raw = [rng.uniform(0.01, 0.99) for _ in range(4000)]
+    # truth drawn from sigmoid(0.5 * logit(p) - 1): an overconfident model biased to 'true'
+    gold = [rng.random() < 1 / (1 + math.exp(-(0.5 * logit(p) - 1.0))) for p in raw]
+    a, b = fit_platt(raw, gold)
+    assert a == pytest.approx(0.5, abs=0.1) and b == pytest.approx(-1.0, abs=0.15)
+    assert platt(0.5, 0.5, -1.0) == pytest.approx(1 / (1 + math.exp(1.0)))
+
+
+def test_platt_clips_certainties_and_refuses_one_class():
+    from factcourt.metrics.calibration import fit_platt, platt
+
+    assert 0.0 < platt(0.0, 1.0, 0.0) < 0.001 and 0.999 < platt(1.0, 1.0, 0.0) < 1.0
+    with pytest.raises(ValueError):
+        fit_platt([0.2, 0.9], [True, True])

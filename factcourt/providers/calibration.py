@@ -1,0 +1,98 @@
+"""Stored Platt calibrations of the first pass's label reading: one per model and prompt.
+
+A raw label probability says how the model leans, not how often it is right, and how far the
+two differ depends on the model: a calibration is fitted per model on the dev parts of the
+benchmark sets (``factcourt bench calibrate``) and kept with the model's identity and a digest
+of the prompt it was read under, so another model or prompt is never scaled by a stranger's fit.
+The shipped folder holds the fit for the embedded default; a user's fits live in the cache
+directory and win over it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factcourt.context import Context
+from factcourt.metrics.calibration import platt
+from factcourt.paths import cache_dir
+from factcourt.prompts import prompt
+
+SHIPPED = Path(__file__).resolve().parent.parent / "calibrations"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """sigmoid(a * logit(p) + b), fitted for ``model`` under the label prompt ``prompt``."""
+
+    a: float
+    b: float
+    model: str
+    prompt: str
+    fitted_on: dict[str, Any] = field(default_factory=dict)
+
+    def apply(self, p_raw: float) -> float:
+        """The calibrated probability of a raw one."""
+        return platt(p_raw, self.a, self.b)
+
+
+def model_key(ctx: Context) -> str:
+    """Which model reads the labels: the shipped local model's name, a weights file, or an endpoint's."""
+    from factcourt.providers.models import choose, model_identity
+
+    choice = choose(ctx, "evaluator")
+    if choice.endpoint == "embedded":
+        return f"local:{choice.local_model}" if choice.local_model else f"weights:{model_identity(choice)}"
+    return f"{choice.endpoint}:{choice.name}"
+
+
+def prompt_key() -> str:
+    """A digest of the English label prompt: a fit holds only for the words it was read under."""
+    words = prompt("en", "LABEL_SYSTEM") + prompt("en", "LABEL_USER")
+    return hashlib.sha256(words.encode()).hexdigest()[:12]
+
+
+def _file_name(model: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_")[:80]
+    return f"{slug}-{hashlib.sha256(model.encode()).hexdigest()[:8]}.json"
+
+
+def user_folder() -> Path:
+    """Where ``bench calibrate`` writes a user's fits."""
+    return cache_dir() / "calibrations"
+
+
+def stored(ctx: Context) -> Calibration | None:
+    """The calibration of this run's label reader, or None (off, or none fitted for it)."""
+    if ctx.calibration == "off":
+        return None
+    model = model_key(ctx)
+    for folder in (user_folder(), SHIPPED):
+        path = folder / _file_name(model)
+        if path.is_file():
+            found = _load(path, path.stat().st_mtime_ns)
+            if found is not None and found.model == model and found.prompt == prompt_key():
+                return found
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _load(path: Path, mtime_ns: int) -> Calibration | None:
+    try:
+        return Calibration(**json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):  # a damaged file is no calibration, never a crash
+        return None
+
+
+def save(calibration: Calibration, folder: Path | None = None) -> Path:
+    """Write ``calibration`` where ``stored`` finds it (the user folder unless told)."""
+    folder = folder or user_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / _file_name(calibration.model)
+    path.write_text(json.dumps(asdict(calibration), indent=2) + "\n", encoding="utf-8")
+    return path
