@@ -120,6 +120,9 @@ class Turn(BaseModel):
     raw_probabilities: dict[str, float] | None = Field(
         default=None, description="the verdict distribution before calibration (first pass)"
     )
+    readings: list[float] = Field(
+        default_factory=list, description="raw P(supported) of each label reading (first pass)"
+    )
     calls: int = Field(default=1, description="model calls the turn took (an unsure first answer adds one)")
     dropped_citations: int = Field(default=0, description="citations of evidence that was never shown")
     rejected_change: Verdict | None = Field(

@@ -84,16 +84,10 @@ def cmd_bench_sweep(args: argparse.Namespace) -> int:
     from factcourt.api import make_context
     from factcourt.bench.sweep import run_sweep
 
-    datasets = []
-    for item in args.dataset:
-        path, sep, evidence = item.rpartition(":")
-        if not sep or evidence not in ("given", "local", "tavily", "serper", "none"):
-            raise ConfigError(f"--dataset takes PATH:EVIDENCE (e.g. qa.jsonl:given), not {item!r}")
-        datasets.append((Path(path), evidence))
     args.no_cache = not args.cache
     base = settings_from(args)
     summary = run_sweep(
-        datasets,
+        dataset_specs(args.dataset),
         lambda evidence: make_context(base, search=evidence),
         Path(args.out),
         limit=args.limit,
@@ -101,6 +95,65 @@ def cmd_bench_sweep(args: argparse.Namespace) -> int:
     )
     out.print((Path(args.out) / "sweep.md").read_text(encoding="utf-8"), markup=False)
     out.print(f"chosen: {summary['chosen']}  (sweep.json and sweep.md in {args.out})")
+    return 0
+
+
+def dataset_specs(items: list[str]) -> list[tuple[Path, str]]:
+    """--dataset PATH:EVIDENCE values as (path, evidence condition) pairs."""
+    datasets = []
+    for item in items:
+        path, sep, evidence = item.rpartition(":")
+        if not sep or evidence not in ("given", "local", "tavily", "serper", "none"):
+            raise ConfigError(f"--dataset takes PATH:EVIDENCE (e.g. qa.jsonl:given), not {item!r}")
+        datasets.append((Path(path), evidence))
+    return datasets
+
+
+def cmd_bench_calibrate(args: argparse.Namespace) -> int:
+    """Fit the first pass's calibration for the model in use on the dev parts."""
+    from factcourt.api import make_context
+    from factcourt.bench.calibrate import run_calibrate
+    from factcourt.providers.calibration import SHIPPED
+
+    args.no_cache = not args.cache
+    base = settings_from(args)
+    report = asyncio.run(
+        run_calibrate(
+            dataset_specs(args.dataset),
+            lambda evidence: make_context(base, search=evidence),
+            Path(args.out),
+            limit=args.limit,
+            folder=SHIPPED if args.ship else None,
+        )
+    )
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    table = Table(title=f"Calibration of {report['model']}: a={report['a']:.3f} b={report['b']:+.3f}")
+    for col in (
+        "dataset",
+        "n",
+        "acc raw",
+        "acc held out",
+        "macro-F1 raw",
+        "macro-F1 held out",
+        "ECE raw",
+        "ECE held out",
+    ):
+        table.add_column(col)
+    fmt = lambda x: "n/a" if x is None else f"{x:.3f}"  # noqa: E731
+    for row in report["datasets"]:
+        table.add_row(
+            row["dataset"],
+            str(row["n"]),
+            *(
+                fmt(row.get(f"{kind}_{score}"))
+                for score in ("accuracy", "macro_f1", "ece")
+                for kind in ("raw", "held_out")
+            ),
+        )
+    out.print(table)
+    out.print(f"saved to {report['saved']}; held out: each dataset under the fit of the others")
     return 0
 
 
@@ -318,6 +371,28 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     p.add_argument("--cache", action="store_true", help="reuse cached model answers")
     add_settings(p)
     p.set_defaults(func=cmd_bench_sweep)
+
+    p = bench_sub.add_parser(
+        "calibrate",
+        help="fit the first pass's confidence calibration for the model in use",
+        description="Runs 'plain' (the first pass's first reading) on the balanced dev part of each "
+        "dataset (resumably, a folder each under --out), fits Platt scaling on them pooled and stores "
+        "it with the model's identity and the prompt's digest, where every later run finds it. The "
+        "table gives each dataset's scores raw and under the fit of the other datasets.",
+    )
+    p.add_argument(
+        "--dataset",
+        action="append",
+        required=True,
+        help="PATH:EVIDENCE, repeatable (e.g. ../shared/data/halueval_qa/qa.jsonl:given)",
+    )
+    p.add_argument("--limit", type=at_least_one, default=40, help="balanced dev cases per dataset")
+    p.add_argument("--out", default="bench-out/calibrate")
+    p.add_argument("--cache", action="store_true", help="reuse cached model answers")
+    p.add_argument("--ship", action="store_true", help="write the fit into the package (developers)")
+    p.add_argument("--json", action="store_true")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_calibrate)
 
     p = bench_sub.add_parser("clerk", help="rate of self-contained claims on a decontextualisation fixture")
     p.add_argument(

@@ -21,6 +21,7 @@ from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import read_text_file
 from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.progress import Progress
+from factcourt.providers.calibration import stored
 from factcourt.providers.models import choose
 from factcourt.runs import run_config
 
@@ -45,6 +46,9 @@ PREDICTED_UNDER = (
     "evidence_first",
     "first_pass",
     "first_pass_votes",
+    "label_readings",
+    "vote_below",
+    "calibration",
     "confidence_source",
     "use_roles",
     "use_debate",
@@ -108,7 +112,14 @@ def run_settings(dataset: Path, ctx: Context) -> dict[str, Any]:
         "dataset_sha256": hashlib.sha256(dataset.read_bytes()).hexdigest(),
         **{k: getattr(ctx, k) for k in PREDICTED_UNDER},
         "models": sorted({f"{c.name} at {c.endpoint}" for c in (choose(ctx, r) for r in roles)}),
+        "calibration_fit": _fit_of(ctx),
     }
+
+
+def _fit_of(ctx: Context) -> list[float] | None:
+    """The first pass's stored calibration, (a, b): a refit changes the default's answers."""
+    found = stored(ctx)
+    return [found.a, found.b] if found else None
 
 
 def _made_under(out: Path, ctx: Context, report_only: bool) -> dict[str, Any]:

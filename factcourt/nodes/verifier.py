@@ -129,6 +129,7 @@ async def decide_by_labels(
         confidence=max(p_true, round(1.0 - p_true, DIGITS)),
         probabilities={"supported": p_true, "refuted": round(1.0 - p_true, DIGITS)},
         raw_probabilities={"supported": raw, "refuted": round(1.0 - raw, DIGITS)},
+        readings=[round(float(expit(o)), DIGITS) for o in odds],
         calls=len(odds),
     )
     return turn, usage

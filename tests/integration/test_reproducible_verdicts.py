@@ -1,0 +1,60 @@
+"""The same prompts give the same verdicts and probabilities whatever the server's cache held."""
+
+import asyncio
+import random
+
+import pytest
+
+from factcourt.context import Context
+from factcourt.nodes.verifier import read_label
+from factcourt.providers import local_server
+from factcourt.state import Evidence
+
+pytestmark = pytest.mark.integration
+
+FACTS = [
+    ("The Eiffel Tower is in Paris.", "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."),
+    ("The Eiffel Tower is in Rome.", "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."),
+    ("Water boils at 100 degrees Celsius at sea level.", "At sea level water boils at 100 °C (212 °F)."),
+    ("Water boils at 50 degrees Celsius at sea level.", "At sea level water boils at 100 °C (212 °F)."),
+    ("The Moon orbits the Earth.", "The Moon is Earth's only natural satellite and orbits it every 27 days."),
+    ("The Earth orbits the Moon.", "The Moon is Earth's only natural satellite and orbits it every 27 days."),
+    ("Tokyo is the capital of Japan.", "Tokyo is the capital and most populous city of Japan."),
+    ("Osaka is the capital of Japan.", "Tokyo is the capital and most populous city of Japan."),
+    ("Shakespeare wrote Hamlet.", "Hamlet is a tragedy written by William Shakespeare around 1600."),
+    ("Marlowe wrote Hamlet.", "Hamlet is a tragedy written by William Shakespeare around 1600."),
+]
+# twenty prompts: each claim once with its evidence alone, once with a second, unrelated piece
+PROMPTS = [
+    (claim, [Evidence(text=text, url=f"https://example.org/{i}")]) for i, (claim, text) in enumerate(FACTS)
+]
+PROMPTS += [
+    (claim, [Evidence(text="Mount Everest is Earth's highest mountain.", url="https://example.org/e"), *ev])
+    for claim, ev in PROMPTS
+]
+
+
+def read_all(ctx, order):
+    async def go():
+        readings = {}
+        for i in order:
+            claim, evidence = PROMPTS[i]
+            reading = await read_label(ctx, claim, evidence, language="en", run_name="repro", tags=[])
+            assert reading.error is None, reading.error
+            readings[i] = (reading.verdict, reading.p_true)
+        return readings
+
+    return asyncio.run(go())
+
+
+def test_cold_and_warm_servers_in_any_order_give_the_same_verdicts(smollm2):
+    ctx = Context(local_weights=str(smollm2), cache=False)
+    order = list(range(len(PROMPTS)))
+    cold = read_all(ctx, order)
+    shuffled = order[:]
+    random.Random(7).shuffle(shuffled)
+    warm = read_all(ctx, shuffled)  # the same server, its prompt cache holding the other prompts
+    local_server.stop_all()
+    again = read_all(ctx, shuffled[::-1])  # a new server, cold, in yet another order
+    assert all(p is not None for _, p in cold.values())
+    assert warm == cold and again == cold

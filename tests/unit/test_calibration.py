@@ -1,0 +1,59 @@
+"""The first pass's calibration: fitted on dev parts by `bench calibrate`, stored per model and prompt."""
+
+import json
+
+from factcourt.bench.runner import in_part
+from factcourt.cli import main
+from tests.fakes import with_logprobs
+
+# raw readings that lean to 'refuted' whatever the truth: TRUE claims read 0.40, FALSE ones 0.10
+IDS = [f"c{i}" for i in range(200) if in_part(f"c{i}", "dev")][:12]
+ROWS = [
+    {
+        "id": i,
+        "claim": f"Claim {n} is {'true' if n % 2 == 0 else 'false'}.",
+        "label": n % 2 == 0,
+        "evidence": ["x"],
+    }
+    for n, i in enumerate(IDS)
+]
+
+
+def leaning(prompt):
+    p = 0.4 if " is true." in prompt else 0.1
+    return with_logprobs({"verdict": "refuted"}, {"supported": p, "refuted": 1 - p})
+
+
+def test_calibrate_fits_stores_and_every_later_run_reads_the_fit(scripted, tmp_path, capsys):
+    data = tmp_path / "claims.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in ROWS), encoding="utf-8")
+    scripted.script["Label"] = [leaning]
+    argv = ["bench", "calibrate", "--dataset", f"{data}:given", "--model", "scripted", "--limit", "12"]
+    assert main([*argv, "--out", str(tmp_path / "cal"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["model"] == "registered:scripted" and report["datasets"][0]["raw_accuracy"] == 0.5
+    claim = ["verify", "--claim", "Claim 0 is true.", "--model", "scripted", "--search", "none", "--json"]
+    assert main([*claim, "--no-cache"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["p_true_raw"] == 0.4 and result["p_true"] > 0.5 and result["verdict"] == "supported"
+    assert main([*claim, "--no-cache", "--set", "calibration=off"]) == 0
+    raw = json.loads(capsys.readouterr().out)
+    assert raw["p_true"] == 0.4 and raw["verdict"] == "refuted"
+
+
+def test_a_fit_for_another_prompt_or_model_is_not_used(scripted, tmp_path, capsys, monkeypatch):
+    from factcourt.context import Context
+    from factcourt.providers import calibration
+
+    ctx = Context(model="scripted")
+    fit = calibration.Calibration(a=1.0, b=3.0, model="registered:scripted", prompt="another")
+    calibration.save(fit)
+    assert calibration.stored(ctx) is None
+    calibration.save(
+        calibration.Calibration(a=1.0, b=3.0, model="registered:other", prompt=calibration.prompt_key())
+    )
+    assert calibration.stored(ctx) is None
+    calibration.save(
+        calibration.Calibration(a=1.0, b=3.0, model="registered:scripted", prompt=calibration.prompt_key())
+    )
+    assert calibration.stored(ctx).b == 3.0
