@@ -98,7 +98,14 @@ class DroppedSentence(BaseModel):
 
     sentence: str
     reason: Literal[
-        "opinion", "instruction", "advice", "not_verifiable", "other", "clerk_failed", "over_limit"
+        "opinion",
+        "instruction",
+        "advice",
+        "not_verifiable",
+        "other",
+        "clerk_failed",
+        "over_limit",
+        "unresolved_reference",
     ]
     error: str | None = Field(default=None, description="why the Clerk failed on it (clerk_failed)")
 

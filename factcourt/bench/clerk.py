@@ -1,9 +1,10 @@
 """``bench clerk``: how often the Clerk's claims are self-contained, on a fixture of sentences.
 
-Each fixture row is a short response whose ``sentence`` needs its context to be understood
-("It was completed in 1889."), with ``expect``: the name (alternatives split by ``|``) a
+Each fixture row is a response with one ``sentence`` that needs its context to be understood
+("It was completed in 1889."), and ``expect``: the name (alternatives split by ``|``) a
 self-contained claim from it must carry. A claim from that sentence counts as self-contained
-when it holds the name and no unresolved reference.
+when it holds the name and no unresolved reference. Rows may share a response (a long text
+with many dependent sentences): each response is decomposed once. Rates are given per language.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from langgraph.runtime import Runtime
 
 from factcourt.bench.datasets import read_rows
 from factcourt.context import Context
-from factcourt.errors import InputError
+from factcourt.errors import BackendError, InputError
 from factcourt.inputs import detect_language
-from factcourt.nodes.decompose import decompose, same_sentence, unresolved
+from factcourt.nodes.decompose import decompose, same_sentence
+from factcourt.nodes.references import unresolved
 
 
 def score_item(item: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str, Any]:
@@ -29,6 +31,7 @@ def score_item(item: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str, 
     good = [c for c in mine if any(n in c for n in names) and not unresolved(c, language)]
     return {
         "sentence": item["sentence"],
+        "language": language,
         "claims": mine,
         "self_contained": bool(mine) and len(good) == len(mine),
     }
@@ -49,17 +52,39 @@ def read_fixture(path: Path) -> list[dict[str, Any]]:
     return items
 
 
+def rates(rows: list[dict[str, Any]]) -> dict[str, dict[str, float | int]]:
+    """Self-contained rate and count per language of the fixture's sentences."""
+    found: dict[str, dict[str, float | int]] = {}
+    for language in sorted({r["language"] for r in rows}):
+        mine = [r for r in rows if r["language"] == language]
+        found[language] = {"items": len(mine), "rate": sum(r["self_contained"] for r in mine) / len(mine)}
+    return found
+
+
 async def run_clerk_bench(fixture: Path, ctx: Context) -> dict[str, Any]:
-    """Decompose every fixture response and report the rate of self-contained claims."""
+    """Decompose every fixture response once and report the rate of self-contained claims."""
     items = read_fixture(fixture)
+    claims_of: dict[tuple[str, str], list[dict[str, Any]]] = {}
     rows, calls = [], 0
     for item in items:
-        state = {"response": item["response"], "question": item.get("question", "")}
-        result = await decompose(state, Runtime(context=ctx))  # the Clerk alone: no debate
-        calls += result["usage"].calls
-        rows.append(score_item(item, [c.model_dump() for c in result["claims"]]))
-    rate = sum(r["self_contained"] for r in rows) / len(rows) if rows else 0.0
-    return {"items": len(rows), "self_contained_rate": rate, "clerk_calls": calls, "rows": rows}
+        key = (item["response"], item.get("question", ""))
+        if key not in claims_of:
+            state = {"response": key[0], "question": key[1]}
+            result = await decompose(state, Runtime(context=ctx))  # the Clerk alone: no debate
+            calls += result["usage"].calls
+            if failed := [d.error for d in result["dropped"] if d.reason == "clerk_failed"]:
+                raise BackendError(f"the Clerk failed, so no rate is given: {failed[0]}")
+            claims_of[key] = [c.model_dump() for c in result["claims"]]
+        rows.append(score_item(item, claims_of[key]))
+    rate = sum(r["self_contained"] for r in rows) / len(rows)
+    return {
+        "items": len(rows),
+        "responses": len(claims_of),
+        "self_contained_rate": rate,
+        "by_language": rates(rows),
+        "clerk_calls": calls,
+        "rows": rows,
+    }
 
 
 def run(fixture: Path, ctx: Context) -> dict[str, Any]:

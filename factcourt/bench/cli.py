@@ -174,7 +174,9 @@ def cmd_bench_clerk(args: argparse.Namespace) -> int:
             row["sentence"], " | ".join(row["claims"]) or "(none)", "yes" if row["self_contained"] else "NO"
         )
     out.print(table)
-    out.print(f"{summary['clerk_calls']} Clerk calls")
+    for language, found in summary["by_language"].items():
+        out.print(f"{language}: {found['rate']:.0%} of {found['items']} self-contained")
+    out.print(f"{summary['clerk_calls']} Clerk calls for {summary['responses']} texts")
     return 0
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
+import re
 
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import fence, format_evidence
-from factcourt.prompts import conversation
+from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.state import (
     ClaimResult,
@@ -19,6 +22,46 @@ from factcourt.state import (
     FactcheckState,
     Usage,
 )
+
+# words that belong to a check's report, not to the corrected text (the small model wrote
+# "This contradicts the claim ... Therefore, the verdict is refuted." into a user's text)
+_REPORT_WORDS = re.compile(
+    r"\b(verdict|refuted|refutes|supported|claims?|evidence|contradicts?|contradicted|contradiction|"
+    r"therefore|thus|hence|incorrect|inaccurate|according to)\b|判定|证据|声明|因此|所以|错误|不正确",
+    re.IGNORECASE,
+)
+_COMMON = frozenset("the and for are was were its has had have with from that this which not but".split())
+LONGER_AT_MOST = 1.5  # a corrected sentence is about as long as the original
+KEPT_AT_LEAST = 0.5  # share of the original's words (Chinese: characters) a rewrite keeps in order
+
+
+def _units(text: str) -> list[str]:
+    """Words of Latin text, characters of Chinese: what a minimal edit keeps or changes."""
+    return re.findall(r"[\u3400-\u9fff]|[^\W_]+", text.lower())
+
+
+def replacement_problem(original: str, replacement: str, evidence: list[str]) -> str | None:
+    """Why ``replacement`` is not a minimal, grounded correction of ``original``, or None.
+
+    An empty replacement removes the sentence and is always allowed.
+    """
+    if not replacement:
+        return None
+    if len(replacement) > LONGER_AT_MOST * len(original) + 20:
+        return f"it is too long ({len(replacement)} characters for a sentence of {len(original)})"
+    if found := _REPORT_WORDS.search(replacement):
+        return f"it holds '{found.group(0)}': a correction states the fact, not the check"
+    before, after = _units(original), _units(replacement)
+    kept = difflib.SequenceMatcher(None, before, after, autojunk=False).ratio()
+    if kept < KEPT_AT_LEAST:
+        return f"it keeps too little of the sentence ({kept:.0%} alike)"
+    stated = " ".join(evidence).lower()
+    new = [u for u in dict.fromkeys(after) if u not in before and u not in _COMMON and u not in stated]
+    unstated = [u for u in new if u.isdigit() or len(u) > 2 or re.match(r"[\u3400-\u9fff]", u)]
+    if unstated:
+        shown = [w for w in re.findall(r"[\u3400-\u9fff]|[^\W_]+", replacement) if w.lower() in unstated]
+        return f"it adds what the evidence does not state: {', '.join(shown[:5])}"
+    return None
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
@@ -42,39 +85,49 @@ async def correct(state: FactcheckState, runtime: Runtime[Context]) -> dict:
     language = state.get("language", "en")
 
     async def fix(span: tuple[int, int], results: list[ClaimResult]):
+        """The replacement (None when refused twice or failed), the error and the usage."""
         sentence = response[span[0] : span[1]]
         evidence = [e for r in results for e in r.evidence]
-        return await ask(
-            ctx,
-            "corrector",
-            CorrectorAnswer,
-            conversation(
-                language,
-                "CORRECTOR",
-                sentence=fence(sentence),
-                claim=fence("; ".join(r.claim.text for r in results)),
-                justification=fence(" ".join(r.justification for r in results)[:600]),
-                evidence=format_evidence(evidence),
-            ),
-            run_name="corrector",
-            tags=["corrector"],
+        messages = conversation(
+            language,
+            "CORRECTOR",
+            sentence=fence(sentence),
+            claim=fence("; ".join(r.claim.text for r in results)),
+            justification=fence(" ".join(r.justification for r in results)[:600]),
+            evidence=format_evidence(evidence),
         )
+        usage = Usage()
+        for _ in range(2):  # one more ask after a refusal, then the edit is reported failed
+            answer = await ask(
+                ctx, "corrector", CorrectorAnswer, messages, run_name="corrector", tags=["corrector"]
+            )
+            usage += answer.usage
+            if answer.value is None:
+                return None, answer.error, usage
+            replacement = answer.value.replacement.strip()
+            problem = replacement_problem(sentence, replacement, [e.text for e in evidence])
+            if problem is None:
+                return replacement, None, usage
+            messages = [
+                *messages,
+                AIMessage(replacement),
+                HumanMessage(prompt(language, "CORRECTOR_RETRY").format(problem=problem)),
+            ]
+        return None, f"the corrector's rewrite was refused: {problem}", usage
 
     spans = sorted(by_span)
     answers = await asyncio.gather(*(fix(s, by_span[s]) for s in spans))
     usage, edits, failed = Usage(), [], []
-    for span, answer in zip(spans, answers, strict=True):
-        usage += answer.usage
+    for span, (replacement, error, spent) in zip(spans, answers, strict=True):
+        usage += spent
         results = by_span[span]
-        if answer.value is None:  # the sentence stays as it was, and the result says why
-            failed.append(
-                CorrectionFailure(claim_id=",".join(r.claim.id for r in results), error=answer.error)
-            )
+        if replacement is None:  # the sentence stays as it was, and the result says why
+            failed.append(CorrectionFailure(claim_id=",".join(r.claim.id for r in results), error=error))
             continue
         edits.append(
             Edit(
                 original=response[span[0] : span[1]],
-                replacement=answer.value.replacement.strip(),
+                replacement=replacement,
                 span=span,
                 claim_id=",".join(r.claim.id for r in results),
                 evidence=sorted({e.url for r in results for e in r.evidence if e.url}),

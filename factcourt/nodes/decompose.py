@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 from factcourt.context import Context
 from factcourt.errors import InputError
 from factcourt.nodes._shared import emit, fence, language_for
+from factcourt.nodes.references import resolve, subject_of, unresolved
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import (
@@ -94,24 +95,6 @@ def states_its_sentence(claim: str, sentence: str) -> bool:
     return not said or bool(_content(claim) & said)
 
 
-_UNRESOLVED = {
-    "en": re.compile(
-        r"^(it|its|he|his|she|her|they|their|them|this|these|those)\b"
-        r"|^(the|this|that) (company|firm|city|country|band|group|team|film|book|album|song|ship|"
-        r"building|university|organi[sz]ation|river|mountain|show|series|game|first book)\b"
-        r"|\b(that|the same|the following|the previous) year\b",
-        re.IGNORECASE,
-    ),
-    "zh": re.compile(r"^(它|他|她|他们|她们|它们|该|这|此|其)|该公司|那年|当年|同年|次年"),
-}
-
-
-def unresolved(claim: str, language: str) -> str | None:
-    """The pronoun or vague reference that leaves ``claim`` not self-contained, or None."""
-    found = _UNRESOLVED.get(language, _UNRESOLVED["en"]).search(claim.strip())
-    return found.group(0) if found else None
-
-
 def uncovered(part: str, output: ClerkOutput) -> list[str]:
     """Sentences of ``part`` that yielded neither a claim nor a drop reason."""
     said = [c.sentence for c in output.claims] + [d.sentence for d in output.dropped]
@@ -123,8 +106,7 @@ async def _clerk(ctx: Context, language: str, question: str, part: str, name: st
 
     Sentences it skipped are asked again (with the whole part as context, so their pronouns can
     be resolved), then kept whole as claims, so no sentence disappears silently (small local
-    models skip list items). Claims that still hold a pronoun or vague reference get one
-    rewrite call for the whole part.
+    models skip list items).
     """
     messages = conversation(language, "CLERK", question=question, response=fence(part))
     answer = await ask(ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"])
@@ -152,16 +134,16 @@ async def _clerk(ctx: Context, language: str, question: str, part: str, name: st
             output.claims += again.value.claims
             output.dropped += again.value.dropped
         output.claims += [ClerkClaim(sentence=s, claim=s) for s in uncovered(part, output)]
-    vague = [c for c in output.claims if unresolved(c.claim, language)]
-    if vague:
-        usage += await _resolve(ctx, language, question, part, vague, name)
     return output, None, usage
 
 
 async def _resolve(
     ctx: Context, language: str, question: str, part: str, vague: list[ClerkClaim], name: str
 ) -> Usage:
-    """Rewrite claims with unresolved references in place; keep a rewrite only when it resolves."""
+    """Rewrite claims with unresolved references in place; keep a rewrite only when it resolves.
+
+    A rewrite must name a subject the text itself names: a small model otherwise guesses one.
+    """
     answer = await ask(
         ctx,
         "clerk",
@@ -178,9 +160,30 @@ async def _resolve(
     )
     rewrites = answer.value.claims if answer.value else []
     for claim, rewrite in zip(vague, rewrites, strict=False):
-        if rewrite.strip() and not unresolved(rewrite, language):
+        if rewrite.strip() and not unresolved(rewrite, language) and _named_in(rewrite, part, language):
             claim.claim = rewrite.strip()
     return answer.usage
+
+
+def _named_in(rewrite: str, text: str, language: str) -> bool:
+    """Whether the subject ``rewrite`` opens with is written in ``text``."""
+    name = subject_of(rewrite, language)
+    return name is not None and name.lower() in text.lower()
+
+
+def _resolve_in_order(items: list[tuple[str, ClerkClaim]], response: str, language: str) -> None:
+    """Resolve leading references by rule, in reading order, in place.
+
+    Each claim reads the sentences before its own and the claims already resolved, so a
+    pronoun at the start of a later chunk still finds the subject named in an earlier one.
+    """
+    sentences, done = split_sentences(response), []
+    for _, item in items:
+        where = next((i for i, s in enumerate(sentences) if same_sentence(s, item.sentence)), len(sentences))
+        resolved = resolve(item.claim, sentences[:where] + done, language)
+        if resolved is not None:
+            item.claim = resolved
+        done.append(item.claim)
 
 
 async def split_claims(
@@ -195,7 +198,7 @@ async def split_claims(
     answers = await asyncio.gather(
         *(_clerk(ctx, language, question, part, f"clerk chunk {i + 1}") for i, part in enumerate(parts))
     )
-    usage, claims, dropped, seen = Usage(), [], [], set()
+    usage, items, dropped = Usage(), [], []
     for part, (output, error, spent) in zip(parts, answers, strict=True):
         usage += spent
         if output is None:
@@ -214,16 +217,25 @@ async def split_claims(
             if not states_its_sentence(item.claim, item.sentence):
                 # the sentence itself is a claim of the response; the label is nothing to check
                 item = item.model_copy(update={"claim": item.sentence})
-            key = " ".join(item.claim.lower().split())
-            if not key or key in seen:
-                continue
-            seen.add(key)
-            if not any(ch.isalnum() for ch in key):  # a stray backtick or bullet is no claim
-                dropped.append(DroppedSentence(sentence=item.claim, reason="not_verifiable"))
-                continue
-            if len(claims) >= ctx.max_claims:
-                dropped.append(DroppedSentence(sentence=item.claim, reason="over_limit"))
-                continue
+            items.append((part, item))
+    _resolve_in_order(items, response, language)
+    for number, part in enumerate(parts):
+        vague = [item for where, item in items if where == part and unresolved(item.claim, language)]
+        if vague:
+            usage += await _resolve(ctx, language, question, part, vague, f"clerk chunk {number + 1}")
+    claims, seen = [], set()
+    for _, item in items:
+        key = " ".join(item.claim.lower().split())
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        if not any(ch.isalnum() for ch in key):  # a stray backtick or bullet is no claim
+            dropped.append(DroppedSentence(sentence=item.claim, reason="not_verifiable"))
+        elif unresolved(item.claim, language):  # never verified against a guessed subject
+            dropped.append(DroppedSentence(sentence=item.claim, reason="unresolved_reference"))
+        elif len(claims) >= ctx.max_claims:
+            dropped.append(DroppedSentence(sentence=item.claim, reason="over_limit"))
+        else:
             claims.append(
                 Claim(
                     id=f"c{len(claims) + 1}",

@@ -148,8 +148,9 @@ Write a new query."""
 
 CORRECTOR_SYSTEM = f"""You correct one sentence of a text that a fact-check found wrong.
 Rewrite the sentence minimally so that it is true according to the evidence: change only the
-wrong fact, keep the wording, tone and everything else. If the evidence does not say what is
-true, return an empty replacement to remove the sentence.
+wrong fact, keep the wording, tone and everything else. Write the sentence alone: no verdict, no
+explanation, nothing the evidence does not state. If the evidence does not say what is true,
+return an empty replacement to remove the sentence.
 {DATA_RULE}"""
 
 CORRECTOR_USER = """<sentence>{sentence}</sentence>
@@ -159,6 +160,9 @@ Verdict: refuted. Reason: {justification}
 {evidence}
 </evidence>
 Write the corrected sentence."""
+
+CORRECTOR_RETRY = """Your replacement was refused: {problem}.
+Write the corrected sentence again: the original sentence with only the wrong fact changed."""
 
 SFT_SYSTEM = f"""You are a Corrector that writes training data for a fact-checking moderator.
 Given a debate, the moderator's summaries of its rounds and the correct verdict, write the

@@ -32,7 +32,6 @@ def test_the_readme_example_comes_out_self_contained(scripted):
             "dropped": [],
         }
     ]
-    scripted.script["ResolvedClaims"] = [{"claims": ["The Eiffel Tower was completed in 1889."]}]
     result = factcourt.check(
         "The Eiffel Tower is in Paris. It was completed in 1889.",
         model="scripted",
@@ -43,8 +42,39 @@ def test_the_readme_example_comes_out_self_contained(scripted):
         "The Eiffel Tower is in Paris.",
         "The Eiffel Tower was completed in 1889.",
     ]
+    assert not [c for c in scripted.calls if c[0] == "ResolvedClaims"]  # the rule resolved it
+
+
+def test_what_the_rule_cannot_resolve_is_asked_once_with_the_text_as_context(scripted):
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [
+                {"sentence": "Ada Lovelace met Babbage.", "claim": "Ada Lovelace met Babbage."},
+                {"sentence": "This led to the notes.", "claim": "This led to the notes."},
+            ],
+            "dropped": [],
+        }
+    ]
+    scripted.script["ResolvedClaims"] = [{"claims": ["Ada Lovelace's meeting led to the notes."]}]
+    result = factcourt.check(
+        "Ada Lovelace met Babbage. This led to the notes.", model="scripted", search="none", cache=False
+    )
+    assert [c["text"] for c in result["claims"]][-1] == "Ada Lovelace's meeting led to the notes."
     [(_, prompt)] = [c for c in scripted.calls if c[0] == "ResolvedClaims"]
-    assert "1. It was completed in 1889." in prompt and "The Eiffel Tower is in Paris." in prompt
+    assert "1. This led to the notes." in prompt and "Ada Lovelace met Babbage." in prompt
+
+
+def test_a_rewrite_naming_a_subject_the_text_never_names_is_not_taken(scripted):
+    # the search found Fleming's page for "She discovered penicillin." and judged it supported
+    scripted.script["ClerkOutput"] = [
+        {"claims": [{"sentence": "She discovered penicillin.", "claim": "She discovered penicillin."}]}
+    ]
+    scripted.script["ResolvedClaims"] = [{"claims": ["Alexander Fleming discovered penicillin."]}]
+    result = factcourt.check("She discovered penicillin.", model="scripted", search="none", cache=False)
+    assert result["claims"] == []
+    assert result["dropped"] == [
+        {"sentence": "She discovered penicillin.", "reason": "unresolved_reference", "error": None}
+    ]
 
 
 def test_a_rewrite_that_still_holds_a_reference_is_not_taken(scripted):
@@ -56,7 +86,10 @@ def test_a_rewrite_that_still_holds_a_reference_is_not_taken(scripted):
     ]
     scripted.script["ResolvedClaims"] = [{"claims": ["She won two Nobel Prizes in total."]}]
     result = factcourt.check("She won two Nobel Prizes.", model="scripted", search="none", cache=False)
-    assert [c["text"] for c in result["claims"]] == ["She won two Nobel Prizes."]
+    assert result["claims"] == []  # marked, never verified against a guessed subject
+    assert [(d["sentence"], d["reason"]) for d in result["dropped"]] == [
+        ("She won two Nobel Prizes.", "unresolved_reference")
+    ]
 
 
 def test_skipped_sentences_are_asked_again_with_the_whole_text_as_context(scripted):
@@ -91,7 +124,7 @@ def test_clerk_bench_scores_self_contained_claims(scripted, tmp_path):
             "expect": "Lovelace",
         },
         {
-            "response": "Rome is old. It has the Colosseum.",
+            "response": "It has the Colosseum.",
             "sentence": "It has the Colosseum.",
             "expect": "Rome",
         },
@@ -174,3 +207,35 @@ def test_a_claim_states_its_sentence_when_they_share_a_content_word():
     assert states_its_sentence("Haass was born in 1951.", "He was born in 1951 in Brooklyn.") is True
     assert states_its_sentence("李白出生于701年。", "他出生于公元701年。")
     assert states_its_sentence("anything", "`")  # a sentence without words: the other guard drops it
+
+
+def test_clerk_bench_decomposes_a_shared_text_once_and_rates_each_language(scripted, tmp_path):
+    from factcourt.bench.clerk import run
+    from factcourt.context import Context
+
+    text = "Rome is old. It has the Colosseum. It was founded in 753 BC."
+    rows = [
+        {"response": text, "sentence": "It has the Colosseum.", "expect": "Rome"},
+        {"response": text, "sentence": "It was founded in 753 BC.", "expect": "Rome"},
+        {"response": "长城很长。它建于明朝。", "sentence": "它建于明朝。", "expect": "长城"},
+    ]
+    fixture = tmp_path / "f.jsonl"
+    fixture.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+
+    def clerk(prompt):
+        sentences = ["Rome is old.", "It has the Colosseum.", "It was founded in 753 BC."]
+        if "长城" in prompt:
+            sentences = ["长城很长。", "它建于明朝。"]
+        return {"claims": [{"sentence": s, "claim": s} for s in sentences]}
+
+    scripted.script["ClerkOutput"] = [clerk]
+    summary = run(fixture, Context(model="scripted", cache=False))
+    assert summary["responses"] == 2 and summary["clerk_calls"] == 2
+    assert summary["by_language"] == {"en": {"items": 2, "rate": 1.0}, "zh": {"items": 1, "rate": 1.0}}
+
+
+def test_the_long_fixture_holds_eight_texts_and_forty_dependent_sentences():
+    rows = [json.loads(line) for line in (FIXTURE.parent / "decontext_long.jsonl").read_text().splitlines()]
+    texts = {r["response"] for r in rows}
+    chinese = [r for r in rows if any("\u4e00" <= c <= "\u9fff" for c in r["sentence"])]
+    assert len(texts) >= 8 and len(rows) >= 40 and chinese and len(chinese) < len(rows)

@@ -240,7 +240,7 @@ def test_correct_prints_the_revised_text_and_a_diff(tmp_path, capsys, scripted, 
                 "--correct",
                 "--quiet",
                 "--rule",
-                "adaptive",
+                "mandatory_search",  # the correction must rest on evidence the jury read
             ]
         )
         == 0

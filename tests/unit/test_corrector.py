@@ -78,3 +78,70 @@ def test_a_failed_rewrite_is_named_and_fails_the_run(scripted, corpus, tmp_path,
     assert main(["check", str(path), "--correct", "--json", "--model", "scripted", "--corpus", corpus]) == 1
     correction = json.loads(capsys.readouterr().out)["correction"]
     assert correction["failed"] and "timed out" in correction["failed"][0]["error"]
+
+
+from factcourt.nodes.corrector import replacement_problem  # noqa: E402
+
+PACIFIC = "The Pacific Ocean is the smallest ocean on Earth."
+PACIFIC_EVIDENCE = [
+    "The Pacific Ocean is the largest and deepest of Earth's five oceanic divisions, "
+    "with an area of 165,250,000 km2."
+]
+
+
+def test_a_minimal_grounded_replacement_passes_the_guard():
+    assert (
+        replacement_problem(PACIFIC, "The Pacific Ocean is the largest ocean on Earth.", PACIFIC_EVIDENCE)
+        is None
+    )
+    assert replacement_problem(PACIFIC, "", PACIFIC_EVIDENCE) is None  # removal is allowed
+    assert replacement_problem("长城建于清朝。", "长城建于明朝。", ["长城的主体建于明朝。"]) is None
+
+
+def test_the_guard_refuses_reasoning_verdict_words_and_long_rewrites():
+    seen = (
+        "The Pacific Ocean is the largest and deepest of Earth's five oceanic divisions, with a size of "
+        "165,250,000 km2. This contradicts the claim that it is the smallest ocean. Therefore, the "
+        "verdict is refuted."
+    )
+    assert "long" in replacement_problem(PACIFIC, seen, PACIFIC_EVIDENCE)
+    assert "verdict" in replacement_problem(
+        PACIFIC, "The verdict: the Pacific is the largest ocean.", PACIFIC_EVIDENCE
+    )
+    assert "claim" in replacement_problem(PACIFIC, "The claim is wrong; it is the largest.", PACIFIC_EVIDENCE)
+
+
+def test_the_guard_refuses_a_rewrite_that_drops_the_sentence_or_adds_unstated_facts():
+    assert "keeps" in replacement_problem(PACIFIC, "Oceans cover 71% of the planet.", PACIFIC_EVIDENCE)
+    assert "Atlantic" in replacement_problem(
+        PACIFIC, "The Atlantic Ocean is the smallest ocean on Earth.", PACIFIC_EVIDENCE
+    )
+
+
+def test_a_bad_replacement_is_asked_once_more_then_reported_failed(scripted, corpus):
+    scripted.script["JurorAnswer"] = [refute_1789]
+    scripted.script["CorrectorAnswer"] = [
+        {"replacement": "It was completed in 1889. Therefore the claim is refuted by the evidence."},
+        {"replacement": "The verdict is refuted: it was completed in 1889."},
+    ]
+    result = factcourt.check(
+        TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive", first_pass="off"
+    )
+    assert scripted.count("CorrectorAnswer") == 2
+    assert result["correction"]["edits"] == [] and result["correction"]["text"] == TEXT
+    [failure] = result["correction"]["failed"]
+    assert "verdict" in failure["error"]
+    second = [p for n, p in scripted.calls if n == "CorrectorAnswer"][1]
+    assert "was refused" in second
+
+
+def test_a_refused_replacement_then_a_good_one_is_applied(scripted, corpus):
+    scripted.script["JurorAnswer"] = [refute_1789]
+    scripted.script["CorrectorAnswer"] = [
+        {"replacement": "Therefore it was completed in 1889, as the evidence shows."},
+        {"replacement": "It was completed in 1889."},
+    ]
+    result = factcourt.check(
+        TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive", first_pass="off"
+    )
+    assert result["correction"]["text"].count("1889") == 1 and result["correction"]["failed"] == []

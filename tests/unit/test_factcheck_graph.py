@@ -41,7 +41,8 @@ def test_claim_branches_overlap_up_to_max_concurrency(scripted, corpus, limit):
         time.sleep(0.5)  # long enough for the other branches to start on a loaded machine
         with lock:
             calls["now"] -= 1
-        return rating("refuted" if "<claim>It was completed in 1889.</claim>" in prompt else "supported")
+        refuted = "<claim>The Eiffel Tower was completed in 1889.</claim>" in prompt
+        return rating("refuted" if refuted else "supported")
 
     scripted.script["Label"] = [slow]
     result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False, max_concurrency=limit)
@@ -52,15 +53,16 @@ def test_claim_branches_overlap_up_to_max_concurrency(scripted, corpus, limit):
 
 def test_one_failing_claim_does_not_stop_the_others(scripted, corpus):
     def answer(prompt):
-        if "<claim>It was completed in 1889.</claim>" in prompt:  # not the evidence that says 1889
+        # the claim, resolved by the Clerk's rule, not the evidence that says 1889
+        if "<claim>The Eiffel Tower was completed in 1889.</claim>" in prompt:
             return TimeoutError("slow")
         return juror("supported")
 
     scripted.script["JurorAnswer"] = [answer]
     result = factcourt.check(TEXT, model="scripted", corpus=corpus, cache=False, first_pass_theta=0.9)
     by_text = {c["text"]: c for c in result["claims"]}
-    assert by_text["It was completed in 1889."]["verdict"] is None
-    assert "TimeoutError" in by_text["It was completed in 1889."]["error"]
+    assert by_text["The Eiffel Tower was completed in 1889."]["verdict"] is None
+    assert "TimeoutError" in by_text["The Eiffel Tower was completed in 1889."]["error"]
     assert result["scores"]["supported"] == 2 and result["scores"]["failed"] == 1
     assert result["scores"]["precision"] == 1.0
 

@@ -1,0 +1,137 @@
+"""Leading pronouns and vague references in the Clerk's claims, found and resolved without a model.
+
+A claim such as "She discovered penicillin." is checked against whatever the search finds for
+"she": it must name its subject before it is verified. The rule is the one a reader applies
+to encyclopedic text: a leading pronoun or "the company" refers to the subject of the nearest
+earlier sentence that names one, and "that year" to the last year written before it. What the
+rule cannot resolve stays marked (``unresolved``), never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+
+_EN_VAGUE_NOUN = (
+    r"^(the|this|that) (company|firm|city|country|band|group|team|club|film|book|novel|album|song|"
+    r"ship|building|tower|bridge|church|museum|park|island|lake|river|mountain|university|school|"
+    r"organi[sz]ation|party|state|region|province|empire|kingdom|dynasty|war|battle|treaty|"
+    r"show|series|game|play|painting|station|airport|festival|species|language|first book)\b"
+)
+_UNRESOLVED = {
+    "en": re.compile(
+        r"^(it|its|he|his|she|her|they|their|them|this|these|those)\b"
+        rf"|{_EN_VAGUE_NOUN}"
+        r"|\b(that|the same|the following|the previous) year\b",
+        re.IGNORECASE,
+    ),
+    "zh": re.compile(r"^(它|他|她|他们|她们|它们|该|这|此|其)|该公司|那年|当年|同年|次年"),
+}
+
+# capitalised words that open an English sentence without naming its subject
+_OPENERS = frozenset(
+    "a about according after also although among an and as at because before between both but by "
+    "despite during each for from however i if in it its he her his like many most my no not on one "
+    "other our over she since so some such that the their them then there these they this those "
+    "through today under unlike we when while with yet you".split()
+)
+_EN_NAME = re.compile(
+    r"(?:The\s+)?[A-Z][\w'’.\-]*(?:\s+(?:(?:of|de|du|la|le|von|van|der|and|&|the|for|on)\s+)?[A-Z][\w'’.\-]*)*"
+)
+_ZH_NAME = re.compile(
+    r"^([\u3400-\u9fff·A-Za-z0-9]{2,12}?)(?=是|位于|于|在|出生|为|由|被|曾|有|拥有|成立|建|创|发|获|的|很|也|最|已|将|属于|成为|作为|包括|，|,)"
+)
+_ZH_PRONOUN = re.compile(r"^(他们|她们|它们|他|她|它|这|该|此|其)")
+_YEAR = re.compile(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)")
+
+_EN_POSSESSIVE = re.compile(r"^(its|his|her|their)\b\s*", re.IGNORECASE)
+_EN_PRONOUN = re.compile(r"^(it|he|she|they)\b", re.IGNORECASE)
+_EN_VAGUE = re.compile(_EN_VAGUE_NOUN, re.IGNORECASE)
+_EN_YEAR = re.compile(r"(\b[Ii]n\s+)?\b([Tt]hat|[Tt]he same|[Tt]he following|[Tt]he previous) year\b")
+_ZH_VAGUE = re.compile(
+    r"^(该|这|此)(公司|城市|国家|组织|大学|机构|乐队|团队|电影|书籍|书|作品|河流|河|山|塔|建筑|地区|项目)"
+)
+_ZH_YEAR = {"那年": 0, "当年": 0, "同年": 0, "次年": 1}
+_EN_YEAR_SHIFT = {"that": 0, "the same": 0, "the following": 1, "the previous": -1}
+
+
+def unresolved(claim: str, language: str) -> str | None:
+    """The pronoun or vague reference that leaves ``claim`` not self-contained, or None."""
+    found = _UNRESOLVED.get(language, _UNRESOLVED["en"]).search(claim.strip())
+    return found.group(0) if found else None
+
+
+def subject_of(sentence: str, language: str) -> str | None:
+    """The name a sentence opens with (its subject in encyclopedic text), or None."""
+    text = sentence.strip()
+    if language == "zh":
+        found = _ZH_NAME.match(text)
+        if not found or _ZH_PRONOUN.match(found.group(1)):
+            return None
+        return found.group(1)
+    found = _EN_NAME.match(text)
+    if not found:
+        return None
+    name = re.sub(r"['’]s$", "", found.group(0)).rstrip(".")
+    first = name.split()[1] if name.startswith("The ") and " " in name else name.split()[0]
+    return None if first.lower() in _OPENERS else name
+
+
+def _antecedent(before: list[str], language: str) -> str | None:
+    return next((s for text in reversed(before) if (s := subject_of(text, language))), None)
+
+
+def _last_year(before: list[str]) -> int | None:
+    years = [int(y) for text in before for y in _YEAR.findall(text)]
+    return years[-1] if years else None
+
+
+def _years(claim: str, before: list[str], language: str) -> str | None:
+    """``claim`` with its relative years made absolute; None when no year was named before."""
+    if language == "zh":
+        if not any(word in claim for word in _ZH_YEAR):
+            return claim
+        if (year := _last_year(before)) is None:
+            return None
+        for word, shift in _ZH_YEAR.items():
+            claim = claim.replace(word, f"{year + shift}年")
+        return claim
+    if not _EN_YEAR.search(claim):
+        return claim
+    if (year := _last_year(before)) is None:
+        return None
+
+    def absolute(found: re.Match) -> str:
+        written = f"in {year + _EN_YEAR_SHIFT[found.group(2).lower()]}"
+        return written.capitalize() if found.start() == 0 else written
+
+    return _EN_YEAR.sub(absolute, claim)
+
+
+def _subject(claim: str, name: str, language: str) -> str:
+    """``claim`` with its leading pronoun or vague reference replaced by ``name``."""
+    if language == "zh":
+        if claim.startswith("其"):
+            return f"{name}的{claim[1:]}"
+        found = _ZH_VAGUE.match(claim) or _ZH_PRONOUN.match(claim)
+        return name + claim[found.end() :] if found else claim
+    if found := _EN_POSSESSIVE.match(claim):
+        return f"{name}'s {claim[found.end() :]}"
+    if found := _EN_VAGUE.match(claim) or _EN_PRONOUN.match(claim):
+        return name + claim[found.end() :]
+    return claim
+
+
+def resolve(claim: str, before: list[str], language: str) -> str | None:
+    """``claim`` made self-contained from the texts ``before`` it (nearest last), or None.
+
+    None means a reference stays that the rule cannot resolve: the caller marks the claim.
+    """
+    claim = claim.strip()
+    if not unresolved(claim, language):
+        return claim
+    claim = _years(claim, before, language)
+    if claim is None:
+        return None
+    if unresolved(claim, language) and (name := _antecedent(before, language)):
+        claim = _subject(claim, name, language)
+    return None if unresolved(claim, language) else claim

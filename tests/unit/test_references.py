@@ -1,0 +1,61 @@
+"""Deterministic resolution of a claim's leading pronoun or vague reference (the Clerk's guard)."""
+
+from factcourt.nodes.references import resolve, subject_of, unresolved
+
+
+def test_subject_of_an_english_sentence_is_its_leading_name():
+    assert subject_of("The Eiffel Tower is a lattice tower in Paris.", "en") == "The Eiffel Tower"
+    assert subject_of("Marie Curie was a physicist born in Warsaw.", "en") == "Marie Curie"
+    assert subject_of("University of Tokyo was founded in 1877.", "en") == "University of Tokyo"
+    assert subject_of("In 1889, the tower opened.", "en") is None
+    assert subject_of("She won two Nobel Prizes.", "en") is None
+    assert subject_of("the tower opened.", "en") is None
+
+
+def test_subject_of_a_chinese_sentence_ends_at_its_predicate():
+    assert subject_of("埃菲尔铁塔位于法国巴黎。", "zh") == "埃菲尔铁塔"
+    assert subject_of("居里夫人是一位物理学家。", "zh") == "居里夫人"
+    assert subject_of("她获得了两次诺贝尔奖。", "zh") is None
+
+
+def test_pronouns_take_the_subject_of_the_nearest_earlier_claim():
+    before = ["Marie Curie was a physicist born in Warsaw."]
+    assert resolve("She won two Nobel Prizes.", before, "en") == "Marie Curie won two Nobel Prizes."
+    assert resolve("Her husband was Pierre Curie.", before, "en") == "Marie Curie's husband was Pierre Curie."
+    tower = ["The Eiffel Tower is in Paris.", "In 1889 it opened."]
+    assert resolve("It was completed in 1889.", tower, "en") == "The Eiffel Tower was completed in 1889."
+    assert resolve("Its height is 330 m.", tower, "en") == "The Eiffel Tower's height is 330 m."
+
+
+def test_vague_noun_phrases_take_the_earlier_subject():
+    before = ["Microsoft is an American technology company."]
+    resolved = resolve("The company was founded by Bill Gates.", before, "en")
+    assert resolved == "Microsoft was founded by Bill Gates."
+
+
+def test_relative_years_take_the_last_year_named_before():
+    before = ["The Berlin Wall fell in 1989."]
+    assert resolve("That year, many governments collapsed.", before, "en") == (
+        "In 1989, many governments collapsed."
+    )
+    assert resolve("Elections were held the following year.", before, "en") == "Elections were held in 1990."
+    assert resolve("Germany reunified the same year.", before, "en") == "Germany reunified in 1989."
+
+
+def test_chinese_pronouns_and_years():
+    before = ["埃菲尔铁塔位于法国巴黎。"]
+    assert resolve("它建成于1889年。", before, "zh") == "埃菲尔铁塔建成于1889年。"
+    assert resolve("其高度为330米。", before, "zh") == "埃菲尔铁塔的高度为330米。"
+    assert resolve("同年举办了世博会。", ["埃菲尔铁塔建成于1889年。"], "zh") == "1889年举办了世博会。"
+
+
+def test_without_an_antecedent_the_claim_stays_unresolved():
+    assert resolve("She won two Nobel Prizes.", [], "en") is None
+    assert resolve("She won two Nobel Prizes.", ["In 1903, the prize was shared."], "en") is None
+    assert resolve("That year, it rained.", ["The tower is tall."], "en") is None
+
+
+def test_a_self_contained_claim_is_returned_unchanged():
+    assert resolve("The Moon orbits the Earth.", [], "en") == "The Moon orbits the Earth."
+    assert unresolved("The Moon orbits the Earth.", "en") is None
+    assert unresolved("It was completed in 1889.", "en") == "It"
