@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from factcourt.metrics.calibration import reliability
-from factcourt.metrics.classification import binary_report, four_way_report, to_binary
+from factcourt.metrics.classification import binary_report, four_way_report, paired, to_binary
 from factcourt.metrics.debate import flips
 from factcourt.metrics.meteor import evidence_match
 
@@ -72,9 +72,25 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
     return report
 
 
+FLOOR = "plain"  # one label-only call: every method is held against it
+
+
 def build_report(records: list[dict[str, Any]], methods: list[str], prices: Prices) -> dict:
-    """Reports for each method, in the order asked."""
-    return {m: method_report([r for r in records if r["method"] == m], prices) for m in methods}
+    """Reports for each method, in the order asked, each with its items won and lost against ``plain``."""
+    report = {m: method_report([r for r in records if r["method"] == m], prices) for m in methods}
+    floor = {r["id"]: to_binary(r["verdict"]) for r in records if r["method"] == FLOOR}
+    for method in methods:
+        mine = [r for r in records if r["method"] == method and r["id"] in floor]
+        report[method]["vs_plain"] = (
+            paired(
+                [r["gold"] for r in mine],
+                [to_binary(r["verdict"]) for r in mine],
+                [floor[r["id"]] for r in mine],
+            )
+            if floor and method != FLOOR
+            else None
+        )
+    return report
 
 
 def markdown(report: dict[str, dict[str, Any]]) -> str:
@@ -83,7 +99,7 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
     head = ["method", "n", "failed", "P/R/F1 TRUE", "P/R/F1 FALSE", "acc", "macro-F1"]
     if four:
         head += ["acc 4-way", "NEE rate", "AVeriTeC"]
-    head += ["ECE", "ECE raw", "debated", "R->W / W->R"]
+    head += ["vs plain won/lost (p)", "ECE", "ECE raw", "debated", "R->W / W->R"]
     head += ["calls/claim", "tokens in/out per claim", "searches/claim", "$/1k claims", "s/claim"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for method, r in report.items():
@@ -107,7 +123,9 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
             ]
         ece, flip, share = r["calibration"]["ece"], r["flips"], r["debated_share"]
         raw = r.get("calibration_raw", r["calibration"])["ece"]
+        versus = r.get("vs_plain")
         row += [
+            f"{versus['won']}/{versus['lost']} ({versus['p']:.2f})" if versus else "-",
             "n/a" if ece is None else f"{ece:.3f}",
             "n/a" if raw is None else f"{raw:.3f}",
             "n/a" if share is None else f"{share:.0%}",
@@ -126,7 +144,8 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
         "ECE: expected calibration error of P(true) (5 bins), as shown to users (calibrated where a fit",
         "is stored for the model); ECE raw: before calibration. debated: share of claims the first pass",
         "left to the debate; R->W / W->R: debated claims whose round-1 majority was right and final",
-        "verdict wrong, and the reverse.",
+        "verdict wrong, and the reverse. vs plain: items this method got right and plain (one label-only",
+        "call, the floor) wrong, the reverse, and McNemar's exact p of that difference.",
         "",
         "Reliability of P(true) (bin: claims, mean P(true), fraction true):",
         "",

@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 
 from factcourt.bench.datasets import Case, Gold, load
 from factcourt.bench.methods import HALLUCINATION_METHODS, METHODS, QA_BASELINES, predict
-from factcourt.bench.report import Prices, build_report, markdown, plot, write_wrong_predictions
+from factcourt.bench.report import FLOOR, Prices, build_report, markdown, plot, write_wrong_predictions
 from factcourt.bench.store import PredictionStore, keep_settings
 from factcourt.context import AUDIT_ROLES, ROLES, Context
 from factcourt.errors import ConfigError, InputError
@@ -173,6 +173,8 @@ async def run_bench(
     methods = list(dict.fromkeys(methods))  # one named twice would be predicted twice
     if not methods:
         raise ConfigError(f"--methods names no method; choose from {list(METHODS)}")
+    if FLOOR not in methods:  # the floor every report holds its methods against
+        methods.append(FLOOR)
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
         raise ConfigError(f"unknown method(s) {unknown}; choose from {list(METHODS)}")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from scipy.stats import binomtest
+
 from factcourt.metrics.meteor import evidence_match
 
 
@@ -70,3 +72,15 @@ def four_way_report(
 
 
 __all__ = ["binary_report", "evidence_match", "four_way_report", "label_prf", "to_binary"]
+
+
+def paired(gold: Sequence[bool], method: Sequence[bool | None], floor: Sequence[bool | None]) -> dict:
+    """Items ``method`` gets right that ``floor`` gets wrong (won), the reverse (lost), McNemar's p.
+
+    The exact two-sided binomial test on the discordant items says how likely a difference this
+    large is by chance; a failed prediction (None) is wrong.
+    """
+    won = sum(m is g and f is not g for g, m, f in zip(gold, method, floor, strict=True))
+    lost = sum(f is g and m is not g for g, m, f in zip(gold, method, floor, strict=True))
+    p = binomtest(won, won + lost).pvalue if won + lost else 1.0
+    return {"n": len(gold), "won": won, "lost": lost, "p": float(p)}

@@ -58,7 +58,8 @@ def test_a_killed_run_resumes_without_recomputing_finished_claims(dataset, tmp_p
     calls.clear()
     summary = asyncio.run(run_bench(dataset, ["single", "jury-adaptive"], ctx, out))
     redone = {c for c in calls}
-    assert len(redone) == 12 - 3 and not redone & {("single", "r0"), ("single", "r1"), ("single", "r2")}
+    # two methods and the plain floor, 6 cases each
+    assert len(redone) == 18 - 3 and not redone & {("single", "r0"), ("single", "r1"), ("single", "r2")}
     assert summary["report"]["single"]["binary"]["n"] == 6
     for name in ("report.md", "report.json", "wrong_predictions.csv", "f1_false_vs_cost.png"):
         assert (out / name).exists()
@@ -70,7 +71,8 @@ def test_failed_predictions_are_counted_never_correct(dataset, tmp_path, scripte
     summary = asyncio.run(run_bench(dataset, ["single"], ctx, tmp_path / "o"))
     binary = summary["report"]["single"]["binary"]
     assert binary["failed"] == 6 and binary["accuracy"] == 0.0
-    assert summary["wrong_predictions"] == 6
+    floor = summary["report"]["plain"]["binary"]  # held against the floor, which failed too
+    assert summary["wrong_predictions"] == 6 + floor["failed"] + round(floor["n"] * (1 - floor["accuracy"]))
 
 
 def test_the_same_command_tries_failed_predictions_again_and_keeps_the_finished_ones(
@@ -420,7 +422,7 @@ def test_a_question_answer_method_on_cases_without_questions_is_refused(dataset,
 
 def test_a_method_named_twice_is_predicted_once_and_none_is_refused(dataset, tmp_path, predictions, capsys):
     assert bench_cli(tmp_path, dataset, methods="single,single") == 0
-    assert len(predictions) == len(ROWS)
+    assert sorted({m for m, _ in predictions}) == ["plain", "single"] and len(predictions) == 2 * len(ROWS)
     assert bench_cli(tmp_path, dataset, methods=",") == 2
     assert "names no method" in capsys.readouterr().err
 

@@ -58,3 +58,17 @@ def test_platt_clips_certainties_and_refuses_one_class():
     assert 0.0 < platt(0.0, 1.0, 0.0) < 0.001 and 0.999 < platt(1.0, 1.0, 0.0) < 1.0
     with pytest.raises(ValueError):
         fit_platt([0.2, 0.9], [True, True])
+
+
+def test_against_the_floor_counts_items_won_and_lost_and_their_exact_p():
+    from factcourt.metrics.classification import paired
+
+    gold = [True, True, False, False, True, False]
+    floor = [True, False, False, True, False, False]
+    method = [True, True, False, False, True, True]
+    result = paired(gold, method, floor)
+    assert result["won"] == 3 and result["lost"] == 1 and result["n"] == 6
+    assert abs(result["p"] - 0.625) < 1e-9  # two-sided exact binomial on 3 of 4 discordant
+    assert paired(gold, floor, floor) == {"n": 6, "won": 0, "lost": 0, "p": 1.0}
+    # a failed prediction (None) is wrong, as everywhere in the reports
+    assert paired([True], [None], [True])["lost"] == 1
