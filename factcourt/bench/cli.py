@@ -180,6 +180,34 @@ def cmd_bench_clerk(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_corrector(args: argparse.Namespace) -> int:
+    """Minimal corrections of a dataset's FALSE claims, held to the corrector's rubric."""
+    from factcourt.bench.corrector import run
+
+    if args.evidence:
+        args.search = args.evidence
+    args.no_cache = not args.cache
+    summary = run(Path(args.dataset), settings_from(args), limit=args.limit, part=args.part)
+    if args.json:
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        table = Table(
+            title=f"Corrections within the rubric: {summary['rubric_rate']:.0%} of {summary['claims']}"
+        )
+        for col in ("claim", "outcome", "replacement or reason"):
+            table.add_column(col)
+        for row in summary["rows"]:
+            table.add_row(
+                row["claim"], row["outcome"], row.get("replacement") or row.get("error") or "(removed)"
+            )
+        out.print(table)
+        out.print(
+            f"fixed {summary['fixed']} (first try {summary['first_try']}), removed {summary['removed']}, "
+            f"failed {summary['failed']}"
+        )
+    return 0 if summary["claims"] else 2
+
+
 def cmd_bench_perf(args: argparse.Namespace) -> int:
     """Framework overhead and concurrency on the simulated model."""
     from factcourt.bench.perf import run_perf
@@ -404,6 +432,18 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     p.add_argument("--json", action="store_true")
     add_settings(p)
     p.set_defaults(func=cmd_bench_clerk)
+
+    p = bench_sub.add_parser(
+        "corrector", help="minimal corrections of a dataset's FALSE claims, held to the corrector's rubric"
+    )
+    p.add_argument("--dataset", required=True, help="claims.jsonl in the shared schema")
+    p.add_argument("--evidence", choices=["given", "local", "tavily", "serper"], help="evidence condition")
+    p.add_argument("--limit", type=at_least_one, default=30, help="FALSE claims to correct (30)")
+    p.add_argument("--part", choices=["all", "dev", "test"], default="test")
+    p.add_argument("--cache", action="store_true", help="reuse cached model answers")
+    p.add_argument("--json", action="store_true")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_corrector)
 
     p = bench_sub.add_parser("perf", help="overhead and concurrency on a simulated model")
     p.add_argument("--claims", type=int, default=20)

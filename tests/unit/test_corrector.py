@@ -145,3 +145,36 @@ def test_a_refused_replacement_then_a_good_one_is_applied(scripted, corpus):
         TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive", first_pass="off"
     )
     assert result["correction"]["text"].count("1889") == 1 and result["correction"]["failed"] == []
+
+
+def test_bench_corrector_scores_fixed_removed_and_failed_corrections(scripted, tmp_path):
+    from factcourt.bench.corrector import run
+    from factcourt.context import Context
+
+    rows = [
+        {"id": f"x{i}", "claim": claim, "label": False, "evidence": [evidence]}
+        for i, (claim, evidence) in enumerate(
+            [
+                ("The Pacific is the smallest ocean.", "The Pacific is the largest ocean."),
+                ("Rome was founded in 1900.", "Nothing is known here."),
+                ("Paris is in Spain.", "Paris is in France."),
+            ]
+        )
+    ]
+    rows.append(
+        {"id": "t", "claim": "Paris is in France.", "label": True, "evidence": ["Paris is in France."]}
+    )
+    dataset = tmp_path / "claims.jsonl"
+    dataset.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+
+    def corrector(prompt):
+        if "Pacific" in prompt:
+            return {"replacement": "The Pacific is the largest ocean."}
+        if "Rome" in prompt:
+            return {"replacement": ""}
+        return {"replacement": "The claim is refuted: Paris is in France."}
+
+    scripted.script["CorrectorAnswer"] = [corrector]
+    summary = run(dataset, Context(model="scripted", search="given", cache=False), limit=30, part="all")
+    assert summary["claims"] == 3 and (summary["fixed"], summary["removed"], summary["failed"]) == (1, 1, 1)
+    assert summary["first_try"] == 2 and abs(summary["rubric_rate"] - 2 / 3) < 1e-9

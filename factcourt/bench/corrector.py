@@ -1,0 +1,68 @@
+"""``bench corrector``: minimal corrections of false claims, held to the corrector's rubric.
+
+Each FALSE claim of a dataset is given to the corrector as a refuted sentence with its evidence
+(the given evidence, or what the search finds for it). The rubric is the guard's: the
+replacement keeps the sentence with only the false part changed, says nothing of the check
+(no verdict or reasoning words), and adds nothing the evidence does not state. An outcome is
+``fixed`` (a replacement within the rubric; ``first_try`` when the first answer was), ``removed``
+(the corrector found no true statement in the evidence) or ``failed`` (refused twice, or the
+call failed): the rate is of claims fixed or removed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from factcourt.bench.runner import select
+from factcourt.context import Context
+from factcourt.nodes.corrector import correct
+from factcourt.providers.search import search
+from factcourt.state import Claim, ClaimResult
+
+
+async def _one(claim: str, evidence: list, ctx: Context) -> dict[str, Any]:
+    result = ClaimResult(
+        claim=Claim(id="c1", text=claim, sentence=claim, span=(0, len(claim))),
+        verdict="refuted",
+        evidence=evidence,
+    )
+    update = await correct({"response": claim, "results": [result], "language": "en"}, Runtime(context=ctx))
+    correction, usage = update["correction"], update.get("usage")
+    calls = usage.calls if usage else 0
+    if correction.edits:
+        replacement = correction.edits[0].replacement
+        outcome = "removed" if not replacement else "fixed"
+        return {"claim": claim, "outcome": outcome, "replacement": replacement, "calls": calls}
+    return {"claim": claim, "outcome": "failed", "error": correction.failed[0].error, "calls": calls}
+
+
+async def run_corrector_bench(dataset: Path, ctx: Context, *, limit: int, part: str) -> dict[str, Any]:
+    """Correct the first ``limit`` FALSE claims of ``part`` and score the outcomes."""
+    pairs = [(c, g) for c, g in select(dataset, None, 0, part=part) if not g.label][:limit]
+    rows = []
+    for case, _ in pairs:
+        if ctx.search == "given":
+            evidence = list(case.evidence)
+        else:
+            evidence, _ = await asyncio.to_thread(search, ctx, case.claim)
+        row = await _one(case.claim, evidence, ctx)
+        rows.append({"id": case.id, **row, "first_try": row["outcome"] != "failed" and row["calls"] == 1})
+    count = {o: sum(r["outcome"] == o for r in rows) for o in ("fixed", "removed", "failed")}
+    n = len(rows)
+    return {
+        "dataset": str(dataset),
+        "claims": n,
+        **count,
+        "first_try": sum(r["first_try"] for r in rows),
+        "rubric_rate": (count["fixed"] + count["removed"]) / n if n else 0.0,
+        "rows": rows,
+    }
+
+
+def run(dataset: Path, ctx: Context, *, limit: int, part: str) -> dict[str, Any]:
+    """Synchronous entry point for the CLI."""
+    return asyncio.run(run_corrector_bench(dataset, ctx, limit=limit, part=part))
