@@ -7,8 +7,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from factcourt.context import Context, debate_when_named
 from factcourt.errors import ConfigError, InputError
+from factcourt.inputs import first_complaint, read_text_file
 from factcourt.nodes.open_case import claim_problem
 from factcourt.runs import run_config
 from factcourt.state import Claim, ClaimResult, Evidence, Pyramid, Usage
@@ -325,12 +328,11 @@ def build_pyramid(
 
 def load_pyramid(path: Path) -> Pyramid:
     """A pyramid saved as JSON (``Pyramid.model_dump_json``); a file that is none is one clear error."""
+    text = read_text_file(path, "pyramid file")
     try:
-        return Pyramid.model_validate_json(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read the pyramid {path}: {exc.strerror}") from None
-    except ValueError as exc:
-        raise InputError(f"{path} is not a saved pyramid: {str(exc).splitlines()[0]}") from None
+        return Pyramid.model_validate_json(text)
+    except ValidationError as exc:  # one sentence, not pydantic's "1 validation error for Pyramid"
+        raise InputError(f"{path} is not a saved pyramid: {first_complaint(exc)}") from None
 
 
 # ------------------------------------------------------------------ FACT-AUDIT

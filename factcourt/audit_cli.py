@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from factcourt.checkpoints import run_key
-from factcourt.cli_shared import err, out, preflight, prepare_out_folder, say_how_it_runs, settings_values
+from factcourt.cli_shared import (
+    err,
+    fail,
+    out,
+    preflight,
+    prepare_out_folder,
+    say_how_it_runs,
+    settings_values,
+)
 from factcourt.context import AUDIT_SCALES, Context
 from factcourt.errors import ConfigError, InputError
 
@@ -63,8 +71,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         )
     out.print(f"[dim]wrote {', '.join(str(p) for p in paths.values())}[/]")
     if empty:
-        err.print(
-            f"[red]error:[/] run {', '.join(map(str, empty))} graded nothing: the figures are over "
+        fail(
+            f"run {', '.join(map(str, empty))} graded nothing: the figures are over "
             f"{overall['runs']} of {args.runs} runs"
         )
         return 1
@@ -103,7 +111,7 @@ def _audit_once(objects: list[str], ctx: Context, args: argparse.Namespace, fold
     if report["models"]["self_audit"]:
         err.print("[yellow]note:[/] the auditor is the target: a self-audit flatters it (see report.md)")
     if report["error"]:
-        err.print(f"[red]error:[/] {report['error']}")
+        fail(report["error"])
         return 2, report
     overall, c = report["overall"], report["counts"]
     if overall["n"]:
@@ -113,7 +121,7 @@ def _audit_once(objects: list[str], ctx: Context, args: argparse.Namespace, fold
         )
     out.print(f"[dim]wrote {', '.join(str(p) for p in paths.values())}[/]")
     if not c["graded"]:
-        err.print(f"[red]error:[/] no case was graded: {_first_reason(report)}")
+        fail(f"no case was graded: {_first_reason(report)}")
         return 1, report
     return 0, report
 

@@ -21,7 +21,10 @@ from factcourt.cli_shared import (
     add_settings,
     emit_result,
     err,
+    fail,
+    number,
     out,
+    output_lock,
     preflight,
     prepare_out,
     read_text,
@@ -165,20 +168,18 @@ def exit_code(result: dict) -> int:
     unrewritten = (result.get("correction") or {}).get("failed", [])
     if not failed_parts and not failed_claims:
         if unrewritten:  # --correct: a refuted sentence kept as it was is no "no change"
-            err.print(
-                f"[red]error:[/] {len(unrewritten)} refuted sentence(s) could not be rewritten; first "
+            fail(
+                f"{len(unrewritten)} refuted sentence(s) could not be rewritten; first "
                 f"reason: {unrewritten[0]['error']}"
             )
             return 1
         return 0
     if failed_parts and not result["claims"]:
-        err.print(
-            f"[red]error:[/] the Clerk could not split the text into claims: {failed_parts[0]['error']}"
-        )
+        fail(f"the Clerk could not split the text into claims: {failed_parts[0]['error']}")
     else:
         reasons = [d["error"] for d in failed_parts] + [c["error"] for c in failed_claims]
-        err.print(
-            f"[red]error:[/] {len(failed_claims)} of {len(result['claims'])} claims and "
+        fail(
+            f"{len(failed_claims)} of {len(result['claims'])} claims and "
             f"{len(failed_parts)} part(s) of the text could not be checked; first reason: {reasons[0]}"
         )
     return 1
@@ -196,7 +197,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     result = verify(args.claim, evidence, args.question or "", ctx)
     if result["error"]:
         emit_result(result, args, lambda r: None)
-        err.print(f"[red]error:[/] the claim could not be checked: {result['error']}")
+        fail(f"the claim could not be checked: {result['error']}")
         return 1
 
     def render(r: dict) -> None:
@@ -353,7 +354,12 @@ def build_parser() -> argparse.ArgumentParser:
         "hallucination-team). Existing ones are kept.",
     )
     p.add_argument("--url", default="http://127.0.0.1:2024", help="the server's URL")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each reply (30)")
+    p.add_argument(
+        "--timeout",
+        type=number(float, 0, above=True),
+        default=30.0,
+        help="seconds to wait for each reply (30)",
+    )
     p.set_defaults(func=cmd_assistants)
 
     from factcourt.bench.cli import add_bench_commands
@@ -406,9 +412,10 @@ def main(argv: list[str] | None = None) -> int:
     install_exit_handlers()
     allow_starts()  # main() may run again in this process (tests) after a Ctrl-C
     try:
-        return args.func(args)
+        with output_lock(args):
+            return args.func(args)
     except FactcourtError as exc:
-        err.print(f"[red]error:[/] {exc}")
+        fail(str(exc))
         return exc.exit_code
     except KeyboardInterrupt:
         from factcourt.providers.local_server import stop_all
@@ -419,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001
         if args.debug:
             raise
-        err.print(f"[red]error:[/] {type(exc).__name__}: {exc} (run with --debug for details)")
+        fail(f"{type(exc).__name__}: {exc} (run with --debug for details)")
         return 1
     finally:
         from factcourt.tracing import flush_traces

@@ -7,13 +7,18 @@ registers the others, so these live below all of them.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import json
+import math
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.context import PRESETS, ROLES, Context, debate_when_named
@@ -25,6 +30,15 @@ err = Console(stderr=True)
 out = Console()
 
 
+def fail(sentence: str) -> None:
+    """Print a failure's one sentence, escaped.
+
+    It holds user text (file names, claims, a model's words): '[red]' or 'a[i]' in it is shown,
+    not read as console markup.
+    """
+    err.print(f"[red]error:[/] {escape(sentence)}", highlight=False)
+
+
 def read_text(source: str) -> str:
     """Read UTF-8 text from a file or '-' (standard input); a wrong encoding is a clear error."""
     if source == "-":
@@ -32,6 +46,31 @@ def read_text(source: str) -> str:
             err.print("[dim]reading the text from standard input; end it with Ctrl-D[/]")
         return decode(sys.stdin.buffer.read(), "standard input")
     return read_text_file(Path(source))
+
+
+def number(cast: Callable[[str], float], least: float, *, above: bool = False) -> Callable[[str], Any]:
+    """An argparse type: a finite ``cast`` (int or float) from ``least``, or above it when ``above``.
+
+    ``float()`` reads 'nan', 'inf' and '-1' as numbers: a NaN passes every range check, an
+    infinite wait hangs and a negative price or latency gives a table of nonsense.
+    """
+    kind = "a whole number" if cast is int else "a number"
+    bound = f"{'above' if above else 'from'} {least:g}"
+
+    def parse(value: str) -> Any:
+        try:
+            found = cast(value)
+        except ValueError:
+            found = math.nan
+        if not math.isfinite(found) or found < least or (above and found == least):
+            raise argparse.ArgumentTypeError(f"{kind} {bound}, not {value!r}")
+        return found
+
+    parse.__name__ = kind  # argparse names the type in its own messages
+    return parse
+
+
+at_least_one = number(int, 1)
 
 
 def add_settings(parser: argparse.ArgumentParser) -> None:
@@ -247,21 +286,50 @@ def warn_if_corpus_misses_language(text: str, ctx: Context) -> None:
         )
 
 
-def prepare_out(out_path: str | None) -> None:
-    """Check ``--out`` and create its folder before the run, so a result is never lost at the end."""
+def prepare_out(out_path: str | None, flag: str = "--out") -> None:
+    """Check the file ``flag`` names and create its folder before the run, so no result is lost at the end."""
     if not out_path:
         return
     path = Path(out_path)
     if path.is_dir():
         raise ConfigError(
-            f"--out {out_path} is a folder: give the file to write, e.g. {path / 'result.json'}"
+            f"{flag} {out_path} is a folder: give the file to write, e.g. {path / 'result.json'}"
         )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ConfigError(f"--out: cannot create the folder for {out_path}: {exc.strerror}") from exc
+        raise ConfigError(f"{flag}: cannot create the folder for {out_path}: {exc.strerror}") from exc
     if not os.access(path.parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ConfigError(f"--out: cannot write {out_path}: permission denied")
+        raise ConfigError(f"{flag}: cannot write {out_path}: permission denied")
+
+
+@contextlib.contextmanager
+def output_lock(args: argparse.Namespace) -> Any:
+    """Hold what a command writes (``--out``, ``--append``) for the whole command.
+
+    Two runs into one ``--out`` at once each found nothing stored and made and wrote every
+    record (and model call) twice; the second now waits, then goes on from what the first
+    stored. The lock files live in the cache folder, not beside the user's files.
+    """
+    from filelock import FileLock, Timeout
+
+    from factcourt.paths import cache_dir
+
+    with contextlib.ExitStack() as held:
+        for flag in ("out", "append"):
+            if not (written := getattr(args, flag, None)):
+                continue
+            digest = hashlib.sha1(str(Path(written).expanduser().resolve()).encode("utf-8")).hexdigest()
+            folder = cache_dir() / "outputs"
+            folder.mkdir(exist_ok=True)
+            lock = FileLock(folder / f"{digest[:16]}.lock")
+            try:
+                lock.acquire(timeout=0)
+            except Timeout:
+                err.print(f"[yellow]another run is writing {escape(written)}: waiting for it to end[/]")
+                lock.acquire()
+            held.callback(lock.release)
+        yield
 
 
 def prepare_out_folder(folder: Path) -> None:

@@ -505,9 +505,11 @@ class Context:
             except ValidationError as exc:
                 said = exc.errors()[0]["msg"]
                 raise ConfigError(f"{f.name}={value!r}: {said[0].lower()}{said[1:]}") from None
-            validated = getattr(self, f.name)  # the text 'nan' validates to NaN too
-            if isinstance(validated, float) and math.isnan(validated):  # false in every range check
-                raise ConfigError(f"{f.name}={validated!r}: not a number")
+            validated = getattr(self, f.name)  # the texts 'nan' and 'inf' validate to floats too
+            # NaN is false in every range check, and an infinite time-out waits on a hung server forever
+            if isinstance(validated, float) and not math.isfinite(validated):
+                said = "not a number" if math.isnan(validated) else "not a finite number"
+                raise ConfigError(f"{f.name}={validated!r}: {said}")
 
     @property
     def max_rounds(self) -> int:

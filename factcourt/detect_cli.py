@@ -11,7 +11,7 @@ from rich.table import Table
 
 from factcourt.cli_shared import (
     emit_result,
-    err,
+    fail,
     out,
     preflight,
     prepare_out,
@@ -38,7 +38,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         overrides["hallucination_judge"] = args.judge
     if args.without:
         overrides["hallucination_agents"] = [a for a in HALLUCINATION_AGENTS if a not in args.without]
-    knowledge = read_evidence_file(Path(args.knowledge)) if args.knowledge else None
+    knowledge = read_evidence_file(Path(args.knowledge), "--knowledge") if args.knowledge else None
     ctx = context_with_given(knowledge, settings_values(args), overrides)
     preflight(ctx)
     payload = detect_payload(args.question, args.answer, knowledge, ctx)
@@ -46,7 +46,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     result = detection_json(state, ctx)
     emit_result(result, args, print_detection)
     if result["error"]:
-        err.print(f"[red]error:[/] the answer could not be judged: {result['error']}")
+        fail(f"the answer could not be judged: {result['error']}")
         return 1
     return 0
 

@@ -6,8 +6,11 @@ Text, evidence, corpus and dataset files all go through here, so each gets the s
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from factcourt.errors import InputError
 
@@ -33,17 +36,25 @@ def decode(data: bytes, name: str) -> str:
     return text
 
 
-def read_text_file(path: Path) -> str:
-    """The text of the file at ``path`` (see :func:`decode`); a folder or a missing file is bad input."""
+def read_text_file(path: Path, what: str = "file") -> str:
+    """The text of the file at ``path`` (see :func:`decode`); a folder or a missing file is bad input.
+
+    ``what`` names the file in the message ("evidence file"): a folder is said to be a folder.
+    """
     if path.is_dir():
         raise InputError(f"{path} is a folder, not a file")
     try:
         data = path.read_bytes()
     except FileNotFoundError as exc:
-        raise InputError(f"no such file: {path}") from exc
+        raise InputError(f"no such {what}: {path}") from exc
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from exc
     return decode(data, str(path))
+
+
+def json_problem(where: str, exc: json.JSONDecodeError, line: int | None = None) -> InputError:
+    """Bad JSON in one sentence naming the place: file, line (``line`` for a JSONL row) and column."""
+    return InputError(f"{where}:{line or exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})")
 
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -53,3 +64,14 @@ def detect_language(text: str) -> str:
     """'zh' when a fifth or more of the letters are Chinese characters, else 'en'."""
     letters = [c for c in text if c.isalpha()]
     return "zh" if letters and len(_CJK.findall(text)) / len(letters) >= 0.2 else "en"
+
+
+def first_complaint(exc: ValidationError) -> str:
+    """Pydantic's first complaint as ``field=value: what is wrong``, without its multi-line preamble."""
+    first = exc.errors()[0]
+    field = ".".join(str(part) for part in first["loc"])
+    value = json.dumps(first["input"], default=str)
+    # a scalar is shown; a whole object (a missing field's parent) would drown the sentence
+    shown = f"={value}" if field and not isinstance(first["input"], dict | list) and len(value) <= 80 else ""
+    said = first["msg"][:1].lower() + first["msg"][1:]
+    return f"{field}{shown}: {said}" if field else said

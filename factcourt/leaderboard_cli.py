@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from factcourt.cli_shared import emit_result, out, preflight, prepare_out, settings_values
+from factcourt.cli_shared import emit_result, fail, out, preflight, prepare_out, settings_values
 from factcourt.errors import ConfigError, InputError
 
 
@@ -101,8 +101,13 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         "leaderboard.png, pyramids/, records.jsonl (run the same command again to resume)[/]"
     )
     report = summary["report"]
-    failed = any(r["answer_failed"] or r["check_failed"] or r["score_failed"] for r in report["rows"])
-    return 1 if failed or report["pyramids"]["failed"] or report["pyramids"]["short_of_experts"] else 0
+    if report["first_error"]:
+        fail(
+            f"some steps failed (counted in the report; run the same command again to retry them); "
+            f"first reason: {report['first_error']}"
+        )
+        return 1
+    return 0
 
 
 def add_leaderboard_commands(sub: argparse._SubParsersAction, add_settings: Callable) -> None:

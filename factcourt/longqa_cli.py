@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from factcourt.cli_shared import err, prepare_out_folder, settings_from, warn_if_corpus_misses_language
+from factcourt.cli_shared import err, fail, prepare_out_folder, settings_from, warn_if_corpus_misses_language
 
 
 def cmd_build_longqa(args: argparse.Namespace) -> int:
@@ -52,8 +52,8 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
     code = show(report, out, args)
     if report["failures"]:
         first = next(iter(report["failures"].items()))
-        err.print(
-            f"[red]error:[/] {len(report['failures'])} of {len(records)} seeds failed (run again to retry "
+        fail(
+            f"{len(report['failures'])} of {len(records)} seeds failed (run again to retry "
             f"them); first, {first[0]}: {first[1]}"
         )
         return 1

@@ -158,6 +158,10 @@ async def create_standard_assistants(url: str, timeout_s: float = 30.0) -> list[
             f"no LangGraph server answers at {url} ({exc or type(exc).__name__}); start one with "
             "`factcourt serve`"
         ) from None
+    except ValueError:  # the SDK's JSON decoding: a web page or another service at that URL
+        raise BackendError(
+            f"the server at {url} sent a reply that is not JSON: is it a LangGraph server?"
+        ) from None
 
 
 async def _create_standard_assistants(url: str, timeout_s: float) -> list[dict[str, Any]]:

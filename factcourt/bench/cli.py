@@ -9,24 +9,23 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from factcourt.bench.methods import METHODS
-from factcourt.cli_shared import err, preflight, read_text, settings_from, settings_values
-from factcourt.errors import ConfigError
+from factcourt.cli_shared import (
+    at_least_one,
+    fail,
+    number,
+    preflight,
+    prepare_out,
+    read_text,
+    settings_from,
+    settings_values,
+)
+from factcourt.errors import ConfigError, FactcourtError
 
 out = Console()
-
-
-def at_least_one(value: str) -> int:
-    """An argparse type: a whole number from 1 (a --limit of 0 or -1 would select all or drop one)."""
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"a whole number from 1, not {value!r}")
-    return number
 
 
 def levels(value: str) -> tuple[int, ...]:
@@ -71,8 +70,8 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     )
     failed = {m: r["binary"]["failed"] for m, r in summary["report"].items() if r["binary"]["failed"]}
     if failed:  # counted as wrong in the report; the same command tries them again
-        err.print(
-            f"[red]error:[/] failed predictions ({', '.join(f'{m} {n}' for m, n in failed.items())}): "
+        fail(
+            f"failed predictions ({', '.join(f'{m} {n}' for m, n in failed.items())}): "
             "run the same command again to retry them"
         )
         return 1
@@ -247,6 +246,7 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
 
     if args.evidence:
         args.search = args.evidence
+    prepare_out(args.append, "--append")
     summary = asyncio.run(
         measure(
             Path(args.dataset),
@@ -256,20 +256,27 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
             part=args.part,
         )
     )
-    if args.append:
-        with Path(args.append).open("a", encoding="utf-8") as results:
-            results.write(json.dumps(summary) + "\n")
     if args.json:
         print(json.dumps(summary, indent=2))
-        return 0
-    table = Table(title=f"{summary['model']} on {summary['endpoint']} ({summary['structured_output']})")
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    for key, value in summary.items():
-        if key not in ("endpoint", "model", "structured_output", "dataset"):
-            table.add_row(key.replace("_", " "), str(value))
-    out.print(table)
-    return 0 if summary["failed_calls"] == 0 else 1
+    else:
+        table = Table(title=f"{summary['model']} on {summary['endpoint']} ({summary['structured_output']})")
+        table.add_column("measure")
+        table.add_column("value", justify="right")
+        for key, value in summary.items():
+            if key not in ("endpoint", "model", "structured_output", "dataset", "first_error"):
+                table.add_row(key.replace("_", " "), str(value))
+        out.print(table)
+    if args.append:
+        try:
+            with Path(args.append).open("a", encoding="utf-8") as results:
+                results.write(json.dumps(summary) + "\n")
+        except OSError as exc:  # printed above: nothing is lost
+            raise FactcourtError(f"could not append to {args.append} ({exc.strerror})") from exc
+    if summary["failed_calls"]:
+        calls = summary["prompts"] * summary["repeats"]
+        fail(f"{summary['failed_calls']} of {calls} calls failed; first reason: {summary['first_error']}")
+        return 1
+    return 0
 
 
 def cmd_bench_rules(args: argparse.Namespace) -> int:
@@ -321,15 +328,22 @@ def cmd_synth_sft(args: argparse.Namespace) -> int:
     """Build Debate-SFT training data."""
     from factcourt.bench.sft import debate_context, synth_sft
 
+    prepare_out(args.out)
     ctx = debate_context(settings_values(args))  # the options the user gave win over the preset
     preflight(ctx)
     counts = asyncio.run(synth_sft(Path(args.dataset), Path(args.out), ctx, args.limit))
     out.print(
-        f"{counts['written']} samples written to {args.out} ({counts['corrected']} with a "
+        f"{counts['written']} samples written to {escape(args.out)} ({counts['corrected']} with a "
         f"Corrector-written target), {counts['failed']} failed, {counts['skipped']} "
         "already there"
     )
-    return 0 if counts["failed"] == 0 else 1
+    if counts["failed"]:
+        fail(
+            f"{counts['failed']} samples failed (run again to retry them); first reason: "
+            f"{counts['first_error']}"
+        )
+        return 1
+    return 0
 
 
 def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) -> None:
@@ -376,9 +390,10 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     p.add_argument(
         "--report-only", action="store_true", help="run nothing: rebuild the reports from stored predictions"
     )
-    p.add_argument("--price-input", type=float, default=0.15, help="$ per 1M input tokens")
-    p.add_argument("--price-output", type=float, default=0.60, help="$ per 1M output tokens")
-    p.add_argument("--price-search", type=float, default=0.0, help="$ per search query")
+    price = number(float, 0)
+    p.add_argument("--price-input", type=price, default=0.15, help="$ per 1M input tokens")
+    p.add_argument("--price-output", type=price, default=0.60, help="$ per 1M output tokens")
+    p.add_argument("--price-search", type=price, default=0.0, help="$ per search query")
     add_settings(p)
     p.set_defaults(func=cmd_bench_run)
 
@@ -395,7 +410,8 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
         required=True,
         help="PATH:EVIDENCE, repeatable (e.g. ../shared/data/halueval_qa/qa.jsonl:given)",
     )
-    p.add_argument("--limit", type=at_least_one, default=12, help="balanced cases per dataset")
+    # balanced: one TRUE and one FALSE case at least
+    p.add_argument("--limit", type=number(int, 2), default=12, help="balanced cases per dataset")
     p.add_argument("--part", choices=["all", "dev", "test"], default="dev")
     p.add_argument("--out", default="bench-out/sweep")
     p.add_argument("--cache", action="store_true", help="reuse cached model answers")
@@ -416,7 +432,7 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
         required=True,
         help="PATH:EVIDENCE, repeatable (e.g. ../shared/data/halueval_qa/qa.jsonl:given)",
     )
-    p.add_argument("--limit", type=at_least_one, default=40, help="balanced dev cases per dataset")
+    p.add_argument("--limit", type=number(int, 2), default=40, help="balanced dev cases per dataset")
     p.add_argument("--out", default="bench-out/calibrate")
     p.add_argument("--cache", action="store_true", help="reuse cached model answers")
     p.add_argument("--ship", action="store_true", help="write the fit into the package (developers)")
@@ -446,9 +462,9 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     p.set_defaults(func=cmd_bench_corrector)
 
     p = bench_sub.add_parser("perf", help="overhead and concurrency on a simulated model")
-    p.add_argument("--claims", type=int, default=20)
+    p.add_argument("--claims", type=at_least_one, default=20)
     p.add_argument("--concurrency", type=levels, default=(1, 4, 8), help="comma-separated, e.g. 1,4,8")
-    p.add_argument("--latency", type=float, default=0.05, help="seconds per simulated call")
+    p.add_argument("--latency", type=number(float, 0), default=0.05, help="seconds per simulated call")
     p.add_argument("--rule", default="free", choices=["free", "mandatory_search", "adaptive"])
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench_perf)
@@ -468,7 +484,7 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
         "--evidence", choices=["given", "local", "none"], default="given", help="evidence condition"
     )
     p.add_argument("--limit", type=at_least_one, default=20, help="prompts (balanced items)")
-    p.add_argument("--repeats", type=int, default=3, help="times each prompt is sent")
+    p.add_argument("--repeats", type=at_least_one, default=3, help="times each prompt is sent")
     p.add_argument("--part", choices=["all", "dev", "test"], default="test")
     p.add_argument("--append", help="also append the summary as one JSON line to this file")
     p.add_argument("--json", action="store_true")
@@ -483,7 +499,7 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     p.set_defaults(func=cmd_bench_rules)
 
     p = bench_sub.add_parser("server", help="langgraph dev: cold start and streamed-run overhead")
-    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--runs", type=at_least_one, default=5)
     p.set_defaults(func=cmd_bench_server)
 
     p = sub.add_parser("synth-sft", help="build Debate-SFT data (adversarial debate + Corrector)")

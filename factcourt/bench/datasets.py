@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from factcourt.errors import InputError
-from factcourt.inputs import read_text_file
+from factcourt.inputs import json_problem, read_text_file
 from factcourt.state import Evidence, Seed
 
 FOUR_WAY = {
@@ -60,16 +60,14 @@ class Gold:
 
 def read_rows(path: Path, what: str = "dataset") -> list[tuple[int, object]]:
     """The JSON value of each non-blank line of a JSONL file, with its line number."""
-    if not path.is_file():
-        raise InputError(f"no such {what} file: {path}")
     rows = []
-    for number, line in enumerate(read_text_file(path).splitlines(), start=1):
+    for number, line in enumerate(read_text_file(path, f"{what} file").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             rows.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+            raise json_problem(str(path), exc, number) from exc
     return rows
 
 
@@ -196,20 +194,20 @@ def _label(value: object, where: str) -> bool:
     return _LABEL_WORDS[word]
 
 
-def read_evidence_file(path: Path) -> list[Evidence]:
-    """Read evidence for ``factcourt verify --evidence``; errors name the line.
+def read_evidence_file(path: Path, flag: str = "--evidence") -> list[Evidence]:
+    """Read evidence for ``factcourt verify --evidence`` (or the ``flag`` that gave it); errors name the line.
 
     The file is a JSON list or JSONL of strings or objects with ``text`` (optional ``url``,
     ``title``).
     """
-    if not path.is_file():
-        raise InputError(f"no such evidence file: {path}")
-    text = read_text_file(path)
+    text = read_text_file(path, "evidence file")
     try:
         data = json.loads(text)
         items = data if isinstance(data, list) else [data]
-    except json.JSONDecodeError:
-        items = [row for _, row in read_rows(path)]
+    except json.JSONDecodeError as exc:
+        if text.lstrip().startswith("["):  # one JSON list: its own line and column, not a row's
+            raise json_problem(str(path), exc) from exc
+        items = [row for _, row in read_rows(path, "evidence")]
     evidence = []
     for index, item in enumerate(items, start=1):
         if isinstance(item, str):
@@ -226,7 +224,7 @@ def read_evidence_file(path: Path) -> list[Evidence]:
         else:
             raise InputError(f"{path}: item {index} is neither a string nor an object with 'text'")
     if not any(e.text.strip() for e in evidence):
-        raise InputError(f"{path} holds no evidence text; give at least one passage, or leave out --evidence")
+        raise InputError(f"{path} holds no evidence text; give at least one passage, or leave out {flag}")
     return evidence
 
 
@@ -241,13 +239,14 @@ def load_seeds(path: Path) -> list[Seed]:
     other rows ``question`` (or ``prompt``), ``answers`` (or ``answer``), ``source`` and
     ``category``. The wrong answers are never read.
     """
-    if not path.is_file():
-        raise InputError(f"no such seed file: {path}")
+    text = read_text_file(path, "seed file")
     try:
-        data = json.loads(read_text_file(path))
+        data = json.loads(text)
         items = list(enumerate(data if isinstance(data, list) else [data], start=1))
-    except json.JSONDecodeError:
-        items = read_rows(path)
+    except json.JSONDecodeError as exc:
+        if text.lstrip().startswith("["):  # HalluQA's one JSON list: its own line and column
+            raise json_problem(str(path), exc) from exc
+        items = read_rows(path, "seed")
     seeds, seen = [], set()
     for number, item in items:
         question = _first(item, "Question", "question", "prompt") if isinstance(item, dict) else ""

@@ -62,6 +62,7 @@ def summarise(runs: list[tuple[list[Prediction], float]]) -> dict[str, Any]:
         "prompts": len(per_prompt),
         "repeats": len(runs),
         "failed_calls": sum(p.error is not None for ps in per_prompt for p in ps),
+        "first_error": next((p.error for ps in per_prompt for p in ps if p.error), None),
         "unparsable_answers": sum(p.usage.unparsable for ps in per_prompt for p in ps),
         "median_s_per_call": round(statistics.median(seconds), 2) if seconds else None,
         "mean_s_per_call": round(statistics.fmean(seconds), 2) if seconds else None,

@@ -25,7 +25,7 @@ from factcourt.api import abuild_pyramid, acheck, make_context
 from factcourt.bench.store import PredictionStore, keep_settings
 from factcourt.context import Context
 from factcourt.errors import InputError
-from factcourt.inputs import read_text_file
+from factcourt.inputs import json_problem, read_text_file
 from factcourt.metrics.response import gamma_key, mean_scores, pyramid_scores
 from factcourt.nodes._shared import bounded, concurrency, language_for
 from factcourt.nodes.pyramid.answer import answer_question
@@ -53,16 +53,14 @@ def read_prompts(path: Path, limit: int | None = None, seed: int | None = None) 
     ``limit`` takes a topic-balanced sample as the paper's LongFact set does: the first prompt
     of every topic, then the second, ... (``seed`` shuffles each topic first).
     """
-    if not path.is_file():
-        raise InputError(f"no such prompts file: {path}")
     prompts, seen = [], set()
-    for number, line in enumerate(read_text_file(path).splitlines(), start=1):
+    for number, line in enumerate(read_text_file(path, "prompts file").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{number}: not JSON ({exc.msg})") from None
+            raise json_problem(str(path), exc, number) from None
         text = next((row[f] for f in PROMPT_FIELDS if isinstance(row, dict) and row.get(f)), None)
         if not isinstance(text, str) or not text.strip():
             raise InputError(f"{path}:{number}: no prompt text (a non-empty 'prompt', 'question' or 'text')")
@@ -318,6 +316,9 @@ def _over_max_claims(check: dict | None) -> int:
     return sum(1 for d in (check or {}).get("dropped", []) if d["reason"] == "over_limit")
 
 
+STEPS = ("answer", "check", "score")  # a target's records per prompt, in the order they are made
+
+
 def build_report(lb: Leaderboard) -> dict[str, Any]:
     """Per target: prompts done and failed, mean scores, calls, tokens and time; where the time went.
 
@@ -366,7 +367,18 @@ def build_report(lb: Leaderboard) -> dict[str, Any]:
     pyramids = [lb.record("pyramid", p) for p in lb.prompts]
     built = [Pyramid.model_validate(r["pyramid"]) for r in pyramids if r]
     experts_only = [m for m in lb.ctx.experts if m not in lb.targets]
+    stored = [
+        r
+        for p in lb.prompts
+        for r in (lb.record("pyramid", p), *(lb.record(k, p, m) for m in lb.targets for k in STEPS))
+        if r
+    ]
+    # a failure's reason, for the console: the counts alone say that something failed, not why
+    reasons = [r["error"] for r in stored if r.get("error")] + [
+        f"expert {e}: {why}" for p in built for e, why in p.failed.items()
+    ]
     return {
+        "first_error": reasons[0] if reasons else None,
         "rows": rows,
         "score_names": names,
         "ranked_by": {"score": first, "prompts": len(common)},

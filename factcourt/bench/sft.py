@@ -92,7 +92,7 @@ async def synth_sft(dataset: Path, out: Path, ctx: Context, limit: int | None = 
     ``ctx`` is the debate's context, e.g. ``debate_context(settings)``.
     """
     store = PredictionStore(out)
-    counts = {"written": 0, "corrected": 0, "failed": 0, "skipped": 0}
+    counts: dict[str, Any] = {"written": 0, "corrected": 0, "failed": 0, "skipped": 0, "first_error": None}
     for case, gold in load(dataset, limit):
         if store.done("sft", case.id):
             counts["skipped"] += 1
@@ -100,6 +100,7 @@ async def synth_sft(dataset: Path, out: Path, ctx: Context, limit: int | None = 
         record = await sample(case, gold, ctx)
         if record["error"]:
             counts["failed"] += 1
+            counts["first_error"] = counts["first_error"] or record["error"]
             continue  # a failed debate makes no training sample (and is retried next run)
         store.append({"method": "sft", **record})
         counts["written"] += 1

@@ -25,8 +25,9 @@ class PredictionStore:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             text = read_text_file(path) if path.exists() else ""
-            if text and not text.endswith("\n"):  # a killed run's half line: never glue onto it
-                with path.open("a", encoding="utf-8") as fh:
+            # opened before the run, not at its first record: a place it cannot write is refused now
+            with path.open("a", encoding="utf-8") as fh:
+                if text and not text.endswith("\n"):  # a killed run's half line: never glue onto it
                     fh.write("\n")
         except OSError as exc:
             raise _unwritable(path, exc) from None
@@ -34,7 +35,9 @@ class PredictionStore:
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
-                continue  # the half-written line of a killed run: that case is redone
+                if line.startswith("{"):
+                    continue  # the half-written line of a killed run: that case is redone
+                record = None  # a line of text: another program's file
             if not isinstance(record, dict) or "method" not in record or "id" not in record:
                 # another program's file: appending to it would spoil it and reading it cannot resume
                 raise ConfigError(

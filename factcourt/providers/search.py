@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import re
 import threading
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx
 from langchain_core.runnables import RunnableLambda
@@ -21,7 +22,7 @@ from pydantic import ValidationError
 
 from factcourt.context import Context
 from factcourt.errors import BackendError, ConfigError, InputError
-from factcourt.inputs import detect_language, read_text_file
+from factcourt.inputs import detect_language, first_complaint, read_text_file
 from factcourt.providers.cache import cache_key, store
 from factcourt.state import Evidence
 
@@ -47,6 +48,26 @@ class SearchBackend(Protocol):
         ...
 
 
+def _bm25(tokenized: list[list[str]]) -> Any:
+    """BM25 Okapi whose IDF stays above 0 for every term of the corpus.
+
+    Okapi's IDF is 0 or below for a term in half the documents or more, and its floor (a share
+    of the mean IDF) is too when most terms are: a corpus of one or two documents matched
+    nothing, even word for word. Those terms get Lucene's IDF, small but positive; on a large
+    corpus only a term in exactly half the documents changes.
+    """
+    from rank_bm25 import BM25Okapi
+
+    class Floored(BM25Okapi):
+        def _calc_idf(self, nd: dict[str, int]) -> None:
+            super()._calc_idf(nd)
+            for word, freq in nd.items():
+                if self.idf[word] <= 0:
+                    self.idf[word] = math.log1p((self.corpus_size - freq + 0.5) / (freq + 0.5))
+
+    return Floored(tokenized)
+
+
 class LocalBM25:
     """BM25 (rank_bm25) over a local corpus of documents."""
 
@@ -54,13 +75,11 @@ class LocalBM25:
 
     def __init__(self, documents: list[Evidence], identity: str = ""):
         """Index ``documents`` (their title and text); ``identity`` names them in cache keys."""
-        from rank_bm25 import BM25Okapi
-
         if not documents:
             raise ConfigError("the local corpus is empty")
         self.documents = documents
         self.identity = identity
-        self._bm25 = BM25Okapi([tokenize(f"{d.title} {d.text}") for d in documents])
+        self._bm25 = _bm25([tokenize(f"{d.title} {d.text}") for d in documents])
         self.languages = corpus_languages(documents)
 
     def search(self, query: str, k: int) -> list[Evidence]:
@@ -119,7 +138,7 @@ def load_corpus(path: Path | None) -> list[Evidence]:
     if path.is_dir():
         return [
             Evidence(
-                text=f.read_text(encoding="utf-8", errors="replace"),
+                text=read_text_file(f),  # as every other file: UTF-8 or one sentence, never mangled
                 title=f.stem,
                 url=str(f.relative_to(path)),
                 source="local",
@@ -158,10 +177,7 @@ def load_corpus(path: Path | None) -> list[Evidence]:
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise InputError(f"{path}:{number}: not a JSON object with a 'text' field ({exc})") from exc
         except ValidationError as exc:  # a field of the wrong type ("text": null): pydantic's words
-            first = exc.errors()[0]
-            field = ".".join(str(part) for part in first["loc"])
-            said = first["msg"][:1].lower() + first["msg"][1:]
-            raise InputError(f"{path}:{number}: {field}={json.dumps(first['input'])}: {said}") from exc
+            raise InputError(f"{path}:{number}: {first_complaint(exc)}") from exc
     return docs
 
 

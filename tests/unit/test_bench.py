@@ -112,7 +112,7 @@ def test_sft_export_keeps_gold_labels_out_of_the_debate(dataset, tmp_path, scrip
     ctx = debate_context({"model": "scripted", "cache": False, "rule": "adaptive"})
     out = tmp_path / "sft.jsonl"
     counts = asyncio.run(synth_sft(dataset, out, ctx, limit=2))
-    assert counts == {"written": 2, "corrected": 2, "failed": 0, "skipped": 0}
+    assert counts == {"written": 2, "corrected": 2, "failed": 0, "skipped": 0, "first_error": None}
     debate_prompts = [p for n, p in scripted.calls if n in ("DebaterAnswer", "ModeratorAnswer")]
     assert not any("Correct verdict" in p or "GOLD-ONLY" in p for p in debate_prompts)
     samples = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]

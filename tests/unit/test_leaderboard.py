@@ -26,7 +26,7 @@ def test_a_limit_takes_a_topic_balanced_sample():
 @pytest.mark.parametrize(
     "text, complaint",
     [
-        ("{bad json\n", "not JSON"),
+        ("{bad json\n", r"p.jsonl:1:2: not valid JSON"),
         ('{"id": "a", "prompt": ""}\n', "no prompt text"),
         ('{"id": "a", "prompt": "x"}\n{"id": "a", "prompt": "y"}\n', "twice"),
         ("\n", "holds no prompt"),

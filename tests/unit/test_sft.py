@@ -44,11 +44,12 @@ def test_a_failed_debate_is_counted_not_written_and_retried(tmp_path, scripted):
         lambda p: "no JSON here" if "Claim 0" in p else moderator("supported", stop=True)
     ]
     counts = asyncio.run(synth_sft(dataset, out, ctx()))
+    assert counts.pop("first_error").startswith("moderator failed")
     assert counts == {"written": 1, "corrected": 0, "failed": 1, "skipped": 0}
     assert [s["id"] for s in written(out)] == ["r1"]
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     again = asyncio.run(synth_sft(dataset, out, ctx()))
-    assert again == {"written": 1, "corrected": 0, "failed": 0, "skipped": 1}
+    assert again == {"written": 1, "corrected": 0, "failed": 0, "skipped": 1, "first_error": None}
 
 
 def test_a_failed_corrector_is_counted_not_written(tmp_path, scripted):
@@ -56,6 +57,7 @@ def test_a_failed_corrector_is_counted_not_written(tmp_path, scripted):
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     scripted.script["SftJustification"] = ["no JSON here"]
     counts = asyncio.run(synth_sft(dataset, out, ctx()))
+    assert counts.pop("first_error").startswith("corrector failed")
     assert counts == {"written": 0, "corrected": 0, "failed": 1, "skipped": 0}
     assert written(out) == [] and scripted.count("SftJustification") == 1
 

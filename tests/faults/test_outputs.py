@@ -1,0 +1,115 @@
+"""What a command writes: one run at a time per output, checked before the run, no other file spoiled."""
+
+import asyncio
+import json
+import multiprocessing
+import os
+import time
+
+import pytest
+
+from factcourt.cli import main
+from tests.faults import one_error
+
+FAST = ["--set", "retries=0", "--set", "timeout_s=5", "--no-cache"]
+
+
+def _slow_first_run(module: str, name: str, argv: list[str], started: str) -> None:
+    """The first of two runs, in a child process: its first model step waits 2 s, holding its output."""
+    import importlib
+
+    target = importlib.import_module(module)
+    original = getattr(target, name)
+
+    async def slow(*args, **kwargs):
+        open(started, "w").close()
+        await asyncio.sleep(2)
+        return await original(*args, **kwargs)
+
+    setattr(target, name, slow)
+    os._exit(main(argv))
+
+
+@pytest.mark.parametrize(
+    "command, step",
+    [
+        (
+            ["bench", "run", "--methods", "single", "--evidence", "given"],
+            ("factcourt.bench.runner", "predict"),
+        ),
+        (["synth-sft"], ("factcourt.bench.sft", "sample")),
+    ],
+    ids=["bench run", "synth-sft"],
+)
+def test_two_runs_into_one_out_at_once_make_each_record_once(command, step, qa_dataset, tmp_path, capsys):
+    out = tmp_path / ("b" if command[0] == "bench" else "sft.jsonl")
+    argv = [*command, "--dataset", str(qa_dataset), "--model", "sim", "--out", str(out)]
+    started = tmp_path / "started"
+    first = multiprocessing.get_context("fork").Process(
+        target=_slow_first_run, args=(*step, argv, str(started))
+    )
+    first.start()
+    deadline = time.monotonic() + 60
+    while not started.exists():
+        assert first.is_alive() and time.monotonic() < deadline
+        time.sleep(0.05)
+    assert main(argv) == 0  # the second, while the first is in its run
+    first.join(60)
+    assert first.exitcode == 0
+    assert "another run is writing" in " ".join(capsys.readouterr().err.split())
+    lines = (out / "predictions.jsonl" if out.suffix == "" else out).read_text(encoding="utf-8").splitlines()
+    keys = [(r["method"], r["id"]) for r in map(json.loads, lines)]
+    assert len(keys) == len(set(keys)), "a record was made and written twice"
+
+
+def test_synth_sft_refuses_an_out_that_is_another_programs_text(qa_dataset, tmp_path, capsys):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\nsecond line\n", encoding="utf-8")
+    argv = ["synth-sft", "--dataset", str(qa_dataset), "--model", "sim", "--out", str(notes)]
+    assert main(argv) == 2
+    assert "notes.txt:1: not a factcourt record" in one_error(capsys.readouterr().err)
+    assert notes.read_text(encoding="utf-8") == "my notes\nsecond line\n"
+
+
+def test_synth_sft_refuses_an_unwritable_out_before_the_run(qa_dataset, monkeypatch, capsys):
+    from factcourt.bench import sft
+
+    async def no_run(*args, **kwargs):
+        raise AssertionError("the run started before --out was checked")
+
+    monkeypatch.setattr(sft, "sample", no_run)
+    argv = ["synth-sft", "--dataset", str(qa_dataset), "--model", "sim", "--out", "/proc/self/sft.jsonl"]
+    assert main(argv) == 2
+    assert "cannot write /proc/self/sft.jsonl" in one_error(capsys.readouterr().err)
+
+
+def test_engine_refuses_a_folder_to_append_to_before_the_run(qa_dataset, tmp_path, monkeypatch, capsys):
+    from factcourt.bench import engine
+
+    async def no_run(*args, **kwargs):
+        raise AssertionError("the run started before --append was checked")
+
+    monkeypatch.setattr(engine, "predict", no_run)
+    argv = ["bench", "engine", "--dataset", str(qa_dataset), "--model", "sim", "--append", str(tmp_path)]
+    assert main(argv) == 2
+    assert f"--append {tmp_path} is a folder" in one_error(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("command", ["synth-sft", "bench engine", "leaderboard"])
+def test_a_failing_endpoint_is_named_on_the_console(command, stub, qa_dataset, tmp_path, capsys):
+    stub.mode = "http500"
+    endpoint = ["--base-url", stub.url, "--model", "m", *FAST]
+    argv = {
+        "synth-sft": ["synth-sft", "--dataset", str(qa_dataset), "--out", str(tmp_path / "s.jsonl")],
+        "bench engine": ["bench", "engine", "--dataset", str(qa_dataset), "--repeats", "1", "--part", "all"],
+        "leaderboard": ["leaderboard", "--prompts", "P", "--targets", "m", "--experts", "sim"],
+    }[command]
+    if command == "leaderboard":
+        prompts = tmp_path / "p.jsonl"
+        prompts.write_text('{"id": "p1", "prompt": "Where is the Eiffel Tower?"}\n', encoding="utf-8")
+        argv = [*argv, "--out", str(tmp_path / "lb"), "--search", "none"]
+        argv[argv.index("P")] = str(prompts)
+        endpoint = ["--base-url", stub.url, "--model", "sim", *FAST]  # the target fails, the rest works
+    assert main([*argv, *endpoint]) == 1
+    said = one_error(capsys.readouterr().err)
+    assert "first reason" in said and "answered HTTP 500" in said
