@@ -9,6 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+
 from factcourt.checkpoints import run_key
 from factcourt.cli_shared import (
     err,
@@ -52,7 +54,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         run_folder = folder / f"run-{k}"
         report = _finished_run(run_folder, run_key("audit", [objects], run_ctx))
         if report is not None:  # the same command after a crash goes on where it stopped
-            err.print(f"[bold]run {k} of {args.runs}: finished before[/] (read back from {run_folder})")
+            err.print(
+                f"[bold]run {k} of {args.runs}: finished before[/] (read back from {escape(str(run_folder))})"
+            )
         else:
             err.print(f"[bold]run {k} of {args.runs}[/] (audit_seed={run_ctx.audit_seed})")
             code, report = _audit_once(objects, run_ctx, args, run_folder)
@@ -69,7 +73,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             f"over {overall['runs']} run{'s' if overall['runs'] > 1 else ''}: "
             + "  ".join(_spread(name, overall[m], unit) for name, m, unit in _OVER_RUNS)
         )
-    out.print(f"[dim]wrote {', '.join(str(p) for p in paths.values())}[/]")
+    out.print(f"[dim]wrote {escape(', '.join(str(p) for p in paths.values()))}[/]")
     if empty:
         fail(
             f"run {', '.join(map(str, empty))} graded nothing: the figures are over "
@@ -119,7 +123,7 @@ def _audit_once(objects: list[str], ctx: Context, args: argparse.Namespace, fold
             f"IMR {overall['imr']:.2f}%  JFR {overall['jfr']:.2f}%  Grade {overall['grade']:.2f}  over "
             f"{overall['n']} graded cases ({c['target_failed']} the target failed, {c['dropped']} dropped)"
         )
-    out.print(f"[dim]wrote {', '.join(str(p) for p in paths.values())}[/]")
+    out.print(f"[dim]wrote {escape(', '.join(str(p) for p in paths.values()))}[/]")
     if not c["graded"]:
         fail(f"no case was graded: {_first_reason(report)}")
         return 1, report

@@ -15,6 +15,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from rich.markup import escape
 from rich.table import Table
 
 from factcourt.cli_shared import (
@@ -94,8 +95,12 @@ def print_report(result: dict) -> None:
             votes = f"jury: {votes}"
         urls = list(dict.fromkeys(e["url"] for e in c["evidence"] if e["url"]))
         evidence = f"{len(c['evidence'])}: {urls[0]}" if urls else str(len(c["evidence"]))
-        table.add_row(
-            c["id"], c["text"], f"[{VERDICT_STYLE.get(c['verdict'], '')}]{verdict}[/]", votes, evidence
+        table.add_row(  # the text, the reasons and the URLs are the user's or a model's: no markup
+            escape(c["id"]),
+            escape(c["text"]),
+            f"[{VERDICT_STYLE.get(c['verdict'], '')}]{escape(verdict)}[/]",
+            votes,
+            escape(evidence),
         )
     out.print(table)
     s = result["scores"]
@@ -111,7 +116,7 @@ def print_report(result: dict) -> None:
             "evidence from it[/]"
         )
     for d in result["dropped"]:
-        out.print(f"[dim]dropped ({d['reason']}): {d['sentence']}[/]")
+        out.print(f"[dim]dropped ({d['reason']}): {escape(d['sentence'])}[/]")
     u = result["usage"]
     out.print(
         f"[dim]{u['calls']} model calls, {u['input_tokens']} input + {u['output_tokens']} "
@@ -132,7 +137,9 @@ def print_correction(result: dict) -> None:
     )
     out.print("\n".join(diff) or "(no change)", markup=False)
     for failure in result["correction"].get("failed", []):
-        out.print(f"[yellow]not rewritten ({failure['claim_id']}):[/] {failure['error']}", highlight=False)
+        out.print(
+            f"[yellow]not rewritten ({failure['claim_id']}):[/] {escape(failure['error'])}", highlight=False
+        )
 
 
 # --------------------------------------------------------------------------- commands
@@ -201,18 +208,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return 1
 
     def render(r: dict) -> None:
-        out.print(f"[bold]{r['text']}[/]")
+        out.print(f"[bold]{escape(r['text'])}[/]")
         out.print(
             f"verdict: [{VERDICT_STYLE.get(r['verdict'], '')}]{r['verdict']}[/] after {r['rounds']} round(s)"
         )
         if r["justification"]:
-            out.print(f"justification: {r['justification']}")
+            out.print(f"justification: {escape(r['justification'])}")
         if first := r.get("first_pass"):
             sure = "" if first["confidence"] is None else f" ({first['confidence']:.2f})"
             how = "decided there" if r["route"] == "first_pass" else "contested: debated"
             out.print(f"[dim]first pass: {first['verdict']}{sure}, {how}[/]")
         for t in r["transcript"]:
-            out.print(f"[dim]R{t['round']} {t['speaker']}: {t['verdict'] or ''} {t['text']}[/]")
+            out.print(f"[dim]R{t['round']} {t['speaker']}: {t['verdict'] or ''} {escape(t['text'])}[/]")
         out.print(f"[dim]{r['usage']['calls']} model calls, {r['usage']['search_calls']} searches[/]")
 
     emit_result(result, args, render)
@@ -232,7 +239,7 @@ def cmd_models(args: argparse.Namespace) -> int:
         weights = c.weights
         if weights:
             weights += " (present)" if Path(weights).exists() else " (fetched on first use)"
-        table.add_row(role, c.name, c.endpoint, c.method, weights)
+        table.add_row(role, escape(c.name), escape(c.endpoint), c.method, escape(weights))
     out.print(table)
     return 0
 
@@ -250,11 +257,11 @@ def cmd_cache(args: argparse.Namespace) -> int:
             f"deleted {answers} cached answers and searches and the checkpoints of {deleted} "
             f"unfinished run(s); {live} live run(s) kept"
         )
-    table = Table(title=f"Cache: {cache_dir()}")
+    table = Table(title=f"Cache: {escape(str(cache_dir()))}")
     for col in ("file", "MB"):
         table.add_column(col)
     for path in sorted(p for p in cache_dir().rglob("*") if p.is_file()):
-        table.add_row(str(path.relative_to(cache_dir())), f"{path.stat().st_size / 1e6:.2f}")
+        table.add_row(escape(str(path.relative_to(cache_dir()))), f"{path.stat().st_size / 1e6:.2f}")
     out.print(table)
     return 0
 
@@ -275,11 +282,11 @@ def cmd_assistants(args: argparse.Namespace) -> int:
     from factcourt.server import create_standard_assistants
 
     made = asyncio.run(create_standard_assistants(args.url, args.timeout))
-    table = Table(title=f"Assistants on {args.url}")
+    table = Table(title=f"Assistants on {escape(args.url)}")
     for col in ("name", "assistant_id", "context"):
         table.add_column(col)
     for a in made:
-        table.add_row(a["name"], a["assistant_id"], json.dumps(a.get("context") or {}))
+        table.add_row(escape(a["name"]), a["assistant_id"], escape(json.dumps(a.get("context") or {})))
     out.print(table)
     return 0
 

@@ -279,7 +279,7 @@ def warn_if_corpus_misses_language(text: str, ctx: Context) -> None:
     if language := uncovered_language(ctx, text):
         corpus = ctx.corpus or "(English Wikipedia)"
         err.print(
-            f"[yellow]warning:[/] the local corpus {corpus} holds no '{language}' text, so such "
+            f"[yellow]warning:[/] the local corpus {escape(corpus)} holds no '{language}' text, so such "
             f"claims are marked '{LANGUAGE_NOT_COVERED}' and mostly come back 'not enough "
             "evidence'; search the web (--search tavily or serper, with its key) or give a corpus "
             "in that language with --corpus"

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
+from rich.markup import escape
 from rich.table import Table
 
 from factcourt.cli_shared import (
@@ -74,10 +75,10 @@ def print_detection(result: dict) -> None:
             table.add_column(col, ratio=ratio)
         for f in result["findings"]:
             span = f["span"] if f["verbatim"] else f"{f['span']} (not verbatim)"
-            table.add_row(f["type"], f"{f['probability']:.2f}", span, f["evidence"])
+            table.add_row(escape(f["type"]), f"{f['probability']:.2f}", escape(span), escape(f["evidence"]))
         out.print(table)
     for note in result["notes"]:
-        out.print(f"[yellow]note:[/] {note}", markup=True, highlight=False)
+        out.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     u = result["usage"]
     out.print(
         f"[dim]{u['calls']} model calls, {u['input_tokens']} input + {u['output_tokens']} output "

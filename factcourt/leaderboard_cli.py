@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
+from rich.markup import escape
 from rich.table import Table
 
 from factcourt.cli_shared import emit_result, fail, out, preflight, prepare_out, settings_values
@@ -60,16 +61,16 @@ def cmd_pyramid(args: argparse.Namespace) -> int:
 
 def print_pyramid(pyramid) -> None:
     """The golden claims by layer, with their weights and the experts that stated them."""
-    table = Table(title=f"Pyramid: {pyramid.question}", expand=True)
+    table = Table(title=f"Pyramid: {escape(pyramid.question)}", expand=True)
     for col, ratio in (("layer", 1), ("weight", 1), ("claim", 6), ("stated by", 3)):
         table.add_column(col, ratio=ratio)
     for g in sorted(pyramid.claims, key=lambda g: (g.layer, g.id)):
-        table.add_row(str(g.layer), f"{g.weight:g}", g.text, ", ".join(g.experts))
+        table.add_row(str(g.layer), f"{g.weight:g}", escape(g.text), escape(", ".join(g.experts)))
     out.print(table)
     for expert, reason in pyramid.failed.items():
-        out.print(f"[yellow]expert {expert} failed:[/] {reason}", highlight=False)
+        out.print(f"[yellow]expert {escape(expert)} failed:[/] {escape(reason)}", highlight=False)
     for note in pyramid.notes:
-        out.print(f"[yellow]note:[/] {note}", highlight=False)
+        out.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     u = pyramid.usage
     out.print(
         f"[dim]G = {pyramid.levels}; {len(pyramid.claims)} golden claims; {u.calls} model calls, "

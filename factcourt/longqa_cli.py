@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+from rich.markup import escape
+
 from factcourt.cli_shared import err, fail, prepare_out_folder, settings_from, warn_if_corpus_misses_language
 
 
@@ -82,11 +84,12 @@ def show(report: dict, out: Path, args: argparse.Namespace) -> int:
             f"question length ratio new/seed: mean {ratio['mean']:.1f}x, pooled {ratio['pooled']:.1f}x "
             "(not the paper's answer length ratio, which needs answers)"
         )
-    console.print("topics: " + (", ".join(f"{t} {n}" for t, n in s["topics"].items()) or "none"))
+    console.print("topics: " + escape(", ".join(f"{t} {n}" for t, n in s["topics"].items()) or "none"))
     for note, n in report["notes"].items():
-        console.print(f"[yellow]note:[/] {note} ({n} seed(s))", highlight=False)
+        console.print(f"[yellow]note:[/] {escape(note)} ({n} seed(s))", highlight=False)
     console.print(
-        f"[dim]wrote {out}/longhalluqa.jsonl (the questions kept at both review stages), review.csv "
+        f"[dim]wrote {escape(str(out))}/longhalluqa.jsonl (the questions kept at both review stages), "
+        "review.csv "
         f"(a row per question and stage: fill decision keep/drop and reason; import with "
         f"--import-review), triples.jsonl, report.md, report.json; "
         f"{report['usage']['calls']} model calls[/]"

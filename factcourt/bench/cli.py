@@ -65,7 +65,7 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     )
     out.print((Path(args.out) / "report.md").read_text(encoding="utf-8"), markup=False)
     out.print(
-        f"[dim]reports in {args.out}: report.json, report.md, wrong_predictions.csv "
+        f"[dim]reports in {escape(args.out)}: report.json, report.md, wrong_predictions.csv "
         f"({summary['wrong_predictions']} rows), f1_false_vs_cost.png[/]"
     )
     failed = {m: r["binary"]["failed"] for m, r in summary["report"].items() if r["binary"]["failed"]}
@@ -93,7 +93,7 @@ def cmd_bench_sweep(args: argparse.Namespace) -> int:
         part=args.part,
     )
     out.print((Path(args.out) / "sweep.md").read_text(encoding="utf-8"), markup=False)
-    out.print(f"chosen: {summary['chosen']}  (sweep.json and sweep.md in {args.out})")
+    out.print(f"chosen: {summary['chosen']}  (sweep.json and sweep.md in {escape(args.out)})")
     return 0
 
 
@@ -152,7 +152,7 @@ def cmd_bench_calibrate(args: argparse.Namespace) -> int:
             ),
         )
     out.print(table)
-    out.print(f"saved to {report['saved']}; held out: each dataset under the fit of the others")
+    out.print(f"saved to {escape(str(report['saved']))}; held out: each dataset under the fit of the others")
     return 0
 
 
@@ -170,7 +170,9 @@ def cmd_bench_clerk(args: argparse.Namespace) -> int:
         table.add_column(col)
     for row in summary["rows"]:
         table.add_row(
-            row["sentence"], " | ".join(row["claims"]) or "(none)", "yes" if row["self_contained"] else "NO"
+            escape(row["sentence"]),
+            escape(" | ".join(row["claims"]) or "(none)"),
+            "yes" if row["self_contained"] else "NO",
         )
     out.print(table)
     for language, found in summary["by_language"].items():
@@ -197,7 +199,9 @@ def cmd_bench_corrector(args: argparse.Namespace) -> int:
             table.add_column(col)
         for row in summary["rows"]:
             table.add_row(
-                row["claim"], row["outcome"], row.get("replacement") or row.get("error") or "(removed)"
+                escape(row["claim"]),
+                row["outcome"],
+                escape(row.get("replacement") or row.get("error") or "(removed)"),
             )
         out.print(table)
         out.print(

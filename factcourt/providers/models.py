@@ -408,7 +408,9 @@ def failure_reason(exc: Exception, ctx: Context, choice: ModelChoice) -> str:
         said = exc.message.removeprefix(f"Error code: {exc.status_code} - ")
         return f"{where} answered HTTP {exc.status_code} ({said})"[:400]
     if _malformed_reply(exc):
-        return f"{where} sent a reply that is not a chat completion ({type(exc).__name__}: {exc})"[:400]
+        # the client's own words ("list index out of range", three sentences of a TypeError)
+        # speak of its internals, not of the reply
+        return f"{where} sent a reply that is not a chat completion"
     return f"{type(exc).__name__}: {exc}"[:400]
 
 

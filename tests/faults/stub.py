@@ -2,7 +2,8 @@
 
 Modes: ``ok`` (answers every structured request by the simulated model's rules), ``garbage``
 (a 200 reply that is not JSON), ``bad_json`` (a completion whose tool-call arguments do not
-parse), ``http500``, ``empty_choices`` and ``hang`` (reads the request, never answers).
+parse), ``http500``, ``empty_choices``, ``no_choices`` (JSON without them) and ``hang`` (reads
+the request, never answers).
 ``refuse`` is an address nobody listens on. A fault hits only requests whose body contains
 ``fault_when`` (every request when it is empty), so a run can fail part-way.
 """
@@ -16,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from factcourt.providers.simulated import rule_answer
 
-MODES = ("ok", "garbage", "bad_json", "http500", "empty_choices", "hang")
+MODES = ("ok", "garbage", "bad_json", "http500", "empty_choices", "no_choices", "hang")
 
 
 def dead_url() -> str:
@@ -82,6 +83,8 @@ class Stub:
                     self._send(200, b"<html>502 Bad Gateway</html>", "text/html")
                 elif mode == "empty_choices":
                     self._send(200, json.dumps({**completion({}), "choices": []}).encode())
+                elif mode == "no_choices":
+                    self._send(200, b'{"id": "stub", "object": "chat.completion"}')
                 else:
                     name = request["tools"][0]["function"]["name"]
                     args = rule_answer(name, request["messages"][-1]["content"])

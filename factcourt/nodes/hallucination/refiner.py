@@ -99,9 +99,11 @@ async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
         "notes": notes,
     }
     if label is None:
-        report = HallucinationReport(
-            **base, error="no agent and no judge gave a conclusion: " + "; ".join(notes)
-        )
+        # one sentence: the first failure; every one is in the notes (nine agents failing alike
+        # repeated one endpoint's reason nine times)
+        first = notes[0] if notes else "no reason given"
+        more = f" (and {len(notes) - 1} more failures, in the notes)" if len(notes) > 1 else ""
+        report = HallucinationReport(**base, error=f"no agent and no judge gave a conclusion: {first}{more}")
         emit("verdict", claim_id="answer", verdict=None)
         return {"report": report}
     verdict = "no_hallucination" if label == 1 else "hallucination"
