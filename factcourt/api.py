@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from factcourt.context import Context, debate_when_named
 from factcourt.errors import ConfigError, InputError
-from factcourt.inputs import first_complaint, read_text_file
+from factcourt.inputs import first_complaint, long_question, read_text_file
 from factcourt.nodes.open_case import claim_problem
 from factcourt.runs import run_config
 from factcourt.state import Claim, ClaimResult, Evidence, Pyramid, Usage
@@ -96,6 +96,8 @@ async def acheck(
     """Check a long-form text (async)."""
     from factcourt.graphs.factcheck import graph
 
+    if problem := long_question(question or ""):
+        raise InputError(problem)
     ctx = make_context(settings, **overrides)
     state = await graph.ainvoke(
         {"response": text, "question": question or ""}, config=run_config(ctx), context=ctx
@@ -125,7 +127,7 @@ async def averify(
     """Check one claim (async)."""
     from factcourt.graphs.verify import graph
 
-    if problem := claim_problem(claim):
+    if problem := claim_problem(claim) or long_question(question):
         raise InputError(problem)
     ctx = context_with_given(evidence, settings, overrides)  # as `verify --evidence`: no search on top
     payload: dict[str, Any] = {"claim": Claim(id="c1", text=claim), "question": question}

@@ -148,10 +148,11 @@ def print_correction(result: dict) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     """Check a long-form text."""
     from factcourt.api import report
+    from factcourt.inputs import long_question
     from factcourt.nodes.decompose import response_problem
 
     text = read_text(args.file)
-    if problem := response_problem(text):
+    if problem := response_problem(text) or long_question(args.question or ""):
         raise InputError(problem)
     prepare_out(args.out)
     ctx = settings_from(args)
@@ -230,7 +231,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     """Show which model each role uses and where its weights are."""
     from factcourt.providers.models import choose
 
-    ctx = Context.from_dict({"model": args.model} if args.model else {})
+    ctx = Context.from_dict({"model": args.model} if args.model is not None else {})
     table = Table(title="Models by role")
     for col in ("role", "model", "endpoint", "structured output", "weights"):
         table.add_column(col)

@@ -438,6 +438,9 @@ class Context:
         unknown = [r for r in self.roles if r not in JURY_ROLES]
         if unknown:
             raise ConfigError(f"unknown jury role(s) {unknown}; choose from {list(JURY_ROLES)}")
+        # an empty name (--model "$UNSET") would quietly start the embedded model
+        if not self.model.strip() or not all(m.strip() for m in self.role_models.values()):
+            raise ConfigError("a model name is empty: name one (auto, local, sim, or an endpoint's model)")
         bad_roles = [r for r in self.role_models if r not in ROLES]
         if bad_roles:
             raise ConfigError(f"unknown model role(s) {bad_roles}; choose from {list(ROLES)}")

@@ -57,6 +57,17 @@ def json_problem(where: str, exc: json.JSONDecodeError, line: int | None = None)
     return InputError(f"{where}:{line or exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})")
 
 
+# a question goes with every prompt of its run: as long as detect's question at most
+MAX_QUESTION_CHARS = 4000
+
+
+def long_question(question: str) -> str | None:
+    """Why a question is too long to go with every prompt, or None."""
+    if len(question) > MAX_QUESTION_CHARS:
+        return f"the question has {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}"
+    return None
+
+
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 

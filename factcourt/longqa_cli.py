@@ -27,6 +27,7 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
     )
     from factcourt.bench.store import keep_settings
     from factcourt.errors import InputError
+    from factcourt.nodes.longqa.gather import seed_problem
 
     out = Path(args.out)
     if args.import_review:
@@ -42,6 +43,9 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
     if args.shuffle is not None:
         random.Random(args.shuffle).shuffle(seeds)
     seeds = seeds[: args.limit] if args.limit else seeds
+    # bad input, not a failure that every rerun would "retry" the same way
+    if bad := next(((s, p) for s in seeds if (p := seed_problem(s))), None):
+        raise InputError(f"{args.seeds}: seed {bad[0].id}: {bad[1]}; shorten it or leave it out")
     ctx = settings_from(args)
     prepare_out_folder(out)
     # stored outcomes are reused: a build under other settings would mix them in one set

@@ -93,6 +93,9 @@ def cmd_bench_sweep(args: argparse.Namespace) -> int:
         part=args.part,
     )
     out.print((Path(args.out) / "sweep.md").read_text(encoding="utf-8"), markup=False)
+    if summary["problem"]:
+        fail(summary["problem"])
+        return 1
     out.print(f"chosen: {summary['chosen']}  (sweep.json and sweep.md in {escape(args.out)})")
     return 0
 
@@ -290,7 +293,7 @@ def cmd_bench_rules(args: argparse.Namespace) -> int:
     rows = run_rules(
         read_text(args.file),
         [r.strip() for r in args.rules.split(",")],
-        **({"model": args.model} if args.model else {}),
+        **({"model": args.model} if args.model is not None else {}),
     )
     if args.json:
         print(json.dumps(rows, indent=2))

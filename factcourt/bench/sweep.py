@@ -127,11 +127,22 @@ def markdown(table: dict[str, dict[str, dict[str, float]]], chosen: str | None) 
     return "\n".join(lines) + "\n"
 
 
+def failures(records_of: dict[str, list[dict[str, Any]]]) -> tuple[dict[str, int], str | None]:
+    """Failed recordings per dataset, and the first one's reason.
+
+    A failed recording has no verdict, so every candidate counts it wrong: a sweep over an
+    endpoint that failed every call scored 0.000 everywhere and still chose a setting.
+    """
+    failed = {name: sum(1 for r in records if r.get("error")) for name, records in records_of.items()}
+    first = next((r["error"] for records in records_of.values() for r in records if r.get("error")), None)
+    return {name: n for name, n in failed.items() if n}, first
+
+
 def run_sweep(
     datasets: list[tuple[Path, str]], ctx_for: Callable[[str], Context], out: Path, *, limit: int, part: str
 ) -> dict[str, Any]:
     """Record each dataset (resumable), replay every candidate, write sweep.md and sweep.json."""
-    table = {}
+    table, records_of = {}, {}
     for path, evidence in datasets:
         # the path's digest keeps apart two datasets whose files or folders have the same name
         digest = hashlib.sha1(str(path.resolve()).encode("utf-8")).hexdigest()[:8]
@@ -151,11 +162,30 @@ def run_sweep(
         # --limit or --part choices left out
         ids = {case.id for case, _ in select(path, limit, None, balanced=True, part=part)}
         records = PredictionStore(out / name / "predictions.jsonl").records
-        table[name] = replay(
-            [r for (method, case_id), r in records.items() if method == RECORD_METHOD and case_id in ids]
-        )
-    chosen = best(table)
-    (out / "sweep.md").write_text(markdown(table, chosen), encoding="utf-8")
-    summary = {"datasets": list(table), "part": part, "limit": limit, "chosen": chosen, "table": table}
+        records_of[name] = [
+            r for (method, case_id), r in records.items() if method == RECORD_METHOD and case_id in ids
+        ]
+        table[name] = replay(records_of[name])
+    failed, first_error = failures(records_of)
+    problem = (
+        f"failed recordings ({', '.join(f'{name} {n}' for name, n in failed.items())}) count as wrong "
+        "in every candidate, so none is chosen: run the same command again to retry them; first "
+        f"reason: {first_error}"
+        if failed
+        else None
+    )
+    chosen = None if problem else best(table)
+    (out / "sweep.md").write_text(
+        (f"**{problem}**\n\n" if problem else "") + markdown(table, chosen), encoding="utf-8"
+    )
+    summary = {
+        "datasets": list(table),
+        "part": part,
+        "limit": limit,
+        "chosen": chosen,
+        "failed": failed,
+        "problem": problem,
+        "table": table,
+    }
     (out / "sweep.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return summary

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import math
 import os
 import threading
 import weakref
@@ -72,6 +73,7 @@ def choose(ctx: Context, role: str) -> ModelChoice:
     if name in _registered:
         return ModelChoice(role, name, "registered", _method(ctx, "function_calling"))
     if name == "sim" or name.startswith("sim:"):
+        sim_latency(name)  # a bad latency is bad input now, not a crash at the first call
         return ModelChoice(role, name, "simulated", "function_calling")
     named_local = name.startswith("local:")  # a shipped local model by name: embedded whatever the keys
     base_url = ctx.base_url or os.environ.get("OPENAI_BASE_URL")
@@ -105,6 +107,20 @@ def choose(ctx: Context, role: str) -> ModelChoice:
         weights=weights,
         local_model=shipped,
     )
+
+
+def sim_latency(name: str) -> float:
+    """The seconds per call of ``sim:LATENCY`` (0 for ``sim``); anything but a number from 0 is bad input."""
+    said = name.partition(":")[2]
+    try:
+        latency = float(said or 0)
+    except ValueError:
+        latency = math.nan
+    if not 0 <= latency < math.inf:
+        raise ConfigError(
+            f"model {name!r}: sim:LATENCY takes seconds per call, a number from 0 (e.g. sim:0.2)"
+        )
+    return latency
 
 
 def _method(ctx: Context, endpoint_default: str) -> str:
@@ -257,8 +273,7 @@ def _build(ctx: Context, choice: ModelChoice, url: str) -> BaseChatModel:
     if choice.endpoint == "simulated":
         from factcourt.providers.simulated import SimulatedChatModel
 
-        latency = float(choice.name.partition(":")[2] or 0)
-        return SimulatedChatModel(latency_s=latency)
+        return SimulatedChatModel(latency_s=sim_latency(choice.name))
     import httpx
     from langchain_openai import ChatOpenAI
 
@@ -269,6 +284,9 @@ def _build(ctx: Context, choice: ModelChoice, url: str) -> BaseChatModel:
         "temperature": ctx.temperature,
         "timeout": ctx.timeout_s,
         "max_retries": 0,  # ask() retries, and does not retry a time-out
+        # no keep-alive socket options: langchain-openai applies them through a transport of
+        # its own, which ignores HTTP(S)_PROXY and warns on every run where one is set
+        "http_socket_options": (),
     }
     if ctx.logprobs and choice.endpoint in ("openai", "embedded"):
         common |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}

@@ -6,13 +6,14 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.errors import InputError
+from factcourt.inputs import long_question
 from factcourt.nodes._shared import language_for
 from factcourt.state import PyramidState
 
 
 def question_problem(question: str) -> str | None:
     """Why a question cannot be answered by experts, or None."""
-    return "the question is empty" if not question or not question.strip() else None
+    return "the question is empty" if not question or not question.strip() else long_question(question)
 
 
 async def open_pyramid(state: PyramidState, runtime: Runtime[Context]) -> dict:
