@@ -11,7 +11,10 @@ import difflib
 import json
 import logging
 import os
+import signal
 import sys
+import threading
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -410,6 +413,25 @@ def port_number(value: str) -> int:
     return port
 
 
+def _quiet_unstarted_steps_on_ctrl_c() -> None:
+    """Ctrl-C drops the run's steps that had not started, and Python warns of each such coroutine.
+
+    Nothing is lost (a resumable run resumes from its checkpoints), so the warnings ("coroutine
+    'arun_with_retry' was never awaited") are noise before "interrupted": silenced from the Ctrl-C on.
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous) or getattr(previous, "quiets_unstarted", False):
+        return  # ignored (a background job), or wrapped by an earlier main() in this process
+
+    def on_ctrl_c(signum: int, frame: object) -> None:
+        warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+        previous(signum, frame)
+
+    on_ctrl_c.quiets_unstarted = True  # type: ignore[attr-defined]
+    if threading.current_thread() is threading.main_thread():  # where Python allows handlers
+        signal.signal(signal.SIGINT, on_ctrl_c)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run a command and map errors to exit codes."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -418,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     from factcourt.providers.local_server import allow_starts, install_exit_handlers
 
     install_exit_handlers()
+    _quiet_unstarted_steps_on_ctrl_c()
     allow_starts()  # main() may run again in this process (tests) after a Ctrl-C
     try:
         with output_lock(args):

@@ -1,0 +1,53 @@
+"""Ctrl-C of a check ends in "interrupted" alone: the steps it drops unstarted are not warned about."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from tests.signals import ctrl_c_not_ignored
+
+
+def test_ctrl_c_of_a_check_says_interrupted_and_nothing_else(tmp_path):
+    text = tmp_path / "t.txt"
+    text.write_text(" ".join(f"City {i} is in country {i}." for i in range(30)), encoding="utf-8")
+    cache = tmp_path / "cache"
+    argv = [
+        "check",
+        str(text),
+        "--model",
+        "sim:0.3",
+        "--search",
+        "none",
+        "--no-cache",
+        "--set",
+        "first_pass=off",
+    ]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "factcourt.cli", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "FACTCOURT_CACHE_DIR": str(cache), "COLUMNS": "400"},
+        preexec_fn=ctrl_c_not_ignored,
+    )
+    deadline = time.monotonic() + 120
+    while not _checkpoints(cache / "checkpoints.sqlite"):  # the claims are being debated
+        assert run.poll() is None and time.monotonic() < deadline
+        time.sleep(0.1)
+    time.sleep(1)  # claims in flight and claims not yet started
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert "never awaited" not in err and "RuntimeWarning" not in err
+    assert err.strip().endswith("interrupted")
+
+
+def _checkpoints(path) -> int:
+    try:
+        with sqlite3.connect(path) as db:
+            return db.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0]
+    except sqlite3.Error:
+        return 0
