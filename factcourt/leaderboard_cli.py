@@ -10,7 +10,15 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from factcourt.cli_shared import emit_result, fail, out, preflight, prepare_out, settings_values
+from factcourt.cli_shared import (
+    emit_result,
+    fail,
+    out,
+    preflight,
+    prepare_out,
+    prepare_out_folder,
+    settings_values,
+)
 from factcourt.errors import ConfigError, InputError
 
 
@@ -84,6 +92,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise InputError(f"--limit must be at least 1, not {args.limit}")
+    prepare_out_folder(Path(args.out))
     ctx = checked_settings(args, args.targets)
     summary = asyncio.run(
         run_leaderboard(

@@ -19,6 +19,7 @@ from factcourt.cli_shared import (
     number,
     preflight,
     prepare_out,
+    prepare_out_folder,
     read_text,
     settings_from,
     settings_values,
@@ -46,6 +47,7 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     if args.evidence:
         args.search = args.evidence
     args.no_cache = not args.cache  # cached answers would hide the cost of later methods
+    prepare_out_folder(Path(args.out))
     ctx = settings_from(args)
     prices = Prices(args.price_input, args.price_output, args.price_search)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -84,6 +86,7 @@ def cmd_bench_sweep(args: argparse.Namespace) -> int:
     from factcourt.bench.sweep import run_sweep
 
     args.no_cache = not args.cache
+    prepare_out_folder(Path(args.out))
     base = settings_from(args)
     summary = run_sweep(
         dataset_specs(args.dataset),
@@ -118,6 +121,7 @@ def cmd_bench_calibrate(args: argparse.Namespace) -> int:
     from factcourt.providers.calibration import SHIPPED
 
     args.no_cache = not args.cache
+    prepare_out_folder(Path(args.out))
     base = settings_from(args)
     report = asyncio.run(
         run_calibrate(

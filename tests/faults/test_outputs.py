@@ -113,3 +113,22 @@ def test_a_failing_endpoint_is_named_on_the_console(command, stub, qa_dataset, t
     assert main([*argv, *endpoint]) == 1
     said = one_error(capsys.readouterr().err)
     assert "first reason" in said and "answered HTTP 500" in said
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bench", "run", "--dataset", "D", "--methods", "single"],
+        ["bench", "sweep", "--dataset", "D:given", "--limit", "2"],
+        ["bench", "calibrate", "--dataset", "D:given", "--limit", "2"],
+        ["leaderboard", "--prompts", "D", "--targets", "sim", "--experts", "sim"],
+    ],
+    ids=lambda argv: " ".join(argv[:2]),
+)
+def test_a_file_given_as_the_folder_to_write_is_named_a_file(argv, qa_dataset, tmp_path, capsys):
+    taken = tmp_path / "results.txt"
+    taken.write_text("kept", encoding="utf-8")
+    argv = [a.replace("D", str(qa_dataset)) if a.startswith("D") else a for a in argv]
+    assert main([*argv, "--model", "sim", "--search", "none", "--out", str(taken)]) == 2
+    assert f"--out must be a folder: {taken} is a file" in one_error(capsys.readouterr().err)
+    assert taken.read_text(encoding="utf-8") == "kept"
