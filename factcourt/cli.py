@@ -457,7 +457,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001
         if args.debug:
             raise
-        fail(f"{type(exc).__name__}: {exc} (run with --debug for details)")
+        # its first line: a library's message (pydantic's, say) runs to many; --debug shows them
+        said = next(iter(str(exc).strip().splitlines()), "")
+        fail(f"{type(exc).__name__}: {said} (run with --debug for details)")
         return 1
     finally:
         from factcourt.tracing import flush_traces
