@@ -143,7 +143,7 @@ def load_corpus(path: Path | None) -> list[Evidence]:
                 url=str(f.relative_to(path)),
                 source="local",
             )
-            for f in sorted(path.rglob("*.txt"))
+            for f in text_files(path)
         ]
     if path.suffix == ".json":  # the wiki-offline layout: {title: {"title", "extract"}}
         try:
@@ -181,6 +181,11 @@ def load_corpus(path: Path | None) -> list[Evidence]:
     return docs
 
 
+def text_files(folder: Path) -> list[Path]:
+    """The .txt files of a folder corpus: a link to nothing or a folder named .txt is no document."""
+    return sorted(f for f in folder.rglob("*.txt") if f.is_file())
+
+
 def corpus_identity(path: Path | None) -> str:
     """What a corpus's search results are cached under: its resolved path, size and mtime.
 
@@ -190,7 +195,7 @@ def corpus_identity(path: Path | None) -> str:
     """
     if path is None or not path.exists():  # a missing corpus: load_corpus says so
         return ""
-    files = sorted(path.rglob("*.txt")) if path.is_dir() else [path]
+    files = text_files(path) if path.is_dir() else [path]
     stats = [(str(f), st.st_size, st.st_mtime_ns) for f in files for st in [f.stat()]]
     return cache_key("corpus", str(path), stats)
 

@@ -41,6 +41,17 @@ def test_a_folder_corpus_file_that_cannot_be_read_is_bad_input(kind, words, tmp_
     assert words in said and "PermissionError" not in said
 
 
+def test_a_link_to_nothing_in_a_folder_corpus_is_no_document(tmp_path, capsys):
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "a.txt").write_text("The Eiffel Tower is in Paris, France.", encoding="utf-8")
+    (folder / "gone.txt").symlink_to(tmp_path / "nowhere")
+    (folder / "notes.txt").mkdir()
+    argv = ["verify", "--claim", "The Eiffel Tower is in Paris.", "--model", "sim", "--json"]
+    assert main([*argv, "--search", "local", "--corpus", str(folder)]) == 0
+    assert [e["url"] for e in json.loads(capsys.readouterr().out)["evidence"]] == ["a.txt"]
+
+
 @pytest.mark.parametrize(
     "argv, words",
     [
