@@ -127,9 +127,10 @@ def run_key(name: str, identity: list[Any], ctx: Context) -> str:
     by path, size and mtime): a crashed run is never finished by another model.
     """
     from factcourt.context import ROLES
-    from factcourt.providers.models import choose, model_identity
+    from factcourt.providers.models import model_identity, role_choice
 
-    models = [(c.name, model_identity(c), c.method) for c in (choose(ctx, role) for role in ROLES)]
+    # as the run reaches them: an audit target on an endpoint of its own, with that endpoint
+    models = [(c.name, model_identity(c), c.method) for c in (role_choice(ctx, role) for role in ROLES)]
     return cache_key(name, *identity, asdict(ctx), models)[:32]
 
 

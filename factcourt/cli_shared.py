@@ -186,13 +186,11 @@ def settings_from(args: argparse.Namespace) -> Context:
 
 def preflight(ctx: Context) -> None:
     """Fail fast on configuration (missing keys, missing corpus) before any model call."""
-    from factcourt.providers.models import choose
+    from factcourt.providers.models import role_choice
     from factcourt.providers.search import backend
 
     for role in ROLES:
-        name = ctx.role_models.get(role) or ctx.model
-        # a model with settings of its own (an audit target's endpoint) is reached with them
-        choose(ctx.for_model(name) if name in ctx.model_settings else ctx, role)
+        role_choice(ctx, role)
     if ctx.retrieval_enabled:
         backend(ctx)
 

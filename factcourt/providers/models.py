@@ -123,6 +123,15 @@ def sim_latency(name: str) -> float:
     return latency
 
 
+def role_choice(ctx: Context, role: str) -> ModelChoice:
+    """The model of ``role`` as a run reaches it.
+
+    One with settings of its own (``model_settings``: an audit target's endpoint) with them.
+    """
+    name = ctx.role_models.get(role) or ctx.model
+    return choose(ctx.for_model(name) if name in ctx.model_settings else ctx, role)
+
+
 def _method(ctx: Context, endpoint_default: str) -> str:
     return endpoint_default if ctx.structured_output == "auto" else ctx.structured_output
 

@@ -71,3 +71,12 @@ def test_an_endpoint_run_goes_through_the_proxy_the_environment_names(stub, monk
     assert main(argv) == 0, capsys.readouterr().err
     assert stub.requests == 1
     assert not [r for r in caplog.records if "proxy" in r.getMessage()]
+
+
+def test_an_audit_of_a_target_on_its_own_endpoint_runs(stub, tmp_path, capsys):
+    """The run's key resolved the target without its endpoint: every such audit was 'bad input'."""
+    stub.mode = "http500"
+    argv = ["audit", "--target-model", "m", "--target-base-url", stub.url, "--model", "sim"]
+    code = main([*argv, "--scale", "smoke", "--out", str(tmp_path / "a"), "--search", "none", "--quiet"])
+    said = one_error(capsys.readouterr().err)
+    assert code == 1 and "no case was graded" in said and "OPENAI_API_KEY" not in said
