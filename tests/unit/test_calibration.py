@@ -57,3 +57,13 @@ def test_a_fit_for_another_prompt_or_model_is_not_used(scripted, tmp_path, capsy
         calibration.Calibration(a=1.0, b=3.0, model="registered:scripted", prompt=calibration.prompt_key())
     )
     assert calibration.stored(ctx).b == 3.0
+
+
+def test_the_embedded_default_ships_a_fit_for_its_label_prompt():
+    from factcourt.context import Context
+    from factcourt.providers.calibration import stored
+
+    fit = stored(Context())  # found in the package, not in the (empty) user cache
+    assert fit is not None and fit.model.startswith("local:") and sum(fit.fitted_on.values()) >= 80
+    # a raw lean to "refuted" of 0.3 is not a refutation once calibrated
+    assert fit.apply(0.3) > 0.5 and fit.apply(0.01) < 0.5
