@@ -215,6 +215,9 @@ def cmd_bench_corrector(args: argparse.Namespace) -> int:
             f"fixed {summary['fixed']} (first try {summary['first_try']}), removed {summary['removed']}, "
             f"failed {summary['failed']}"
         )
+    if errors := [r["error"] for r in summary["rows"] if r["outcome"] == "error"]:
+        fail(f"{len(errors)} correction call(s) failed, so the rate is not trusted: {errors[0]}")
+        return 1
     return 0 if summary["claims"] else 2
 
 

@@ -5,8 +5,9 @@ Each FALSE claim of a dataset is given to the corrector as a refuted sentence wi
 replacement keeps the sentence with only the false part changed, says nothing of the check
 (no verdict or reasoning words), and adds nothing the evidence does not state. An outcome is
 ``fixed`` (a replacement within the rubric; ``first_try`` when the first answer was), ``removed``
-(the corrector found no true statement in the evidence) or ``failed`` (refused twice, or the
-call failed): the rate is of claims fixed or removed.
+(the corrector found no true statement in the evidence), ``failed`` (refused twice) or ``error``
+(the call failed: no rate is trusted then, and the command exits 1): the rate is of claims fixed
+or removed.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.bench.runner import select
 from factcourt.context import Context
-from factcourt.nodes.corrector import correct
+from factcourt.nodes.corrector import REFUSED, correct
 from factcourt.providers.search import search
 from factcourt.state import Claim, ClaimResult
 
@@ -37,7 +38,10 @@ async def _one(claim: str, evidence: list, ctx: Context) -> dict[str, Any]:
         replacement = correction.edits[0].replacement
         outcome = "removed" if not replacement else "fixed"
         return {"claim": claim, "outcome": outcome, "replacement": replacement, "calls": calls}
-    return {"claim": claim, "outcome": "failed", "error": correction.failed[0].error, "calls": calls}
+    error = correction.failed[0].error or ""
+    # a rewrite refused twice is the corrector's failure; a call that failed is the endpoint's
+    outcome = "failed" if error.startswith(REFUSED) else "error"
+    return {"claim": claim, "outcome": outcome, "error": error, "calls": calls}
 
 
 async def run_corrector_bench(dataset: Path, ctx: Context, *, limit: int, part: str) -> dict[str, Any]:
@@ -51,7 +55,7 @@ async def run_corrector_bench(dataset: Path, ctx: Context, *, limit: int, part: 
             evidence, _ = await asyncio.to_thread(search, ctx, case.claim)
         row = await _one(case.claim, evidence, ctx)
         rows.append({"id": case.id, **row, "first_try": row["outcome"] != "failed" and row["calls"] == 1})
-    count = {o: sum(r["outcome"] == o for r in rows) for o in ("fixed", "removed", "failed")}
+    count = {o: sum(r["outcome"] == o for r in rows) for o in ("fixed", "removed", "failed", "error")}
     n = len(rows)
     return {
         "dataset": str(dataset),

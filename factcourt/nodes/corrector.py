@@ -31,6 +31,7 @@ _REPORT_WORDS = re.compile(
     re.IGNORECASE,
 )
 _COMMON = frozenset("the and for are was were its has had have with from that this which not but".split())
+REFUSED = "the corrector's rewrite was refused"
 LONGER_AT_MOST = 1.5  # a corrected sentence is about as long as the original
 KEPT_AT_LEAST = 0.5  # share of the original's words (Chinese: characters) a rewrite keeps in order
 
@@ -113,7 +114,7 @@ async def correct(state: FactcheckState, runtime: Runtime[Context]) -> dict:
                 AIMessage(replacement),
                 HumanMessage(prompt(language, "CORRECTOR_RETRY").format(problem=problem)),
             ]
-        return None, f"the corrector's rewrite was refused: {problem}", usage
+        return None, f"{REFUSED}: {problem}", usage
 
     spans = sorted(by_span)
     answers = await asyncio.gather(*(fix(s, by_span[s]) for s in spans))

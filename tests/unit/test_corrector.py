@@ -178,3 +178,18 @@ def test_bench_corrector_scores_fixed_removed_and_failed_corrections(scripted, t
     summary = run(dataset, Context(model="scripted", search="given", cache=False), limit=30, part="all")
     assert summary["claims"] == 3 and (summary["fixed"], summary["removed"], summary["failed"]) == (1, 1, 1)
     assert summary["first_try"] == 2 and abs(summary["rubric_rate"] - 2 / 3) < 1e-9
+
+
+def test_bench_corrector_exits_1_when_a_correction_call_fails(scripted, tmp_path, capsys):
+    from factcourt.cli import main
+
+    dataset = tmp_path / "claims.jsonl"
+    dataset.write_text(
+        json.dumps(
+            {"id": "x", "claim": "Paris is in Spain.", "label": False, "evidence": ["Paris is in France."]}
+        )
+    )
+    scripted.script["CorrectorAnswer"] = [TimeoutError("down")]
+    argv = ["bench", "corrector", "--dataset", str(dataset), "--evidence", "given", "--model", "scripted"]
+    assert main([*argv, "--set", "retries=0"]) == 1
+    assert "correction call(s) failed" in capsys.readouterr().err
