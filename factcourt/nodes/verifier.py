@@ -8,6 +8,7 @@ gives a verdict (``verify_once``), as the verifier did before.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from scipy.special import expit
@@ -99,7 +100,7 @@ async def decide_by_labels(
     the mean of the calibrated log-odds), and the verdict is the likelier label. A reading
     without logprobs gives its label and no confidence, and is the only one taken.
     """
-    calibration = stored(ctx)
+    calibration = await asyncio.to_thread(stored, ctx)  # files: the server's event loop must not block
     usage, odds = Usage(), []
     for index in range(ctx.label_readings):
         reading = await read_label(
