@@ -17,9 +17,15 @@ _EN_VAGUE_NOUN = (
     r"organi[sz]ation|party|state|region|province|empire|kingdom|dynasty|war|battle|treaty|"
     r"show|series|game|play|painting|station|airport|festival|species|language|first book)\b"
 )
+# "In 1843 she ...", "That year, it ...", "Later, his ...": a subject pronoun after an opening phrase
+_EN_OPENING = (
+    r"(?:(?:in|by|after|before|during|since|from|until|that year|the same year|the following year|"
+    r"later|then|eventually|subsequently|today|also)\b[^,.]{0,30}?,?\s+)?"
+)
 _UNRESOLVED = {
     "en": re.compile(
-        r"^(it|its|he|his|she|her|they|their|them|this|these|those)\b"
+        rf"^{_EN_OPENING}(it|its|he|his|she|her|they|their)\b"
+        r"|^(them|this|these|those)\b"
         rf"|{_EN_VAGUE_NOUN}"
         r"|\b(that|the same|the following|the previous) year\b",
         re.IGNORECASE,
@@ -43,8 +49,8 @@ _ZH_NAME = re.compile(
 _ZH_PRONOUN = re.compile(r"^(他们|她们|它们|他|她|它|这|该|此|其)")
 _YEAR = re.compile(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)")
 
-_EN_POSSESSIVE = re.compile(r"^(its|his|her|their)\b\s*", re.IGNORECASE)
-_EN_PRONOUN = re.compile(r"^(it|he|she|they)\b", re.IGNORECASE)
+_EN_POSSESSIVE = re.compile(rf"^({_EN_OPENING})(its|his|her|their)\b\s*", re.IGNORECASE)
+_EN_PRONOUN = re.compile(rf"^({_EN_OPENING})(it|he|she|they)\b", re.IGNORECASE)
 _EN_VAGUE = re.compile(_EN_VAGUE_NOUN, re.IGNORECASE)
 _EN_YEAR = re.compile(r"(\b[Ii]n\s+)?\b([Tt]hat|[Tt]he same|[Tt]he following|[Tt]he previous) year\b")
 _ZH_VAGUE = re.compile(
@@ -115,8 +121,10 @@ def _subject(claim: str, name: str, language: str) -> str:
         found = _ZH_VAGUE.match(claim) or _ZH_PRONOUN.match(claim)
         return name + claim[found.end() :] if found else claim
     if found := _EN_POSSESSIVE.match(claim):
-        return f"{name}'s {claim[found.end() :]}"
-    if found := _EN_VAGUE.match(claim) or _EN_PRONOUN.match(claim):
+        return f"{found.group(1)}{name}'s {claim[found.end() :]}"
+    if found := _EN_PRONOUN.match(claim):
+        return found.group(1) + name + claim[found.end() :]
+    if found := _EN_VAGUE.match(claim):
         return name + claim[found.end() :]
     return claim
 

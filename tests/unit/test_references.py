@@ -59,3 +59,18 @@ def test_a_self_contained_claim_is_returned_unchanged():
     assert resolve("The Moon orbits the Earth.", [], "en") == "The Moon orbits the Earth."
     assert unresolved("The Moon orbits the Earth.", "en") is None
     assert unresolved("It was completed in 1889.", "en") == "It"
+
+
+def test_a_pronoun_after_an_opening_phrase_is_resolved_too():
+    before = ["The Chrysler Building was finished in 1930."]
+    assert unresolved("That year, it became the tallest building.", "en")
+    assert resolve("That year, it became the tallest building.", before, "en") == (
+        "In 1930, The Chrysler Building became the tallest building."
+    )
+    lovelace = ["Ada Lovelace was an English mathematician."]
+    assert unresolved("In 1843 she published notes.", "en") == "In 1843 she"
+    assert resolve("In 1843 she published notes.", lovelace, "en") == "In 1843 Ada Lovelace published notes."
+    assert resolve("Later, his work was praised.", ["Charles Babbage built engines."], "en") == (
+        "Later, Charles Babbage's work was praised."
+    )
+    assert unresolved("In Paris, the tower is famous.", "en") is None
