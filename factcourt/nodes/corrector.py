@@ -30,7 +30,13 @@ _REPORT_WORDS = re.compile(
     r"therefore|thus|hence|incorrect|inaccurate|according to)\b|判定|证据|声明|因此|所以|错误|不正确",
     re.IGNORECASE,
 )
-_COMMON = frozenset("the and for are was were its has had have with from that this which not but".split())
+# words a minimal correction may add without evidence: negations and grammar, not facts
+_COMMON = frozenset(
+    "the and for are was were its has had have with from that this which not but no never cannot "
+    "does did do is be been being can could will would only also any some more less than who what "
+    "when where there their they them these those into onto over under about per".split()
+)
+STEM = 5  # "recommended" in the evidence grounds "recommend"
 REFUSED = "the corrector's rewrite was refused"
 LONGER_AT_MOST = 1.5  # a corrected sentence is about as long as the original
 KEPT_AT_LEAST = 0.5  # share of the original's words (Chinese: characters) a rewrite keeps in order
@@ -50,14 +56,23 @@ def replacement_problem(original: str, replacement: str, evidence: list[str]) ->
         return None
     if len(replacement) > LONGER_AT_MOST * len(original) + 20:
         return f"it is too long ({len(replacement)} characters for a sentence of {len(original)})"
-    if found := _REPORT_WORDS.search(replacement):
-        return f"it holds '{found.group(0)}': a correction states the fact, not the check"
     before, after = _units(original), _units(replacement)
+    if after == before:
+        return "it changes nothing in the sentence"
+    # a report word the sentence itself holds ("Claims that ...") is the user's, not the check's
+    if found := next(
+        (f for f in _REPORT_WORDS.finditer(replacement) if f.group(0).lower() not in original.lower()), None
+    ):
+        return f"it holds '{found.group(0)}': a correction states the fact, not the check"
     kept = difflib.SequenceMatcher(None, before, after, autojunk=False).ratio()
     if kept < KEPT_AT_LEAST:
         return f"it keeps too little of the sentence ({kept:.0%} alike)"
     stated = " ".join(evidence).lower()
-    new = [u for u in dict.fromkeys(after) if u not in before and u not in _COMMON and u not in stated]
+    new = [
+        u
+        for u in dict.fromkeys(after)
+        if u not in before and u not in _COMMON and u not in stated and u[:STEM] not in stated
+    ]
     unstated = [u for u in new if u.isdigit() or len(u) > 2 or re.match(r"[\u3400-\u9fff]", u)]
     if unstated:
         shown = [w for w in re.findall(r"[\u3400-\u9fff]|[^\W_]+", replacement) if w.lower() in unstated]

@@ -193,3 +193,20 @@ def test_bench_corrector_exits_1_when_a_correction_call_fails(scripted, tmp_path
     argv = ["bench", "corrector", "--dataset", str(dataset), "--evidence", "given", "--model", "scripted"]
     assert main([*argv, "--set", "retries=0"]) == 1
     assert "correction call(s) failed" in capsys.readouterr().err
+
+
+def test_a_replacement_that_changes_nothing_is_refused():
+    sentence = "Dustin Diamond died in a prison riot."
+    assert "changes nothing" in replacement_problem(sentence, sentence, ["Dustin Diamond died of cancer."])
+
+
+def test_negations_function_words_and_the_originals_own_words_need_no_evidence():
+    evidence = ["Hindus form the majority in Kerala.", "The CDC recommended beard styles for respirators."]
+    assert replacement_problem("Millets protect you.", "Millets do not protect you.", evidence) is None
+    assert replacement_problem("A note can show it.", "A note cannot show it.", evidence) is None
+    # the claim's own word 'Claims' is no report word; 'recommended' grounds 'recommend'
+    assert (
+        replacement_problem("Claims of links were a hoax.", "Claims of links were not a hoax.", evidence)
+        is None
+    )
+    assert replacement_problem("The CDC banned beards.", "The CDC recommend beards.", evidence) is None
