@@ -55,6 +55,7 @@ def test_cold_and_warm_servers_in_any_order_give_the_same_verdicts(smollm2):
     random.Random(7).shuffle(shuffled)
     warm = read_all(ctx, shuffled)  # the same server, its prompt cache holding the other prompts
     local_server.stop_all()
+    local_server.allow_starts()  # stop_all() holds later starts back until told, as after Ctrl-C
     again = read_all(ctx, shuffled[::-1])  # a new server, cold, in yet another order
     assert all(p is not None for _, p in cold.values())
     assert warm == cold and again == cold
