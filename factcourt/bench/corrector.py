@@ -54,7 +54,8 @@ async def run_corrector_bench(dataset: Path, ctx: Context, *, limit: int, part: 
         else:
             evidence, _ = await asyncio.to_thread(search, ctx, case.claim)
         row = await _one(case.claim, evidence, ctx)
-        rows.append({"id": case.id, **row, "first_try": row["outcome"] != "failed" and row["calls"] == 1})
+        first_try = row["outcome"] in ("fixed", "removed") and row["calls"] == 1
+        rows.append({"id": case.id, **row, "first_try": first_try})
     count = {o: sum(r["outcome"] == o for r in rows) for o in ("fixed", "removed", "failed", "error")}
     n = len(rows)
     return {

@@ -71,7 +71,7 @@ def four_way_report(
     }
 
 
-__all__ = ["binary_report", "evidence_match", "four_way_report", "label_prf", "to_binary"]
+__all__ = ["binary_report", "evidence_match", "four_way_report", "label_prf", "paired", "to_binary"]
 
 
 def paired(gold: Sequence[bool], method: Sequence[bool | None], floor: Sequence[bool | None]) -> dict:

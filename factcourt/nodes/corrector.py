@@ -42,9 +42,12 @@ LONGER_AT_MOST = 1.5  # a corrected sentence is about as long as the original
 KEPT_AT_LEAST = 0.5  # share of the original's words (Chinese: characters) a rewrite keeps in order
 
 
+_UNIT = re.compile(r"[\u3400-\u9fff]|[^\W_]+")  # a word of Latin text, a character of Chinese
+
+
 def _units(text: str) -> list[str]:
     """Words of Latin text, characters of Chinese: what a minimal edit keeps or changes."""
-    return re.findall(r"[\u3400-\u9fff]|[^\W_]+", text.lower())
+    return _UNIT.findall(text.lower())
 
 
 def replacement_problem(original: str, replacement: str, evidence: list[str]) -> str | None:
@@ -75,7 +78,7 @@ def replacement_problem(original: str, replacement: str, evidence: list[str]) ->
     ]
     unstated = [u for u in new if u.isdigit() or len(u) > 2 or re.match(r"[\u3400-\u9fff]", u)]
     if unstated:
-        shown = [w for w in re.findall(r"[\u3400-\u9fff]|[^\W_]+", replacement) if w.lower() in unstated]
+        shown = [w for w in _UNIT.findall(replacement) if w.lower() in unstated]
         return f"it adds what the evidence does not state: {', '.join(shown[:5])}"
     return None
 

@@ -118,14 +118,21 @@ def test_the_guard_refuses_a_rewrite_that_drops_the_sentence_or_adds_unstated_fa
     )
 
 
-def test_a_bad_replacement_is_asked_once_more_then_reported_failed(scripted, corpus):
+def check_with_replacements(scripted, corpus, *replacements):
+    """Check TEXT with 1789 refuted, the corrector answering ``replacements`` in turn."""
     scripted.script["JurorAnswer"] = [refute_1789]
-    scripted.script["CorrectorAnswer"] = [
-        {"replacement": "It was completed in 1889. Therefore the claim is refuted by the evidence."},
-        {"replacement": "The verdict is refuted: it was completed in 1889."},
-    ]
-    result = factcourt.check(
+    scripted.script["CorrectorAnswer"] = [{"replacement": r} for r in replacements]
+    return factcourt.check(
         TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive", first_pass="off"
+    )
+
+
+def test_a_bad_replacement_is_asked_once_more_then_reported_failed(scripted, corpus):
+    result = check_with_replacements(
+        scripted,
+        corpus,
+        "It was completed in 1889. Therefore the claim is refuted by the evidence.",
+        "The verdict is refuted: it was completed in 1889.",
     )
     assert scripted.count("CorrectorAnswer") == 2
     assert result["correction"]["edits"] == [] and result["correction"]["text"] == TEXT
@@ -136,13 +143,11 @@ def test_a_bad_replacement_is_asked_once_more_then_reported_failed(scripted, cor
 
 
 def test_a_refused_replacement_then_a_good_one_is_applied(scripted, corpus):
-    scripted.script["JurorAnswer"] = [refute_1789]
-    scripted.script["CorrectorAnswer"] = [
-        {"replacement": "Therefore it was completed in 1889, as the evidence shows."},
-        {"replacement": "It was completed in 1889."},
-    ]
-    result = factcourt.check(
-        TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive", first_pass="off"
+    result = check_with_replacements(
+        scripted,
+        corpus,
+        "Therefore it was completed in 1889, as the evidence shows.",
+        "It was completed in 1889.",
     )
     assert result["correction"]["text"].count("1889") == 1 and result["correction"]["failed"] == []
 
