@@ -24,7 +24,7 @@ from factcourt.nodes._shared import (
     shown_evidence,
 )
 from factcourt.prompts import conversation, prompt
-from factcourt.providers.calibration import stored
+from factcourt.providers.calibration import evidence_kind, leaning, stored
 from factcourt.providers.logprobs import label_distribution
 from factcourt.providers.models import ask
 from factcourt.state import Evidence, Label, Rating, Turn, Usage
@@ -74,6 +74,7 @@ async def read_label(
         ),
         run_name=run_name,
         tags=tags,
+        fresh=True,  # the same verdict and confidence whatever the server's cache held
     )
     if answer.value is None:
         return Reading(None, None, answer.error, answer.usage)
@@ -101,6 +102,7 @@ async def decide_by_labels(
     without logprobs gives its label and no confidence, and is the only one taken.
     """
     calibration = await asyncio.to_thread(stored, ctx)  # files: the server's event loop must not block
+    kind = evidence_kind(ctx.search)
     usage, odds = Usage(), []
     for index in range(ctx.label_readings):
         reading = await read_label(
@@ -120,13 +122,14 @@ async def decide_by_labels(
             return Turn(speaker=FIRST_PASS, round=0, verdict=reading.verdict), usage
         odds.append(logit(reading.p_true))
         raw = round(float(expit(sum(odds) / len(odds))), DIGITS)
-        p_true = round(calibration.apply(raw), DIGITS) if calibration else raw
+        p_true = round(calibration.apply(raw, kind), DIGITS) if calibration else raw
         if max(p_true, 1.0 - p_true) >= ctx.vote_below:
             break
     turn = Turn(
         speaker=FIRST_PASS,
         round=0,
-        verdict="supported" if p_true >= 0.5 else "refuted",
+        # the side of the boundary, not of a rounded 0.5: a flat slope shows 0.5 either way
+        verdict="supported" if leaning(raw, calibration) else "refuted",
         confidence=max(p_true, round(1.0 - p_true, DIGITS)),
         probabilities={"supported": p_true, "refuted": round(1.0 - p_true, DIGITS)},
         raw_probabilities={"supported": raw, "refuted": round(1.0 - raw, DIGITS)},

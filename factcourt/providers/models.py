@@ -137,21 +137,35 @@ def _method(ctx: Context, endpoint_default: str) -> str:
 
 
 def chat_model(
-    ctx: Context, choice: ModelChoice, loop: asyncio.AbstractEventLoop, url: str | None = None
+    ctx: Context,
+    choice: ModelChoice,
+    loop: asyncio.AbstractEventLoop,
+    url: str | None = None,
+    *,
+    fresh: bool = False,
 ) -> BaseChatModel:
     """Return the chat model for a resolved choice, built once per event loop, settings and endpoint.
 
     ChatOpenAI's async HTTP client belongs to the event loop it was first used in, so each
     ``asyncio.run`` (two ``factcourt.check`` calls in one script) gets its own instance.
+    ``fresh``: the embedded server evaluates the whole prompt, none of it from its prompt cache.
     """
     if choice.endpoint == "registered":
         return _registered[choice.name]
     url = url or endpoint_url(ctx, choice)
-    return _once_per_loop(loop, (*_settings(ctx, choice), url), lambda: _build(ctx, choice, url))
+    fresh = fresh and choice.endpoint == "embedded"
+    return _once_per_loop(
+        loop, (*_settings(ctx, choice), url, fresh), lambda: _build(ctx, choice, url, fresh=fresh)
+    )
 
 
 def structured_model(
-    ctx: Context, choice: ModelChoice, loop: asyncio.AbstractEventLoop, schema: type[BaseModel]
+    ctx: Context,
+    choice: ModelChoice,
+    loop: asyncio.AbstractEventLoop,
+    schema: type[BaseModel],
+    *,
+    fresh: bool = False,
 ) -> Any:
     """Return the chat model of ``choice`` bound to answer ``schema`` (with the raw message).
 
@@ -163,12 +177,12 @@ def structured_model(
             schema, method=choice.method, include_raw=True
         )
     url = endpoint_url(ctx, choice)
-    model = chat_model(ctx, choice, loop, url)
+    model = chat_model(ctx, choice, loop, url, fresh=fresh)
     if choice.method == "grammar":
         bind = functools.partial(grammar_bound, model, schema)
     else:
         bind = functools.partial(model.with_structured_output, schema, method=choice.method, include_raw=True)
-    return _once_per_loop(loop, (*_settings(ctx, choice), url, schema), bind)
+    return _once_per_loop(loop, (*_settings(ctx, choice), url, schema, fresh), bind)
 
 
 # room for the indented layout the models were trained on (a compact one cost the 1.5B the README
@@ -278,7 +292,7 @@ def _once_per_loop(loop: asyncio.AbstractEventLoop, key: tuple, build: Callable[
         return built[key]
 
 
-def _build(ctx: Context, choice: ModelChoice, url: str) -> BaseChatModel:
+def _build(ctx: Context, choice: ModelChoice, url: str, *, fresh: bool = False) -> BaseChatModel:
     if choice.endpoint == "simulated":
         from factcourt.providers.simulated import SimulatedChatModel
 
@@ -306,7 +320,10 @@ def _build(ctx: Context, choice: ModelChoice, url: str) -> BaseChatModel:
         model=choice.name,
         base_url=url,
         api_key="local" if choice.endpoint == "embedded" else os.environ.get("OPENAI_API_KEY", "none"),
-        extra_body={"max_tokens": ctx.max_tokens},
+        # llama.cpp evaluates a prompt it partly holds from the cached point on, in other batches
+        # than a cold one, and a fully held one from its last token alone: the logits move by a
+        # few hundredths, enough to flip a near-tie. A fresh prompt gives the same ones every time.
+        extra_body={"max_tokens": ctx.max_tokens} | ({"cache_prompt": False} if fresh else {}),
         **common,
     )
 
@@ -341,6 +358,7 @@ async def ask(
     metadata: dict[str, Any] | None = None,
     parse: Callable[[str], Any] | None = None,
     sample: int | list[int] = 0,
+    fresh: bool = False,
 ) -> Answer[T]:
     """Ask the model of ``role`` for a ``schema`` answer, or for free text when ``schema`` is None.
 
@@ -348,6 +366,8 @@ async def ask(
     taken as it is when there is no ``parse``; an empty reply never counts as an answer.
     ``sample`` tells apart answers sampled several times from one prompt (votes at a
     temperature above 0, or another run of an audit), which would otherwise share one cache entry.
+    ``fresh`` asks the embedded server to evaluate the whole prompt, none of it from its prompt
+    cache, so that the answer's logprobs do not depend on what was asked before.
 
     A refused connection, a server error or a reply that is no chat completion is retried with
     backoff, and an answer that does not parse is asked again with the parser's complaint, up to
@@ -358,7 +378,7 @@ async def ask(
     # Resolving the model may start the embedded server, and the cache is SQLite: both block,
     # so they run in a thread and the event loop (the LangGraph server's) stays free.
     choice, key, cache, hit, runnable = await asyncio.to_thread(
-        _prepare, ctx, role, schema, messages, asyncio.get_running_loop(), sample
+        _prepare, ctx, role, schema, messages, asyncio.get_running_loop(), sample, fresh
     )
     if hit is not None:
         if schema is None:
@@ -488,6 +508,7 @@ def _prepare(
     messages: list[BaseMessage],
     loop: asyncio.AbstractEventLoop,
     sample: int | list[int],
+    fresh: bool,
 ):
     choice = choose(ctx, role)
     cache = store("answers") if ctx.cache and choice.endpoint != "registered" else None
@@ -508,7 +529,11 @@ def _prepare(
         hit = cache.get(key)
     runnable = None
     if hit is None:
-        runnable = structured_model(ctx, choice, loop, schema) if schema else chat_model(ctx, choice, loop)
+        runnable = (
+            structured_model(ctx, choice, loop, schema, fresh=fresh)
+            if schema
+            else chat_model(ctx, choice, loop, fresh=fresh)
+        )
     return choice, key, cache, hit, runnable
 
 

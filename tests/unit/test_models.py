@@ -59,7 +59,9 @@ def test_second_identical_call_is_served_by_the_cache(monkeypatch):
     from factcourt.providers.simulated import SimulatedChatModel
 
     built = []
-    monkeypatch.setattr(models, "_build", lambda ctx, choice, url: built.append(1) or SimulatedChatModel())
+    monkeypatch.setattr(
+        models, "_build", lambda ctx, choice, url, **_: built.append(1) or SimulatedChatModel()
+    )
     models._built.clear()
     first = call(Context(model="sim"))
     second = call(Context(model="sim"))
@@ -171,7 +173,7 @@ def test_a_local_weights_file_is_cached_by_what_it_is_not_by_its_name(tmp_path, 
     from factcourt.providers.simulated import SimulatedChatModel
 
     monkeypatch.setattr(models, "endpoint_url", lambda ctx, choice: "http://127.0.0.1:9/v1")  # no server
-    monkeypatch.setattr(models, "_build", lambda ctx, choice, url: SimulatedChatModel())
+    monkeypatch.setattr(models, "_build", lambda ctx, choice, url, **_: SimulatedChatModel())
     monkeypatch.setattr(models, "_turn", lambda ctx, choice: contextlib.nullcontext())
     models._built.clear()
     first, second = tmp_path / "a" / "model.gguf", tmp_path / "b" / "model.gguf"
@@ -195,3 +197,24 @@ def test_a_local_weights_file_is_cached_by_what_it_is_not_by_its_name(tmp_path, 
 def test_missing_local_weights_are_a_config_error_before_any_call(tmp_path):
     with pytest.raises(ConfigError, match="no such GGUF file"):
         call(Context(local_weights=str(tmp_path / "missing.gguf")))
+
+
+def test_a_fresh_ask_has_the_embedded_server_evaluate_the_whole_prompt():
+    import asyncio
+
+    from factcourt.providers.models import ModelChoice, chat_model
+
+    loop = asyncio.new_event_loop()
+    try:
+        ctx = Context()
+        embedded = ModelChoice("evaluator", "qwen", "embedded", "json_schema")
+        fresh = chat_model(ctx, embedded, loop, "http://127.0.0.1:9/v1", fresh=True)
+        cached = chat_model(ctx, embedded, loop, "http://127.0.0.1:9/v1")
+        assert fresh.extra_body["cache_prompt"] is False and "cache_prompt" not in cached.extra_body
+        # another server may not know llama.cpp's option: only the embedded one is sent it
+        other = ModelChoice("evaluator", "m", "http://127.0.0.1:9/v1", "json_schema")
+        assert (
+            "cache_prompt" not in chat_model(ctx, other, loop, "http://127.0.0.1:9/v1", fresh=True).extra_body
+        )
+    finally:
+        loop.close()
