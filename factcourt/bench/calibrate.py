@@ -1,9 +1,11 @@
 """``bench calibrate``: fit the first pass's Platt scaling for the model in use, on dev parts.
 
 ``plain`` (the first pass's first reading, raw) runs on the balanced dev part of each dataset
-(resumably, in a folder per dataset), and one (a, b) is fitted on all of them pooled. The report
-says how the fit does on a dataset it never saw: each dataset's ECE and accuracy under the fit of
-the other datasets (leave one dataset out), beside the raw reading's.
+(resumably, in a folder per dataset), and one (a, b) is fitted on all of them pooled: it says where
+the verdict turns. A slope per evidence kind (given passages, searched ones) around that boundary
+says how sure to be over each kind. The report says how the fit does on a dataset it never saw:
+each dataset's ECE and accuracy under the fit of the other datasets (leave one dataset out: the
+boundary from all the others, the slope from the others of its kind), beside the raw reading's.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from factcourt.api import make_context
 from factcourt.bench.runner import run_bench
 from factcourt.bench.store import PredictionStore
 from factcourt.errors import InputError
-from factcourt.metrics.calibration import fit_platt, platt, reliability
+from factcourt.metrics.calibration import fit_platt, fit_slope, reliability
 from factcourt.metrics.classification import binary_report
-from factcourt.providers.calibration import Calibration, model_key, prompt_key, save
+from factcourt.providers.calibration import Calibration, evidence_kind, leaning, model_key, prompt_key, save
 
 METHOD = "plain"
 
@@ -33,6 +35,7 @@ async def run_calibrate(
 ) -> dict[str, Any]:
     """Predict, fit, save; returns the report (also written to ``out/calibration.json``)."""
     pooled: dict[str, list[tuple[float, bool]]] = {}
+    kinds: dict[str, str | None] = {}
     for path, evidence in datasets:
         name = f"{path.parent.name}-{path.stem}-{evidence}"
         # 'plain' reads raw; off, the folder's settings do not change with the fit it makes
@@ -42,12 +45,14 @@ async def run_calibrate(
         pooled[name] = [
             (r["p_true"], r["gold"]) for r in records if r["method"] == METHOD and r["p_true"] is not None
         ]
+        kinds[name] = evidence_kind(evidence)
     everything = [pair for pairs in pooled.values() for pair in pairs]
     if len({gold for _, gold in everything}) < 2:
         raise InputError(
             "no TRUE and FALSE case with a label probability to fit on (does the model give logprobs?)"
         )
-    a, b = fit_platt([p for p, _ in everything], [g for _, g in everything])
+    a, b = _fit(everything)
+    slopes = _slopes(pooled, kinds, -b / a) if a > 0 else {}
     ctx = ctx_for(datasets[0][1])
     calibration = Calibration(
         a=a,
@@ -55,29 +60,50 @@ async def run_calibrate(
         model=model_key(ctx),
         prompt=prompt_key(),
         fitted_on={name: len(pairs) for name, pairs in pooled.items()},
+        slopes=slopes,
     )
     where = save(calibration, folder)
-    rows = [_held_out(name, pairs, pooled) for name, pairs in pooled.items()]
-    report = {"a": a, "b": b, "model": calibration.model, "saved": str(where), "datasets": rows}
+    rows = [_held_out(name, pooled, kinds) for name in pooled]
+    report = {"a": a, "b": b, "slopes": slopes, "model": calibration.model, "saved": str(where)}
+    report["datasets"] = rows
     out.mkdir(parents=True, exist_ok=True)
     (out / "calibration.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
 
 
-def _held_out(name: str, pairs: list[tuple[float, bool]], pooled: dict[str, list]) -> dict[str, Any]:
+def _fit(pairs: list[tuple[float, bool]]) -> tuple[float, float]:
+    return fit_platt([p for p, _ in pairs], [g for _, g in pairs])
+
+
+def _slopes(pooled: dict[str, list], kinds: dict[str, str | None], boundary: float) -> dict[str, float]:
+    """One slope per evidence kind whose readings hold TRUE and FALSE cases."""
+    slopes = {}
+    for kind in sorted({k for k in kinds.values() if k}):
+        pairs = [pair for name, rest in pooled.items() if kinds[name] == kind for pair in rest]
+        if len({g for _, g in pairs}) == 2:
+            slopes[kind] = fit_slope([p for p, _ in pairs], [g for _, g in pairs], boundary)
+    return slopes
+
+
+def _held_out(name: str, pooled: dict[str, list], kinds: dict[str, str | None]) -> dict[str, Any]:
     """One dataset's raw scores beside those under the fit of the other datasets."""
-    others = [pair for other, rest in pooled.items() if other != name for pair in rest]
+    pairs = pooled[name]
     raw = [p for p, _ in pairs]
     gold = [g for _, g in pairs]
     row: dict[str, Any] = {"dataset": name, "n": len(pairs), **_scores("raw", raw, gold)}
-    if len({g for _, g in others}) == 2:
-        a, b = fit_platt([p for p, _ in others], [g for _, g in others])
-        row |= _scores("held_out", [platt(p, a, b) for p in raw], gold)
+    others = {other: rest for other, rest in pooled.items() if other != name}
+    if len({g for rest in others.values() for _, g in rest}) == 2:
+        a, b = _fit([pair for rest in others.values() for pair in rest])
+        fit = Calibration(a, b, "", "", slopes=_slopes(others, kinds, -b / a) if a > 0 else {})
+        verdicts = [leaning(p, fit) for p in raw]  # a flat slope shows 0.5 on both sides
+        row |= _scores("held_out", [fit.apply(p, kinds[name]) for p in raw], gold, verdicts)
     return row
 
 
-def _scores(prefix: str, p_true: list[float], gold: list[bool]) -> dict[str, float | None]:
-    binary = binary_report(gold, [p >= 0.5 for p in p_true])
+def _scores(
+    prefix: str, p_true: list[float], gold: list[bool], verdicts: list[bool] | None = None
+) -> dict[str, float | None]:
+    binary = binary_report(gold, verdicts if verdicts is not None else [p >= 0.5 for p in p_true])
     return {
         f"{prefix}_accuracy": binary["accuracy"],
         f"{prefix}_macro_f1": binary["macro_f1"],

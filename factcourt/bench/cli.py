@@ -135,7 +135,8 @@ def cmd_bench_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    table = Table(title=f"Calibration of {report['model']}: a={report['a']:.3f} b={report['b']:+.3f}")
+    slopes = "".join(f", slope over {kind} evidence {a:.3f}" for kind, a in report["slopes"].items())
+    table = Table(title=f"Calibration of {report['model']}: a={report['a']:.3f} b={report['b']:+.3f}{slopes}")
     for col in (
         "dataset",
         "n",

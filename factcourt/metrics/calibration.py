@@ -76,3 +76,25 @@ def fit_platt(raw: Sequence[float], gold: Sequence[bool]) -> tuple[float, float]
 
     found = minimize(loss, np.array([1.0, 0.0]), method="L-BFGS-B")
     return float(found.x[0]), float(found.x[1])
+
+
+def fit_slope(raw: Sequence[float], gold: Sequence[bool], boundary: float) -> float:
+    """The a >= 0 of sigmoid(a * (logit(p) - boundary)) that minimises the log-loss against ``gold``.
+
+    The boundary (where the verdict turns) stays where a fit on more data put it; only how sure
+    to be on either side is fitted, so a small or uninformative group of readings can lower the
+    confidence to 0.5 but never move a verdict. Platt's smoothed targets, as in ``fit_platt``.
+    """
+    positives = sum(1 for g in gold if g)
+    if positives in (0, len(gold)):
+        raise ValueError("a calibration slope needs TRUE and FALSE cases")
+    x = np.array([logit(p) for p in raw]) - boundary
+    hi, lo = (positives + 1) / (positives + 2), 1 / (len(gold) - positives + 2)
+    t = np.array([hi if g else lo for g in gold])
+
+    def loss(params: np.ndarray) -> float:
+        z = params[0] * x
+        return float(np.sum(np.logaddexp(0.0, z) - t * z))
+
+    found = minimize(loss, np.array([1.0]), method="L-BFGS-B", bounds=[(0.0, None)])
+    return float(found.x[0])

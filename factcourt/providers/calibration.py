@@ -6,6 +6,13 @@ benchmark sets (``factcourt bench calibrate``) and kept with the model's identit
 of the prompt it was read under, so another model or prompt is never scaled by a stranger's fit.
 The shipped folder holds the fit for the embedded default; a user's fits live in the cache
 directory and win over it.
+
+How much a reading says depends on the evidence it was read over: over a dataset's or a user's
+given passages the 1.5B model's lean is informative, over what the local search found it is
+nearly noise. One pooled fit is overconfident on the one and underconfident on the other, so the
+pooled fit sets only where the verdict turns, and a slope per evidence kind says how sure to be
+(``fit_slope``): on the dev parts, leave one dataset out, this kept the pooled fit's verdicts and
+cut the mean ECE from .193 to .057.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from factcourt.context import Context
-from factcourt.metrics.calibration import platt
+from factcourt.metrics.calibration import logit, platt
 from factcourt.paths import cache_dir
 from factcourt.prompts import prompt
 
@@ -28,17 +35,43 @@ SHIPPED = Path(__file__).resolve().parent.parent / "calibrations"
 
 @dataclass(frozen=True)
 class Calibration:
-    """sigmoid(a * logit(p) + b), fitted for ``model`` under the label prompt ``prompt``."""
+    """sigmoid(a * logit(p) + b), fitted for ``model`` under the label prompt ``prompt``.
+
+    ``slopes`` (per evidence kind, ``evidence_kind``) replace ``a`` around the same boundary
+    (-b / a, where the pooled fit turns the verdict) for readings over that kind of evidence.
+    """
 
     a: float
     b: float
     model: str
     prompt: str
     fitted_on: dict[str, Any] = field(default_factory=dict)
+    slopes: dict[str, float] = field(default_factory=dict)
 
-    def apply(self, p_raw: float) -> float:
-        """The calibrated probability of a raw one."""
+    @property
+    def boundary(self) -> float:
+        """The raw log-odds at which the calibrated probability is 0.5."""
+        return -self.b / self.a
+
+    def apply(self, p_raw: float, kind: str | None = None) -> float:
+        """The calibrated probability of a raw one read over ``kind`` of evidence."""
+        if kind in self.slopes and self.a > 0:
+            return platt(p_raw, self.slopes[kind], -self.slopes[kind] * self.boundary)
         return platt(p_raw, self.a, self.b)
+
+
+def evidence_kind(search: str) -> str | None:
+    """'given' (passages that came with the claim), 'searched' (found by a backend), or None."""
+    if search == "given":
+        return "given"
+    return None if search == "none" else "searched"
+
+
+def leaning(p_raw: float, calibration: Calibration | None) -> bool:
+    """Whether the verdict is 'supported': the raw reading's side of the calibration's boundary."""
+    if calibration is None:
+        return p_raw >= 0.5
+    return calibration.a * logit(p_raw) + calibration.b >= 0
 
 
 def model_key(ctx: Context) -> str:

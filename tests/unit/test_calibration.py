@@ -32,6 +32,7 @@ def test_calibrate_fits_stores_and_every_later_run_reads_the_fit(scripted, tmp_p
     assert main([*argv, "--out", str(tmp_path / "cal"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["model"] == "registered:scripted" and report["datasets"][0]["raw_accuracy"] == 0.5
+    assert set(report["slopes"]) == {"given"}  # the one kind of evidence it was read over
     claim = ["verify", "--claim", "Claim 0 is true.", "--model", "scripted", "--search", "none", "--json"]
     assert main([*claim, "--no-cache"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -67,3 +68,43 @@ def test_the_embedded_default_ships_a_fit_for_its_label_prompt():
     assert fit is not None and fit.model.startswith("local:") and sum(fit.fitted_on.values()) >= 80
     # a raw lean to "refuted" of 0.3 is not a refutation once calibrated
     assert fit.apply(0.3) > 0.5 and fit.apply(0.01) < 0.5
+
+
+def test_a_slope_per_evidence_kind_scales_the_confidence_and_never_moves_the_verdict():
+    from factcourt.providers.calibration import Calibration, evidence_kind, leaning
+
+    fit = Calibration(a=0.5, b=1.0, model="m", prompt="p", slopes={"given": 1.0, "searched": 0.0})
+    assert [evidence_kind(s) for s in ("given", "local", "tavily", "auto", "none")] == [
+        "given",
+        "searched",
+        "searched",
+        "searched",
+        None,
+    ]
+    for raw in (0.02, 0.1, 0.2, 0.5, 0.9):
+        pooled = fit.apply(raw)
+        assert leaning(raw, fit) == (pooled >= 0.5)
+        # the same side of the boundary (raw log-odds -2) over either kind
+        assert (fit.apply(raw, "given") >= 0.5) == (pooled >= 0.5)
+        assert fit.apply(raw, "searched") == 0.5  # readings over searched evidence said nothing
+    assert fit.apply(0.1, None) == fit.apply(0.1) and fit.apply(0.1, "other") == fit.apply(0.1)
+    assert not leaning(0.4, None) and leaning(0.5, None)
+
+
+def test_a_flat_slope_shows_an_even_confidence_and_keeps_the_pooled_verdict(scripted, monkeypatch):
+    import asyncio
+
+    from factcourt.context import Context
+    from factcourt.nodes import verifier
+    from factcourt.providers.calibration import Calibration
+    from factcourt.state import Evidence
+
+    fit = Calibration(a=1.0, b=-1.0, model="registered:scripted", prompt="p", slopes={"given": 0.0})
+    monkeypatch.setattr(verifier, "stored", lambda ctx: fit)
+    scripted.script["Label"] = [with_logprobs({"verdict": "supported"}, {"supported": 0.6, "refuted": 0.4})]
+    ctx = Context(model="scripted", search="given", cache=False)
+    turn, _ = asyncio.run(
+        verifier.decide_by_labels(ctx, "C.", [Evidence(text="x")], language="en", run_name="t", tags=[])
+    )
+    # raw log-odds 0.41 is below the boundary 1.0: refuted, shown at an even 0.5
+    assert turn.verdict == "refuted" and turn.probabilities == {"supported": 0.5, "refuted": 0.5}

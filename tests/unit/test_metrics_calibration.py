@@ -72,3 +72,28 @@ def test_against_the_floor_counts_items_won_and_lost_and_their_exact_p():
     assert paired(gold, floor, floor) == {"n": 6, "won": 0, "lost": 0, "p": 1.0}
     # a failed prediction (None) is wrong, as everywhere in the reports
     assert paired([True], [None], [True])["lost"] == 1
+
+
+def test_a_slope_fitted_at_a_fixed_boundary_keeps_every_verdict_and_scales_only_the_confidence():
+    import random
+
+    from factcourt.metrics.calibration import fit_slope, logit
+
+    rng = random.Random(0)
+    # informative readings: TRUE cases around 0.7, FALSE ones around 0.2
+    gold = [i % 2 == 0 for i in range(400)]
+    informative = [min(max(rng.gauss(0.7 if g else 0.2, 0.15), 0.01), 0.99) for g in gold]
+    # readings that say nothing: the same spread whatever the truth
+    noise = [min(max(rng.gauss(0.4, 0.2), 0.01), 0.99) for _ in gold]
+    boundary = logit(0.45)
+    steep, flat = fit_slope(informative, gold, boundary), fit_slope(noise, gold, boundary)
+    assert steep > 1.0 and 0.0 <= flat < 0.2  # no signal, no confidence
+    # the verdict is the side of the boundary, whatever the slope
+    assert fit_slope([0.2, 0.3, 0.8], [True, False, True], boundary) >= 0.0
+
+
+def test_a_slope_needs_both_classes():
+    from factcourt.metrics.calibration import fit_slope
+
+    with pytest.raises(ValueError):
+        fit_slope([0.2, 0.9], [False, False], 0.0)
