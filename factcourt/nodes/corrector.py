@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import json
 import re
 
 from langchain_core.messages import AIMessage, HumanMessage
@@ -40,6 +41,7 @@ STEM = 5  # "recommended" in the evidence grounds "recommend"
 REFUSED = "the corrector's rewrite was refused"
 LONGER_AT_MOST = 1.5  # a corrected sentence is about as long as the original
 KEPT_AT_LEAST = 0.5  # share of the original's words (Chinese: characters) a rewrite keeps in order
+SPELLING = 0.8  # changed words this alike ("Hilary" -> "Hillary") correct spelling, not a fact
 
 
 _UNIT = re.compile(r"[\u3400-\u9fff]|[^\W_]+")  # a word of Latin text, a character of Chinese
@@ -62,6 +64,8 @@ def replacement_problem(original: str, replacement: str, evidence: list[str]) ->
     before, after = _units(original), _units(replacement)
     if after == before:
         return "it changes nothing in the sentence"
+    if _spelling_only(before, after):
+        return "it changes only spelling, not the false fact"
     # a report word the sentence itself holds ("Claims that ...") is the user's, not the check's
     if found := next(
         (f for f in _REPORT_WORDS.finditer(replacement) if f.group(0).lower() not in original.lower()), None
@@ -81,6 +85,35 @@ def replacement_problem(original: str, replacement: str, evidence: list[str]) ->
         shown = [w for w in _UNIT.findall(replacement) if w.lower() in unstated]
         return f"it adds what the evidence does not state: {', '.join(shown[:5])}"
     return None
+
+
+def _spelling_only(before: list[str], after: list[str]) -> bool:
+    """Whether every change is a word respelt or split ('Trumps' -> "Trump's"), no number changed."""
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        old, new = "".join(before[i1:i2]), "".join(after[j1:j2])
+        if tag != "replace" or (old != new and any(c.isdigit() for c in old + new)):
+            return False
+        if difflib.SequenceMatcher(None, old, new, autojunk=False).ratio() < SPELLING:
+            return False
+    return True
+
+
+def substituted(sentence: str, wrong: str, right: str) -> tuple[str | None, str | None]:
+    """The sentence with ``wrong`` replaced by ``right`` (empty: removed), or why it cannot be."""
+    wrong, right = wrong.strip(), right.strip()
+    if not right:
+        return "", None
+    core = wrong.strip(" .。\"'“”")
+    if not core:
+        return None, "it names no wrong words"
+    if core == sentence.strip(" .。\"'“”"):  # the whole sentence rewritten: the guard judges it
+        return right, None
+    found = sentence.lower().find(core.lower())
+    if found < 0:
+        return None, f"the wrong words '{core[:80]}' are not in the sentence"
+    return sentence[:found] + right.strip(" .。") + sentence[found + len(core) :], None
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
@@ -123,13 +156,14 @@ async def correct(state: FactcheckState, runtime: Runtime[Context]) -> dict:
             usage += answer.usage
             if answer.value is None:
                 return None, answer.error, usage
-            replacement = answer.value.replacement.strip()
-            problem = replacement_problem(sentence, replacement, [e.text for e in evidence])
-            if problem is None:
-                return replacement, None, usage
+            replacement, problem = substituted(sentence, answer.value.wrong, answer.value.right)
+            if replacement is not None:
+                problem = replacement_problem(sentence, replacement, [e.text for e in evidence])
+                if problem is None:
+                    return replacement, None, usage
             messages = [
                 *messages,
-                AIMessage(replacement),
+                AIMessage(json.dumps(answer.value.model_dump(), ensure_ascii=False)),
                 HumanMessage(prompt(language, "CORRECTOR_RETRY").format(problem=problem)),
             ]
         return None, f"{REFUSED}: {problem}", usage

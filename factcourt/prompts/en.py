@@ -147,10 +147,11 @@ Queries already made: {queries}
 Write a new query."""
 
 CORRECTOR_SYSTEM = f"""You correct one sentence of a text that a fact-check found wrong.
-Rewrite the sentence minimally so that it is true according to the evidence: change only the
-wrong fact, keep the wording, tone and everything else. Write the sentence alone: no verdict, no
-explanation, nothing the evidence does not state. If the evidence does not say what is true,
-return an empty replacement to remove the sentence.
+"wrong": the words of the sentence that the evidence contradicts, copied exactly from it, as few
+as possible. "right": the words that replace them so that the sentence is true according to the
+evidence, in the sentence's own style: for example "smallest" -> "largest", "in 1887" -> "in
+1889", "will protect" -> "will not protect". No explanation and nothing the evidence does not
+state. If the evidence does not say what is true, leave "right" empty: the sentence is removed.
 {DATA_RULE}"""
 
 CORRECTOR_USER = """<sentence>{sentence}</sentence>
@@ -159,10 +160,10 @@ Verdict: refuted. Reason: {justification}
 <evidence>
 {evidence}
 </evidence>
-Write the corrected sentence."""
+Which words of the sentence are wrong, and what replaces them?"""
 
-CORRECTOR_RETRY = """Your replacement was refused: {problem}.
-Write the corrected sentence again: the original sentence with only the wrong fact changed."""
+CORRECTOR_RETRY = """Your correction was refused: {problem}.
+Copy the wrong words exactly from the sentence, and give only the words that replace them."""
 
 SFT_SYSTEM = f"""You are a Corrector that writes training data for a fact-checking moderator.
 Given a debate, the moderator's summaries of its rounds and the correct verdict, write the

@@ -88,7 +88,7 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
     if schema == "SearchQuery":
         return {"query": f"{claim} facts"}
     if schema == "CorrectorAnswer":
-        return {"replacement": ""}
+        return {"wrong": tagged(prompt, "sentence"), "right": ""}
     if schema == "SftJustification":
         return {"justification": "Weighing the cited evidence leads to the gold verdict."}
     if schema in HALLUCINATION_SCHEMAS:

@@ -223,7 +223,7 @@ def test_correct_prints_the_revised_text_and_a_diff(tmp_path, capsys, scripted, 
     from tests.fakes import juror
 
     scripted.script["JurorAnswer"] = [lambda p: juror("refuted") if "1789" in p else juror("supported")]
-    scripted.script["CorrectorAnswer"] = [{"replacement": "It was completed in 1889."}]
+    scripted.script["CorrectorAnswer"] = [{"wrong": "1789", "right": "1889"}]
     text = tmp_path / "t.txt"
     text.write_text("The Eiffel Tower is in Paris. It was completed in 1789.", encoding="utf-8")
     assert (

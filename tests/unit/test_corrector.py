@@ -16,7 +16,7 @@ def refute_1789(prompt):
 
 def test_corrector_rewrites_only_refuted_sentences(scripted, corpus):
     scripted.script["JurorAnswer"] = [refute_1789]
-    scripted.script["CorrectorAnswer"] = [{"replacement": "It was completed in 1889."}]
+    scripted.script["CorrectorAnswer"] = [{"wrong": "1789", "right": "1889"}]
     result = factcourt.check(
         TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive", first_pass="off"
     )
@@ -59,7 +59,7 @@ def test_two_claims_of_one_sentence_quoted_differently_are_corrected_once(script
     scripted.script["Label"] = [
         lambda p: rating("supported" if "Moon" in p.split("<claim>")[1][:40] else "refuted")
     ]
-    scripted.script["CorrectorAnswer"] = [{"replacement": "The Eiffel Tower is in Paris."}]
+    scripted.script["CorrectorAnswer"] = [{"wrong": "in Rome and was built in 1789", "right": "in Paris"}]
     result = factcourt.check(text, model="scripted", corpus=corpus, cache=False, correct=True)
     assert result["correction"]["text"] == "The Eiffel Tower is in Paris. The Moon orbits the Earth."
     assert scripted.count("CorrectorAnswer") == 1
@@ -121,7 +121,10 @@ def test_the_guard_refuses_a_rewrite_that_drops_the_sentence_or_adds_unstated_fa
 def check_with_replacements(scripted, corpus, *replacements):
     """Check TEXT with 1789 refuted, the corrector answering ``replacements`` in turn."""
     scripted.script["JurorAnswer"] = [refute_1789]
-    scripted.script["CorrectorAnswer"] = [{"replacement": r} for r in replacements]
+    # the whole sentence named wrong: its replacement is the rewrite, judged by the guard
+    scripted.script["CorrectorAnswer"] = [
+        {"wrong": "It was completed in 1789.", "right": r} for r in replacements
+    ]
     return factcourt.check(
         TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive", first_pass="off"
     )
@@ -174,10 +177,10 @@ def test_bench_corrector_scores_fixed_removed_and_failed_corrections(scripted, t
 
     def corrector(prompt):
         if "Pacific" in prompt:
-            return {"replacement": "The Pacific is the largest ocean."}
+            return {"wrong": "smallest", "right": "largest"}
         if "Rome" in prompt:
-            return {"replacement": ""}
-        return {"replacement": "The claim is refuted: Paris is in France."}
+            return {"wrong": "in 1900", "right": ""}
+        return {"wrong": "Paris is in Spain.", "right": "The claim is refuted: Paris is in France."}
 
     scripted.script["CorrectorAnswer"] = [corrector]
     summary = run(dataset, Context(model="scripted", search="given", cache=False), limit=30, part="all")
@@ -215,3 +218,50 @@ def test_negations_function_words_and_the_originals_own_words_need_no_evidence()
         is None
     )
     assert replacement_problem("The CDC banned beards.", "The CDC recommend beards.", evidence) is None
+
+
+def test_the_corrected_sentence_is_the_original_with_the_wrong_words_replaced():
+    from factcourt.nodes.corrector import substituted
+
+    assert substituted(PACIFIC, "smallest", "largest") == (
+        "The Pacific Ocean is the largest ocean on Earth.",
+        None,
+    )
+    # found whatever its case and quotes; the sentence's own stop is kept
+    assert substituted(PACIFIC, '"the Smallest ocean on Earth."', "the largest ocean on Earth.") == (
+        "The Pacific Ocean is the largest ocean on Earth.",
+        None,
+    )
+    assert substituted(PACIFIC, "smallest", "") == ("", None)  # nothing true to say: removed
+    assert substituted(PACIFIC, PACIFIC, "The Pacific is the largest.") == (
+        "The Pacific is the largest.",
+        None,
+    )
+    replacement, problem = substituted(PACIFIC, "Atlantic", "largest")
+    assert replacement is None and "'Atlantic' are not in the sentence" in problem
+    assert substituted(PACIFIC, " ", "largest") == (None, "it names no wrong words")
+    assert substituted("长城建于清朝。", "清朝", "明朝") == ("长城建于明朝。", None)
+
+
+def test_a_respelt_word_is_no_correction_but_a_changed_number_is():
+    evidence = ["Hillary Clinton and Trump's campaign.", "It was completed in 1889."]
+    sentence = "Links between Trumps campaign and Russia were a hoax by Hilary Clinton."
+    respelt = "Links between Trump's campaign and Russia were a hoax by Hillary Clinton."
+    assert "spelling" in replacement_problem(sentence, respelt, evidence)
+    assert replacement_problem("It was completed in 1789.", "It was completed in 1889.", evidence) is None
+    negated = "Links between Trump's campaign and Russia were not a hoax by Hillary Clinton."
+    assert replacement_problem(sentence, negated, evidence) is None
+
+
+def test_wrong_words_not_in_the_sentence_are_asked_again_with_the_reason(scripted, corpus):
+    scripted.script["JurorAnswer"] = [refute_1789]
+    scripted.script["CorrectorAnswer"] = [
+        {"wrong": "1798", "right": "1889"},
+        {"wrong": "1789", "right": "1889"},
+    ]
+    result = factcourt.check(
+        TEXT, model="scripted", corpus=corpus, cache=False, correct=True, rule="adaptive", first_pass="off"
+    )
+    assert "It was completed in 1889." in result["correction"]["text"] and not result["correction"]["failed"]
+    second = [p for n, p in scripted.calls if n == "CorrectorAnswer"][1]
+    assert "'1798' are not in the sentence" in second and '"wrong": "1798"' in second
