@@ -17,7 +17,7 @@ from typing import Any
 from factcourt.api import make_context
 from factcourt.bench.runner import run_bench
 from factcourt.bench.store import PredictionStore
-from factcourt.errors import InputError
+from factcourt.errors import BackendError, InputError
 from factcourt.metrics.calibration import fit_platt, fit_slope, reliability
 from factcourt.metrics.classification import binary_report
 from factcourt.providers.calibration import Calibration, evidence_kind, leaning, model_key, prompt_key, save
@@ -42,6 +42,12 @@ async def run_calibrate(
         ctx = make_context(ctx_for(evidence), calibration="off")
         await run_bench(path, [METHOD], ctx, out / name, limit=limit, balanced=True, part="dev")
         records = PredictionStore(out / name / "predictions.jsonl").records.values()
+        failed = [r for r in records if r["method"] == METHOD and r.get("error")]
+        if failed:  # a fit on the readings that came back would be a fit on a biased few
+            raise BackendError(
+                f"{len(failed)} of the readings of {path} failed ({failed[0]['error']}): run the same "
+                "command again once the endpoint answers"
+            )
         pooled[name] = [
             (r["p_true"], r["gold"]) for r in records if r["method"] == METHOD and r["p_true"] is not None
         ]

@@ -108,3 +108,13 @@ def test_a_flat_slope_shows_an_even_confidence_and_keeps_the_pooled_verdict(scri
     )
     # raw log-odds 0.41 is below the boundary 1.0: refuted, shown at an even 0.5
     assert turn.verdict == "refuted" and turn.probabilities == {"supported": 0.5, "refuted": 0.5}
+
+
+def test_calibrate_on_an_endpoint_that_fails_exits_1_and_names_the_failure(scripted, tmp_path, capsys):
+    data = tmp_path / "claims.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in ROWS), encoding="utf-8")
+    scripted.script["Label"] = [TimeoutError("the endpoint timed out")]
+    argv = ["bench", "calibrate", "--dataset", f"{data}:given", "--model", "scripted", "--limit", "12"]
+    assert main([*argv, "--out", str(tmp_path / "cal"), "--set", "retries=0"]) == 1
+    said = " ".join(capsys.readouterr().err.split())
+    assert "12 of the readings" in said and "timed out" in said and "logprobs" not in said
