@@ -46,14 +46,14 @@ async def stored_result(url: str, thread: str) -> dict[str, Any]:
         from factcourt.graphs.hallucination import graph
 
         return api.detection_json(TypeAdapter(graph.builder.state_schema).validate_python(values), ctx)
-    if "claim" in values and values.get("results"):
-        from factcourt.graphs.verify import graph
-
-        return api.claim_json(TypeAdapter(graph.builder.state_schema).validate_python(values)["results"][0])
     if "response" in values:
         from factcourt.graphs.factcheck import graph
 
         return api.report(TypeAdapter(graph.builder.state_schema).validate_python(values), ctx)
+    if values.get("results"):  # verify's thread shows only its output, the claim's result
+        from factcourt.graphs.verify import graph
+
+        return api.claim_json(TypeAdapter(graph.builder.state_schema).validate_python(values)["results"][0])
     raise FactcourtError(f"thread {thread} holds no finished check, verify or detect run")
 
 

@@ -142,6 +142,11 @@ def test_check_marks_each_claim_at_its_place_and_opens_its_details(
     seen.page.focus("mark.v-supported")  # the keyboard reaches every mark
     seen.page.keyboard.press("Enter")
     assert detail.is_visible() and "Paris" in detail.inner_text()
+    seen.page.keyboard.press("Escape")
+    assert seen.page.evaluate("document.activeElement.className").startswith("v-supported"), "focus returns"
+    seen.page.keyboard.press("Tab")
+    seen.page.keyboard.press(" ")
+    assert detail.is_visible() and "Berlin" in detail.inner_text(), "Tab: the next mark; Space opens it"
     seen.clean()
     seen.shot(tmp_path / "check.png")
 

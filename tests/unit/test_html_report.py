@@ -406,3 +406,45 @@ def test_check_writes_the_page_beside_the_json(tmp_path, scripted):
     main(["check", str(text), "--model", "scripted", "--search", "none", "--json", "--html", str(html)])
     page = html.read_text(encoding="utf-8")
     assert len(data_of(page)["marked"]["text"][0]) >= 2 and "Checked text" in page
+
+
+class StoredThread:
+    """A LangGraph server's client that holds one thread: its state as the server stores it, JSON."""
+
+    def __init__(self, state):
+        self.values = json.loads(json.dumps(state, default=lambda x: x.model_dump(mode="json")))
+        self.threads = self
+
+    async def get_state(self, thread):
+        return {"values": self.values}
+
+
+@pytest.mark.parametrize("graph_name", ["factcheck", "verify", "hallucination"])
+def test_report_html_renders_a_finished_run_from_a_servers_thread(tmp_path, monkeypatch, graph_name):
+    import asyncio
+    import importlib
+
+    import langgraph_sdk
+
+    from factcourt.api import make_context
+    from factcourt.state import Claim
+
+    payload = {
+        "factcheck": {"response": "The Eiffel Tower is in Paris. I think so.", "question": ""},
+        "verify": {"claim": Claim(id="c1", text="The Eiffel Tower is in Paris."), "question": ""},
+        "hallucination": {"question": "Who wrote Hamlet?", "answer": "Marlowe."},
+    }[graph_name]
+    graph = importlib.import_module(f"factcourt.graphs.{graph_name}").graph
+    state = asyncio.run(graph.ainvoke(payload, context=make_context(model="sim", search="none", cache=False)))
+    monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: StoredThread(state))
+    out = tmp_path / "r.html"
+    assert main(["report-html", "--thread", "t1", "--out", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    heading = {"factcheck": "Checked text", "verify": "One claim, checked", "hallucination": "hallucinate?"}
+    assert heading[graph_name] in page
+
+
+def test_report_html_of_an_unreachable_server_is_one_sentence(tmp_path, capsys):
+    argv = ["report-html", "--url", "http://127.0.0.1:9", "--thread", "t1", "--out", str(tmp_path / "r.html")]
+    assert main(argv) == 1
+    assert "could not read thread t1" in capsys.readouterr().err
