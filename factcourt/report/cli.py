@@ -40,7 +40,7 @@ async def stored_result(url: str, thread: str) -> dict[str, Any]:
         state = await get_client(url=url).threads.get_state(thread)
     except Exception as exc:  # noqa: BLE001 (connection and HTTP status errors alike)
         raise FactcourtError(f"could not read thread {thread} from {url}: {exc}") from exc
-    values = state.get("values") or {}
+    values: dict[str, Any] = dict(state.get("values") or {})  # type: ignore[arg-type]
     ctx = api.make_context()  # a run's settings are not in its state: the page names the defaults
     if "answer" in values:
         from factcourt.graphs.hallucination import graph

@@ -211,7 +211,7 @@ def _check(result: dict[str, Any]) -> dict[str, Any]:
             start, end = c["span"]
             marks.append((start, end, c["mark"], k, f"{c['id']}: {MARKS[c['mark']][1]}"))
     taken = sorted((s, e) for s, e, *_ in marks)
-    dropped = []
+    dropped: list[dict[str, Any]] = []
     for d in result.get("dropped", []):
         mark = "failed" if d.get("reason") == "clerk_failed" else "dropped"
         detail = len(claims) + len(dropped)
@@ -242,10 +242,10 @@ def _detect(result: dict[str, Any]) -> dict[str, Any]:
     marks: dict[str, list[tuple[int, int, str, int, str]]] = {"question": [], "answer": []}
     taken: dict[str, list[tuple[int, int]]] = {"question": [], "answer": []}
     for f in findings:
-        label = f"{f['type'].replace('_', ' ')} hallucination (p {f['probability']:.2f})"
+        words = f"{f['type'].replace('_', ' ')} hallucination (p {f['probability']:.2f})"
         for part in ("answer", "question"):  # a false premise is in the question
             if where := _locate(result.get(part) or "", f.get("span", ""), taken[part]):
-                marks[part].append((*where, "hallucination", f["detail"], label))
+                marks[part].append((*where, "hallucination", f["detail"], words))
                 f["placed"] = part
                 break
     judgements = {j["round"]: j for j in result.get("judgements") or []}
@@ -280,11 +280,12 @@ def _tables(result: dict[str, Any], kind: str, folder: Path | None) -> dict[str,
     """A folder report: its own Markdown (the tables of report.md) as HTML, the plots inline."""
     folder = Path(folder) if folder else None
     if kind == "leaderboard":
-        from factcourt.bench.leaderboard import markdown
+        from factcourt.bench.leaderboard import markdown as leaderboard_md
 
-        text = markdown(result["report"], result["settings"])
+        text = leaderboard_md(result["report"], result["settings"])
     elif kind == "audit":
-        from factcourt.audit_report import markdown, runs_markdown
+        from factcourt.audit_report import markdown as audit_md
+        from factcourt.audit_report import runs_markdown
 
         if "per_run" in result:
             text = runs_markdown(result)
@@ -293,11 +294,11 @@ def _tables(result: dict[str, Any], kind: str, folder: Path | None) -> dict[str,
             if cases is None:  # report.json keeps them apart, in cases.jsonl
                 cases = _jsonl(folder / "cases.jsonl") if folder else []
             chart = "imr_by_scenario.png" if folder and (folder / "imr_by_scenario.png").is_file() else None
-            text = markdown({**result, "cases": cases}, chart)
+            text = audit_md({**result, "cases": cases}, chart)
     else:
-        from factcourt.bench.report import markdown
+        from factcourt.bench.report import markdown as bench_md
 
-        text = f"# Benchmark: {result.get('dataset', '')}\n\n{markdown(result['report'])}"
+        text = f"# Benchmark: {result.get('dataset', '')}\n\n{bench_md(result['report'])}"
     plots = [
         {"name": name, "uri": uri} for name in PLOTS[kind] if folder and (uri := _png_uri(folder / name))
     ]

@@ -391,11 +391,20 @@ def test_audit_writes_its_page_with_its_chart_inline(tmp_path):
     assert detect_kind(json.loads((tmp_path / "a" / "report.json").read_text())) == "audit"
 
 
-@pytest.mark.parametrize(
-    "command", [["verify", "--claim", "Paris is in France."], ["detect", "-q", "Q?", "-a", "A."]]
-)
+@pytest.mark.parametrize("command", ["check", "verify", "detect", "leaderboard", "audit", "bench run"])
 def test_a_bad_html_path_is_exit_2_before_any_model_call(tmp_path, command, scripted, capsys):
-    assert main([*command, "--model", "scripted", "--html", str(tmp_path)]) == 2
+    text = tmp_path / "t.txt"
+    text.write_text("Paris is in France.", encoding="utf-8")
+    out = ["--out", str(tmp_path / "out")]
+    argv = {
+        "check": ["check", str(text)],
+        "verify": ["verify", "--claim", "Paris is in France."],
+        "detect": ["detect", "-q", "Q?", "-a", "A."],
+        "leaderboard": ["leaderboard", "--prompts", str(text), "--targets", "scripted", *out],
+        "audit": ["audit", "--target-model", "scripted", *out],
+        "bench run": ["bench", "run", "--dataset", str(text), *out],
+    }[command]
+    assert main([*argv, "--model", "scripted", "--html", str(tmp_path)]) == 2
     assert "--html" in capsys.readouterr().err and not scripted.calls
 
 
