@@ -14,6 +14,7 @@ import pytest
 import factcourt
 from factcourt.cli import main
 from factcourt.report import render
+from factcourt.report.html import PAGE_CHARS
 
 pytestmark = pytest.mark.integration
 
@@ -161,10 +162,19 @@ def test_check_marks_each_claim_at_its_place_and_opens_its_details(
 def test_a_20_mb_text_opens_on_its_first_page_and_pages_on(browser, tmp_path):
     sentence = "The Eiffel Tower is in Paris and it was completed in 1889 for the fair. "
     text = sentence * (20_000_000 // len(sentence))
-    claim = {"id": "c1", "text": sentence.strip(), "span": [0, len(sentence) - 1], "verdict": "refuted"}
+    far = 3_000 * len(sentence)  # some pages on
+    claims = [
+        {"id": "c1", "text": sentence.strip(), "span": [0, len(sentence) - 1], "verdict": "refuted"},
+        {
+            "id": "c2",
+            "text": sentence.strip(),
+            "span": [far, far + len(sentence) - 1],
+            "verdict": "supported",
+        },
+    ]
     path = tmp_path / "big.html"
     path.write_text(
-        render({"claims": [claim], "dropped": [], "scores": {}, "response": text}), encoding="utf-8"
+        render({"claims": claims, "dropped": [], "scores": {}, "response": text}), encoding="utf-8"
     )
     seen = Seen(browser, path)
     assert seen.page.inner_text(".page-no").startswith("page 1 of ")
@@ -174,6 +184,9 @@ def test_a_20_mb_text_opens_on_its_first_page_and_pages_on(browser, tmp_path):
     seen.page.click("[data-page='-1']")
     seen.page.click("mark.v-refuted")
     assert seen.page.locator("#detail").is_visible()
+    seen.page.click("table.claims button:text('c2')")  # from the table: the text turns to its page
+    assert seen.page.inner_text(".page-no").startswith(f"page {far // PAGE_CHARS + 1} of ")
+    assert seen.page.locator("mark.current.v-supported").count() == 1
     seen.clean()
     seen.page.close()
 

@@ -389,6 +389,8 @@ def test_audit_writes_its_page_with_its_chart_inline(tmp_path):
     page = html.read_text(encoding="utf-8")
     assert "FACT-AUDIT report" in page and "data:image/png;base64," in page
     assert detect_kind(json.loads((tmp_path / "a" / "report.json").read_text())) == "audit"
+    main([*argv, "--objects", "fake_news", "--runs", "2", "--out", str(tmp_path / "r"), "--html", str(html)])
+    assert "FACT-AUDIT over 2 runs" in html.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("command", ["check", "verify", "detect", "leaderboard", "audit", "bench run"])

@@ -54,10 +54,26 @@
     });
     document.querySelectorAll("mark.current").forEach(function (m) { m.classList.remove("current"); });
     if (from.tagName === "MARK") from.classList.add("current");
+    else showInText(Number(from.dataset.detail.split(" ")[0]));
     panel.hidden = false;
     opener = from;
     panel.scrollTop = 0;
     document.getElementById("detail-title").focus();
+  }
+
+  // Opened from a table: turn the text to the page that holds the mark, and outline it there.
+  function showInText(id) {
+    document.querySelectorAll("[data-marked]").forEach(function (box) {
+      var pages = data.marked[box.dataset.marked] || [];
+      var at = pages.findIndex(function (page) {
+        return page.some(function (seg) { return typeof seg !== "string" && seg[2].indexOf(id) >= 0; });
+      });
+      if (at < 0) return;
+      if (at !== Number(box.dataset.at)) drawPage(box, pages, at);
+      box.querySelectorAll("mark").forEach(function (m) {
+        if (m.dataset.detail.split(" ").map(Number).indexOf(id) >= 0) m.classList.add("current");
+      });
+    });
   }
 
   function closeDetail() {
