@@ -81,6 +81,14 @@ class Seen:
         self.page.close()
 
 
+def fits_a_phone(browser, path: Path) -> None:
+    """At 390 px wide nothing runs off the side: long words wrap, wide tables scroll in their box."""
+    phone = Seen(browser, path, width=390)
+    assert phone.page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    phone.clean()
+    phone.page.close()
+
+
 def marks(page) -> list[dict]:
     return page.eval_on_selector_all(
         "mark",
@@ -207,6 +215,7 @@ def test_verify_shows_the_claim_its_evidence_and_the_debate(browser, tmp_path, s
     assert "The Eiffel Tower is in Paris." in body and "Who decided" in body
     seen.clean()
     seen.shot(tmp_path / "verify.png")
+    fits_a_phone(browser, path)
 
 
 def test_detect_marks_the_hallucinated_span(browser, tmp_path):
@@ -223,6 +232,7 @@ def test_detect_marks_the_hallucinated_span(browser, tmp_path):
     assert result["findings"][0]["type"] in seen.page.inner_text("#detail")
     seen.clean()
     seen.shot(tmp_path / "detect.png")
+    fits_a_phone(browser, path)
 
 
 def sorts(seen) -> None:
@@ -251,3 +261,4 @@ def test_folder_reports_show_their_tables_and_plots(browser, tmp_path, kind):
     sorts(seen)
     seen.clean()
     seen.shot(tmp_path / f"{kind}.png")
+    fits_a_phone(browser, page)
