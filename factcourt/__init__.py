@@ -14,6 +14,7 @@ from factcourt.api import (
     verify,
 )
 from factcourt.context import Context
+from factcourt.report import report_html
 
 __all__ = [
     "Context",
@@ -27,5 +28,6 @@ __all__ = [
     "check",
     "detect",
     "load_pyramid",
+    "report_html",
     "verify",
 ]

@@ -87,6 +87,7 @@ def report(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
         "language_not_covered": sum(r.uncovered_language is not None for r in results),
         "usage": _usage_json(total),
         "correction": correction.model_dump(mode="json") if correction else None,
+        "response": state.get("response", ""),  # the text the spans point into (the HTML report marks it)
     }
 
 

@@ -23,6 +23,8 @@ from factcourt.cli_shared import (
 )
 from factcourt.context import AUDIT_SCALES, Context
 from factcourt.errors import ConfigError, InputError
+from factcourt.report import write_html
+from factcourt.report.cli import add_html_option, prepare_html
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -44,9 +46,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
     objects = audit_objects(args.objects)
     folder = Path(args.out)
     prepare_out_folder(folder)  # not after the audit: write_audit would fail with hours of work
+    prepare_html(args)
     preflight(ctx)
     if args.runs == 1:
-        return _audit_once(objects, ctx, args, folder)[0]
+        code, report = _audit_once(objects, ctx, args, folder)
+        if args.html:
+            write_html(args.html, report, "audit", folder)
+        return code
     reports, empty = [], []
     for k in range(1, args.runs + 1):
         # a run of its own: its seed picks other examples and keys other sampled answers
@@ -67,6 +73,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
             empty.append(k)
     summary = runs_json(reports)
     paths = write_runs(summary, folder)
+    if args.html:
+        write_html(args.html, summary, "audit", folder)
     overall = summary["overall"]
     if overall["runs"]:
         out.print(
@@ -219,6 +227,7 @@ def add_audit_command(sub: argparse._SubParsersAction, add_settings: Callable) -
         "of 3 runs): each run's reports go to OUT/run-K, the mean ± sd to OUT/runs.md and runs.json; "
         "the same command again goes on after the last finished run",
     )
+    add_html_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument(
         "--keep-checkpoint", action="store_true", help="keep the audit's checkpoints after it finishes"

@@ -40,6 +40,7 @@ from factcourt.cli_shared import (
 )
 from factcourt.context import ROLES, Context
 from factcourt.errors import FactcourtError, InputError
+from factcourt.report.cli import add_html_option, add_report_command, prepare_html
 
 VERDICT_STYLE = {
     "supported": "green",
@@ -158,6 +159,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if problem := response_problem(text) or long_question(args.question or ""):
         raise InputError(problem)
     prepare_out(args.out)
+    prepare_html(args)
     ctx = settings_from(args)
     warn_if_corpus_misses_language(text, ctx)
     state = asyncio.run(
@@ -202,6 +204,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from factcourt.bench.datasets import read_evidence_file
 
     prepare_out(args.out)
+    prepare_html(args)
     evidence = read_evidence_file(Path(args.evidence)) if args.evidence else None
     ctx = context_with_given(evidence, settings_values(args), {})
     preflight(ctx)
@@ -316,6 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--correct", action="store_true", help="rewrite refuted claims and show a diff")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", help="also write the JSON result to this file")
+    add_html_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument(
         "--keep-checkpoint",
@@ -336,6 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--question", "-q", help="context for the claim")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", help="also write the JSON result to this file")
+    add_html_option(p)
     add_settings(p)
     p.set_defaults(func=cmd_verify)
 
@@ -388,6 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     from factcourt.audit_cli import add_audit_command
 
     add_audit_command(sub, add_settings)
+    add_report_command(sub)
     _debug_everywhere(parser)
     return parser
 

@@ -264,6 +264,10 @@ def emit_result(result: dict, args: argparse.Namespace, render) -> None:
         except OSError as exc:
             kept = "; the result is printed above" if args.json else ""
             raise FactcourtError(f"could not write --out {args.out} ({exc.strerror}){kept}") from exc
+    if getattr(args, "html", None):
+        from factcourt.report import write_html
+
+        write_html(args.html, result)
 
 
 def warn_if_corpus_misses_language(text: str, ctx: Context) -> None:

@@ -20,6 +20,7 @@ from factcourt.cli_shared import (
     settings_values,
 )
 from factcourt.context import HALLUCINATION_AGENTS
+from factcourt.report.cli import add_html_option, prepare_html
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
@@ -30,6 +31,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from factcourt.runs import run_config
 
     prepare_out(args.out)
+    prepare_html(args)
     overrides: dict = {}
     if args.layout:
         overrides["hallucination_layout"] = args.layout
@@ -125,6 +127,7 @@ def add_detect_command(sub: argparse._SubParsersAction, add_settings: Callable) 
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", help="also write the JSON result to this file")
+    add_html_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress display")
     add_settings(p)
     p.set_defaults(func=cmd_detect)

@@ -20,6 +20,8 @@ from factcourt.cli_shared import (
     settings_values,
 )
 from factcourt.errors import ConfigError, InputError
+from factcourt.report import write_html
+from factcourt.report.cli import add_html_option, prepare_html
 
 
 def model_list(value: str) -> list[str]:
@@ -93,6 +95,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise InputError(f"--limit must be at least 1, not {args.limit}")
     prepare_out_folder(Path(args.out))
+    prepare_html(args)
     ctx = checked_settings(args, args.targets)
     summary = asyncio.run(
         run_leaderboard(
@@ -110,6 +113,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         f"[dim]in {args.out}: report.md, report.json, answers.jsonl ({summary['answers']} answers), "
         "leaderboard.png, pyramids/, records.jsonl (run the same command again to resume)[/]"
     )
+    if args.html:
+        write_html(args.html, summary, "leaderboard", Path(args.out))
     report = summary["report"]
     if report["first_error"]:
         fail(
@@ -160,5 +165,6 @@ def add_leaderboard_commands(sub: argparse._SubParsersAction, add_settings: Call
     p.add_argument("--seed", type=int, help="shuffle each topic before sampling")
     p.add_argument("--out", required=True, help="folder for the reports and the resumable records")
     p.add_argument("--report-only", action="store_true", help="run nothing: report what is stored")
+    add_html_option(p)
     add_settings(p)
     p.set_defaults(func=cmd_leaderboard)

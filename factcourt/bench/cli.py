@@ -25,6 +25,8 @@ from factcourt.cli_shared import (
     settings_values,
 )
 from factcourt.errors import ConfigError, FactcourtError
+from factcourt.report import write_html
+from factcourt.report.cli import add_html_option, prepare_html
 
 out = Console()
 
@@ -48,6 +50,7 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
         args.search = args.evidence
     args.no_cache = not args.cache  # cached answers would hide the cost of later methods
     prepare_out_folder(Path(args.out))
+    prepare_html(args)
     ctx = settings_from(args)
     prices = Prices(args.price_input, args.price_output, args.price_search)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -70,6 +73,8 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
         f"[dim]reports in {escape(args.out)}: report.json, report.md, wrong_predictions.csv "
         f"({summary['wrong_predictions']} rows), f1_false_vs_cost.png[/]"
     )
+    if args.html:
+        write_html(args.html, summary, "bench", Path(args.out))
     failed = {m: r["binary"]["failed"] for m, r in summary["report"].items() if r["binary"]["failed"]}
     if failed:  # counted as wrong in the report; the same command tries them again
         fail(
@@ -409,6 +414,7 @@ def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) 
     p.add_argument("--price-input", type=price, default=0.15, help="$ per 1M input tokens")
     p.add_argument("--price-output", type=price, default=0.60, help="$ per 1M output tokens")
     p.add_argument("--price-search", type=price, default=0.0, help="$ per search query")
+    add_html_option(p)
     add_settings(p)
     p.set_defaults(func=cmd_bench_run)
 

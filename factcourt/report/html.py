@@ -1,0 +1,363 @@
+"""One self-contained HTML page per result: the checked text with what is wrong in it marked.
+
+The page works offline (styles and script inline, plots as ``data:`` URIs). Every text in it
+(the user's, a model's, the evidence) goes through Jinja's autoescape or, for the marked text
+the script draws page by page, through ``textContent`` from a JSON block whose ``<`` are
+escaped: nothing in a result can open a tag.
+"""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import json
+import re
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jinja2 import ChainableUndefined, Environment, PackageLoader
+from markupsafe import Markup
+
+from factcourt.errors import FactcourtError, InputError
+
+KINDS = ("check", "verify", "detect", "leaderboard", "audit", "bench")
+
+# Each mark: a colour, an icon and words, so the page reads without colour too. Ordered worst
+# first: a sentence holding a refuted and a supported claim is marked refuted.
+MARKS: dict[str, tuple[str, str]] = {
+    "failed": ("⚠", "failed: not checked"),
+    "refuted": ("✗", "refuted"),
+    "conflicting_evidence": ("⇄", "conflicting evidence"),
+    "not_enough_evidence": ("?", "not enough evidence"),
+    "supported": ("✓", "supported"),
+    "dropped": ("–", "dropped by the Clerk"),
+    "hallucination": ("✗", "hallucination"),
+}
+VERDICT_MARKS = ("supported", "refuted", "not_enough_evidence", "conflicting_evidence", "dropped", "failed")
+# Characters of text drawn at once: a 20 MB text stays one page of this in the document.
+PAGE_CHARS = 20_000
+# Plots each folder report writes but its Markdown does not show.
+PLOTS = {"leaderboard": ("leaderboard.png",), "bench": ("f1_false_vs_cost.png",), "audit": ()}
+
+_env = Environment(
+    loader=PackageLoader("factcourt.report", "templates"),
+    autoescape=True,
+    undefined=ChainableUndefined,  # results of older runs lack some fields: shown empty
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def detect_kind(result: dict[str, Any]) -> str:
+    """Which command made ``result``, from its shape; InputError when no known shape fits."""
+    report = result.get("report")
+    if "claims" in result and "response" in result:
+        return "check"
+    if "answer" in result and "findings" in result:
+        return "detect"
+    if "transcript" in result and "verdict" in result and "evidence" in result:
+        return "verify"
+    if isinstance(report, dict) and "rows" in report and "score_names" in report:
+        return "leaderboard"
+    if "taxonomy" in result or "per_run" in result:
+        return "audit"
+    if isinstance(report, dict) and "methods" in result:
+        return "bench"
+    raise InputError(
+        "no report of check, verify, detect, leaderboard, audit or bench run: say which with kind="
+    )
+
+
+def render(result: dict[str, Any], kind: str | None = None, folder: Path | None = None) -> str:
+    """The HTML page of one result (kind detected from its shape when not given).
+
+    ``folder``: where a leaderboard, audit or bench run wrote its plots, to inline them.
+    """
+    kind = kind or detect_kind(result)
+    if kind not in KINDS:
+        raise InputError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    view = {"check": _check, "verify": _verify, "detect": _detect}.get(kind)
+    page = view(result) if view else _tables(result, kind, folder)
+    template = kind if view else "tables"
+    return _env.get_template(f"{template}.html.j2").render(
+        kind=kind,
+        marks=MARKS,
+        icons={mark: icon for mark, (icon, _) in MARKS.items()},
+        verdict_marks=VERDICT_MARKS,
+        style=Markup(_asset("report.css")),
+        script=Markup(_asset("report.js")),
+        **page,
+    )
+
+
+def write_html(
+    path: str | Path, result: dict[str, Any], kind: str | None = None, folder: Path | None = None
+) -> None:
+    """Write :func:`render`'s page to ``path``; a failed write is one clear sentence."""
+    try:
+        Path(path).write_text(render(result, kind, folder), encoding="utf-8")
+    except OSError as exc:
+        raise FactcourtError(f"could not write --html {path} ({exc.strerror})") from exc
+
+
+def _asset(name: str) -> str:
+    return resources.files("factcourt.report").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _data_json(data: Any) -> Markup:
+    """JSON for a ``<script type="application/json">`` block: no ``<`` closes it, none opens a comment."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def safe_url(url: str) -> str | None:
+    """A URL a link may point at: web addresses only (a ``javascript:`` one would run on a click)."""
+    return url if re.match(r"https?://", url or "", re.I) else None
+
+
+# ------------------------------------------------------------------ marked text
+
+
+def marked_pages(text: str, marks: Iterable[tuple[int, int, str, int, str]]) -> list[list[Any]]:
+    """The text cut into pages of segments: plain strings, or ``[text, mark, [detail ids], label]``.
+
+    ``marks``: (start, end, mark, detail id, label). Where marks overlap, the segment lists
+    every detail and shows the worst mark. The script draws one page at a time from this; the
+    text is sent cut, not with offsets, since JavaScript counts UTF-16 units and Python code points.
+    """
+    spans = [(s, e, m, d, lab) for s, e, m, d, lab in marks if 0 <= s < e <= len(text)]
+    breaks = set(_page_cuts(text))
+    cuts = sorted({0, len(text), *(p for s, e, *_ in spans for p in (s, e)), *breaks})
+    starts = sorted(spans)
+    order = {m: k for k, m in enumerate(MARKS)}
+    pages: list[list[Any]] = [[]]
+    active: list[tuple[int, int, str, int, str]] = []
+    next_span = 0
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        if a in breaks and pages[-1]:
+            pages.append([])
+        while next_span < len(starts) and starts[next_span][0] <= a:
+            active.append(starts[next_span])
+            next_span += 1
+        active = [s for s in active if s[1] > a]
+        piece = text[a:b]
+        if not active:
+            pages[-1].append(piece)
+            continue
+        worst = min(active, key=lambda s: order[s[2]])[2]
+        ids = sorted({s[3] for s in active})
+        label = "; ".join(dict.fromkeys(s[4] for s in sorted(active, key=lambda s: s[3])))
+        pages[-1].append([piece, worst, ids, label])
+    return pages
+
+
+def _page_cuts(text: str) -> list[int]:
+    """Where pages begin: about every PAGE_CHARS, at a line break or space when one is near."""
+    cuts, start = [], 0
+    while len(text) - start > PAGE_CHARS:
+        end = start + PAGE_CHARS
+        at = max(text.rfind("\n", start + PAGE_CHARS // 2, end), text.rfind(" ", end - 200, end))
+        start = at + 1 if at > start else end
+        cuts.append(start)
+    return cuts
+
+
+def _locate(text: str, part: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The first place of ``part`` in ``text`` that no other located part holds."""
+    at = text.find(part) if part else -1
+    while at >= 0:
+        end = at + len(part)
+        k = bisect.bisect_left(taken, (end, end))
+        if not any(s < end and at < e for s, e in taken[max(0, k - 1) : k + 1]):
+            bisect.insort(taken, (at, end))
+            return at, end
+        at = text.find(part, at + 1)
+    return None
+
+
+# ------------------------------------------------------------------ check, verify, detect
+
+
+def claim_mark(claim: dict[str, Any]) -> str:
+    """The mark of a claim: its verdict, or ``failed`` (never a verdict a failed claim lacks)."""
+    return "failed" if claim.get("error") or not claim.get("verdict") else claim["verdict"]
+
+
+def _claim_view(claim: dict[str, Any], edits: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    rounds: dict[int, list[dict[str, Any]]] = {}
+    for turn in claim.get("transcript") or []:
+        rounds.setdefault(turn.get("round", 0), []).append(turn)
+    return {
+        **claim,
+        "mark": claim_mark(claim),
+        "rounds_seen": sorted(rounds.items()),
+        "links": [safe_url(e.get("url", "")) for e in claim.get("evidence") or []],
+        "edits": edits or [],
+    }
+
+
+def _check(result: dict[str, Any]) -> dict[str, Any]:
+    text = result.get("response") or ""
+    correction = result.get("correction") or {}
+    edits: dict[str, list[dict[str, Any]]] = {}
+    for edit in correction.get("edits", []):
+        edits.setdefault(edit.get("claim_id", ""), []).append(edit)
+    claims = [_claim_view(c, edits.get(c["id"])) for c in result.get("claims", [])]
+    marks = []
+    for k, c in enumerate(claims):
+        if c.get("span"):
+            start, end = c["span"]
+            marks.append((start, end, c["mark"], k, f"{c['id']}: {MARKS[c['mark']][1]}"))
+    taken = sorted((s, e) for s, e, *_ in marks)
+    dropped: list[dict[str, Any]] = []
+    for d in result.get("dropped", []):
+        mark = "failed" if d.get("reason") == "clerk_failed" else "dropped"
+        detail = len(claims) + len(dropped)
+        dropped.append({**d, "mark": mark, "detail": detail})
+        if where := _locate(text, d.get("sentence", ""), taken):
+            marks.append((*where, mark, detail, f"{MARKS[mark][1]} ({d.get('reason')})"))
+    scores = result.get("scores") or {}
+    counts = {m: sum(c["mark"] == m for c in claims) for m in VERDICT_MARKS}
+    counts["dropped"] = sum(d["mark"] == "dropped" for d in dropped)
+    counts["failed"] += sum(d["mark"] == "failed" for d in dropped)
+    return {
+        "result": result,
+        "claims": claims,
+        "dropped": dropped,
+        "counts": counts,
+        "precision": scores.get("precision"),
+        "correction": correction,
+        "data": _data_json({"marked": {"text": marked_pages(text, marks)}}),
+    }
+
+
+def _verify(result: dict[str, Any]) -> dict[str, Any]:
+    return {"claim": _claim_view(result), "data": None}
+
+
+def _detect(result: dict[str, Any]) -> dict[str, Any]:
+    findings = [{**f, "detail": k, "placed": None} for k, f in enumerate(result.get("findings") or [])]
+    marks: dict[str, list[tuple[int, int, str, int, str]]] = {"question": [], "answer": []}
+    taken: dict[str, list[tuple[int, int]]] = {"question": [], "answer": []}
+    for f in findings:
+        words = f"{f['type'].replace('_', ' ')} hallucination (p {f['probability']:.2f})"
+        for part in ("answer", "question"):  # a false premise is in the question
+            if where := _locate(result.get(part) or "", f.get("span", ""), taken[part]):
+                marks[part].append((*where, "hallucination", f["detail"], words))
+                f["placed"] = part
+                break
+    judgements = {j["round"]: j for j in result.get("judgements") or []}
+    teams: dict[int, dict[str, Any]] = {}
+    for t in result.get("teams") or []:
+        teams.setdefault(t["round"], {})[t["team"]] = t
+    views: dict[int, list[dict[str, Any]]] = {}
+    for v in result.get("transcript") or []:
+        views.setdefault(v["round"], []).append(v)
+    rounds = [
+        {"round": r, "teams": teams.get(r, {}), "judgement": judgements.get(r), "views": views.get(r, [])}
+        for r in sorted({*judgements, *teams, *views})
+    ]
+    label = result.get("label")
+    mark = "failed" if label is None else "supported" if label == 1 else "hallucination"
+    return {
+        "result": result,
+        "findings": findings,
+        "rounds": rounds,
+        "mark": mark,
+        "knowledge": [{**e, "link": safe_url(e.get("url", ""))} for e in result.get("knowledge") or []],
+        "data": _data_json(
+            {"marked": {p: marked_pages(result.get(p) or "", marks[p]) for p in ("question", "answer")}}
+        ),
+    }
+
+
+# ------------------------------------------------------------------ leaderboard, audit, bench
+
+
+def _tables(result: dict[str, Any], kind: str, folder: Path | None) -> dict[str, Any]:
+    """A folder report: its own Markdown (the tables of report.md) as HTML, the plots inline."""
+    folder = Path(folder) if folder else None
+    if kind == "leaderboard":
+        from factcourt.bench.leaderboard import markdown as leaderboard_md
+
+        text = leaderboard_md(result["report"], result["settings"])
+    elif kind == "audit":
+        from factcourt.audit_report import markdown as audit_md
+        from factcourt.audit_report import runs_markdown
+
+        if "per_run" in result:
+            text = runs_markdown(result)
+        else:
+            cases = result.get("cases")
+            if cases is None:  # report.json keeps them apart, in cases.jsonl
+                cases = _jsonl(folder / "cases.jsonl") if folder else []
+            chart = "imr_by_scenario.png" if folder and (folder / "imr_by_scenario.png").is_file() else None
+            text = audit_md({**result, "cases": cases}, chart)
+    else:
+        from factcourt.bench.report import markdown as bench_md
+
+        text = f"# Benchmark: {result.get('dataset', '')}\n\n{bench_md(result['report'])}"
+    plots = [
+        {"name": name, "uri": uri} for name in PLOTS[kind] if folder and (uri := _png_uri(folder / name))
+    ]
+    reliability = _reliability(result["report"]) if kind == "bench" else []
+    return {
+        "body": Markup(_markdown_html(text, folder)),
+        "plots": plots,
+        "reliability": reliability,
+        "data": None,
+    }
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _png_uri(path: Path) -> str | None:
+    if path.suffix.lower() != ".png" or not path.is_file():
+        return None
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def _markdown_html(text: str, folder: Path | None) -> str:
+    """Markdown as HTML with raw HTML escaped, tables sortable and scrollable, images inline or named."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+
+    def image(renderer, tokens, idx, options, env):  # noqa: ANN001, ANN202
+        token = tokens[idx]
+        src = str(token.attrGet("src") or "")
+        uri = _png_uri(folder / Path(src).name) if folder and src else None
+        alt = renderer.renderInlineAsText(token.children or [], options, env)
+        if uri is None:
+            return str(Markup("<em>(plot {} not found)</em>").format(src))
+        return str(Markup('<img src="{}" alt="{}" class="plot">').format(uri, alt))
+
+    md.add_render_rule("image", image)
+    md.add_render_rule("table_open", lambda *a: '<div class="table-wrap"><table class="sortable">\n')
+    md.add_render_rule("table_close", lambda *a: "</table></div>\n")
+    return md.render(text)
+
+
+def _reliability(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each method's reliability bins, with the points of its diagram (100 x 100, y up)."""
+    methods = []
+    for method, r in report.items():
+        rows = (r.get("calibration") or {}).get("rows") or []
+        biggest = max((b["n"] for b in rows), default=1)
+        points = [
+            {
+                **b,
+                "x": 100 * b["mean_p"],
+                "y": 100 - 100 * b["frac_true"],
+                "r": 2 + 4 * (b["n"] / biggest) ** 0.5,
+            }
+            for b in rows
+        ]
+        methods.append({"method": method, "rows": points, "ece": r["calibration"].get("ece")})
+    return methods
