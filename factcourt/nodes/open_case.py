@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context import Context
 from factcourt.nodes._shared import emit, language_for
-from factcourt.state import ClaimState
+from factcourt.state import Claim, ClaimState, Evidence
 
 MAX_CLAIM_CHARS = 2000
 
@@ -22,9 +22,13 @@ def claim_problem(text: str) -> str | None:
 
 async def open_case(state: ClaimState, runtime: Runtime[Context]) -> dict:
     """Start the debate at round 1 with the given evidence in the knowledge base."""
-    claim = state["claim"]
+    # the LangGraph server hands a JSON input over as dicts: the state's models are made here
+    claim = Claim.model_validate(state["claim"])
+    given = [Evidence.model_validate(e) for e in state.get("given_evidence") or []]
     emit("claim_started", claim_id=claim.id, claim=claim.text)
     update: dict = {
+        "claim": claim,
+        "given_evidence": given,
         "round": 1,
         "turn_in_round": 0,
         "awaiting_evidence": False,
@@ -36,7 +40,5 @@ async def open_case(state: ClaimState, runtime: Runtime[Context]) -> dict:
     }
     if problem := claim_problem(claim.text):
         update["error"] = problem
-    update["evidence"] = [
-        e.model_copy(update={"source": e.source or "given"}) for e in state.get("given_evidence") or []
-    ]
+    update["evidence"] = [e.model_copy(update={"source": e.source or "given"}) for e in given]
     return update

@@ -286,3 +286,14 @@ def test_a_debate_flag_with_a_first_pass_threshold_routes_by_it(scripted, corpus
     assert result["route"] == "first_pass" and scripted.count("DebaterAnswer") == 0
     debated = run(corpus, protocol="adversarial")  # the API reads a named debate as the CLI does
     assert debated["route"] == "debate" and scripted.count("DebaterAnswer") > 0
+
+
+def test_a_claim_given_as_json_as_the_langgraph_server_passes_it_is_checked(scripted, corpus):
+    scripted.script["Label"] = [with_logprobs(rating("supported"), {"supported": 0.97, "refuted": 0.03})]
+    ctx = Context(model="scripted", corpus=corpus, cache=False, search="given")
+    given = [{"text": "The Eiffel Tower is a wrought-iron tower in Paris.", "url": "https://e.org"}]
+    final = asyncio.run(
+        graph.ainvoke({"claim": {"id": "c1", "text": CLAIM}, "given_evidence": given}, context=ctx)
+    )
+    [result] = final["results"]
+    assert result.verdict == "supported" and result.claim.id == "c1" and result.evidence[0].source == "given"
