@@ -61,9 +61,14 @@ def chunk(text: str, limit: int = CHUNK_CHARS) -> list[str]:
 
 
 def locate(sentence: str, response: str) -> tuple[int, int] | None:
-    """Character span of ``sentence`` in ``response``: exact, then the closest sentence."""
+    """Character span of ``sentence`` in ``response``: exact, then the closest sentence.
+
+    The Clerk read the text fenced ('<' as '‹'), so it is looked for there: the fence swaps one
+    character for one, so the offsets are the response's.
+    """
     if not sentence.strip():
         return None
+    response, sentence = fence(response), fence(sentence)
     start = response.find(sentence)
     if start >= 0:
         return start, start + len(sentence)

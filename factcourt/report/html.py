@@ -164,8 +164,14 @@ def _page_cuts(text: str) -> list[int]:
     return cuts
 
 
+# the agents read untrusted text with '<' and '>' fenced as '‹' and '›', one character for one,
+# and quote it so: it is looked for fenced, at the same offsets
+_FENCED = str.maketrans("<>", "‹›")
+
+
 def _locate(text: str, part: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
     """The first place of ``part`` in ``text`` that no other located part holds."""
+    text, part = text.translate(_FENCED), part.translate(_FENCED)
     at = text.find(part) if part else -1
     while at >= 0:
         end = at + len(part)

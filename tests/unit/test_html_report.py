@@ -459,3 +459,10 @@ def test_report_html_of_an_unreachable_server_is_one_sentence(tmp_path, capsys):
     argv = ["report-html", "--url", "http://127.0.0.1:9", "--thread", "t1", "--out", str(tmp_path / "r.html")]
     assert main(argv) == 1
     assert "could not read thread t1" in capsys.readouterr().err
+
+
+def test_a_span_the_agents_quoted_fenced_is_marked_where_the_text_has_tags():
+    answer = "Marlowe wrote <i>Hamlet</i> in 1600."
+    fenced = {"type": "factual", "probability": 0.8, "span": "Marlowe wrote ‹i›Hamlet‹/i›", "verbatim": True}
+    page = render(detect_result() | {"answer": answer, "findings": [fenced | {"evidence": "No."}]})
+    assert marked(data_of(page)["marked"]["answer"][0])[0][0] == "Marlowe wrote <i>Hamlet</i>"

@@ -144,3 +144,10 @@ def test_dataset_ids_may_be_integers_and_evidence_urls_null(tmp_path):
     dev = [c.id for c, _ in select(path, None, None, part="dev")]
     test = [c.id for c, _ in select(path, None, None, part="test")]
     assert sorted(dev + test, key=int) == [str(n) for n in range(8)]
+
+
+def test_a_sentence_with_tags_is_found_as_the_clerk_read_it_fenced():
+    text = "Use the <b> tag for bold. The Eiffel Tower is in Berlin."
+    # the Clerk saw '<' and '>' as '‹' and '›' and quotes the sentence so
+    assert locate("Use the ‹b› tag for bold.", text) == (0, 25)
+    assert locate("The Eiffel Tower is in Berlin.", text) == (26, 56)
