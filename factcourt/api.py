@@ -5,27 +5,20 @@ from __future__ import annotations
 import asyncio
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from factcourt.context import Context, debate_when_named
+from factcourt.context.audit import AuditContext
+from factcourt.context.base import BaseContext
+from factcourt.context.claims import ClaimsContext
+from factcourt.context.hallucination import HallucinationContext
+from factcourt.context.pyramid import PyramidContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import first_complaint, long_question, read_text_file
 from factcourt.nodes.open_case import claim_problem
 from factcourt.runs import run_config
 from factcourt.state import Claim, ClaimResult, Evidence, Pyramid, Usage
-
-
-def make_context(settings: dict[str, Any] | Context | None = None, **overrides: Any) -> Context:
-    """Build a Context from a dict or an existing one plus keyword overrides.
-
-    Settings that name a debate (protocol, rule, jurors, rounds) debate every claim unless the
-    first pass is named too; a Context passed in was already read that way.
-    """
-    if isinstance(settings, Context):
-        return Context.from_dict({**asdict(settings), **debate_when_named(overrides)})
-    return Context.from_dict(debate_when_named({**(settings or {}), **overrides}))
 
 
 def claim_json(result: ClaimResult) -> dict[str, Any]:
@@ -63,7 +56,7 @@ def _order(results: list[ClaimResult]) -> list[ClaimResult]:
     return sorted(results, key=lambda r: (len(r.claim.id), r.claim.id))
 
 
-def report(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
+def report(state: dict[str, Any], ctx: ClaimsContext) -> dict[str, Any]:
     """The final state of a ``factcheck`` run as the JSON the CLI prints."""
     results = _order(state.get("results", []))
     total = state.get("usage") or Usage()
@@ -91,14 +84,14 @@ def report(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
 
 
 async def acheck(
-    text: str, question: str = "", settings: dict[str, Any] | Context | None = None, **overrides: Any
+    text: str, question: str = "", settings: dict[str, Any] | BaseContext | None = None, **overrides: Any
 ) -> dict[str, Any]:
     """Check a long-form text (async)."""
     from factcourt.graphs.factcheck import graph
 
     if problem := long_question(question or ""):
         raise InputError(problem)
-    ctx = make_context(settings, **overrides)
+    ctx = ClaimsContext.make(settings, **overrides)
     state = await graph.ainvoke(
         {"response": text, "question": question or ""}, config=run_config(ctx), context=ctx
     )
@@ -106,7 +99,7 @@ async def acheck(
 
 
 def check(
-    text: str, question: str = "", settings: dict[str, Any] | Context | None = None, **overrides: Any
+    text: str, question: str = "", settings: dict[str, Any] | BaseContext | None = None, **overrides: Any
 ) -> dict[str, Any]:
     """Check a long-form text; the result is the same structure ``factcourt check --json`` prints.
 
@@ -121,7 +114,7 @@ async def averify(
     claim: str,
     evidence: list[Evidence] | None = None,
     question: str = "",
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     **overrides: Any,
 ) -> dict:
     """Check one claim (async)."""
@@ -129,7 +122,9 @@ async def averify(
 
     if problem := claim_problem(claim) or long_question(question):
         raise InputError(problem)
-    ctx = context_with_given(evidence, settings, overrides)  # as `verify --evidence`: no search on top
+    ctx = context_with_given(
+        ClaimsContext, evidence, settings, overrides
+    )  # as `verify --evidence`: no search on top
     payload: dict[str, Any] = {"claim": Claim(id="c1", text=claim), "question": question}
     if evidence is not None:
         payload["given_evidence"] = evidence
@@ -141,7 +136,7 @@ def verify(
     claim: str,
     evidence: list[Evidence] | None = None,
     question: str = "",
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     **overrides: Any,
 ) -> dict:
     """Check one claim, with optional given evidence; returns one claim's JSON."""
@@ -162,7 +157,7 @@ def _stop_servers_on_sigterm() -> None:
 # ------------------------------------------------------------ hallucination detection
 
 
-def detection_json(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
+def detection_json(state: dict[str, Any], ctx: HallucinationContext) -> dict[str, Any]:
     """The final state of a ``hallucination`` run as the JSON ``factcourt detect --json`` prints."""
     from factcourt.state import HallucinationReport
 
@@ -192,7 +187,7 @@ def detection_json(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
 
 
 def detect_payload(
-    question: str, answer: str, knowledge: list[Evidence] | None, ctx: Context
+    question: str, answer: str, knowledge: list[Evidence] | None, ctx: HallucinationContext
 ) -> dict[str, Any]:
     """Validate a question-answer pair and build the graph's input (bad input raises InputError)."""
     from factcourt.nodes.hallucination.gather import item_problem
@@ -207,27 +202,33 @@ def detect_payload(
     return payload
 
 
+Given = TypeVar("Given", bound=BaseContext)
+
+
 def context_with_given(
-    knowledge: list[Evidence] | None, settings: dict[str, Any] | Context | None, overrides: dict[str, Any]
-) -> Context:
-    """The run's Context, where knowledge given with no search named means search 'given'."""
-    named = "search" in overrides or isinstance(settings, Context) or "search" in (settings or {})
+    kind: type[Given],
+    knowledge: list[Evidence] | None,
+    settings: dict[str, Any] | BaseContext | None,
+    overrides: dict[str, Any],
+) -> Given:
+    """The run's ``kind`` of context, where knowledge given with no search named means search 'given'."""
+    named = "search" in overrides or isinstance(settings, BaseContext) or "search" in (settings or {})
     if knowledge is not None and not named:
         overrides = {**overrides, "search": "given"}
-    return make_context(settings, **overrides)
+    return kind.make(settings, **overrides)
 
 
 async def adetect(
     question: str,
     answer: str,
     knowledge: list[Evidence] | None = None,
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Decide whether ``answer`` to ``question`` hallucinates (async); see :func:`detect`."""
     from factcourt.graphs.hallucination import graph
 
-    ctx = context_with_given(knowledge, settings, overrides)
+    ctx = context_with_given(HallucinationContext, knowledge, settings, overrides)
     payload = detect_payload(question, answer, knowledge, ctx)
     state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)
     return detection_json(state, ctx)
@@ -237,7 +238,7 @@ def detect(
     question: str,
     answer: str,
     knowledge: list[Evidence] | None = None,
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Decide whether ``answer`` hallucinates: label 1 = no hallucination, 0 = hallucination.
@@ -256,7 +257,7 @@ def detect(
 # ------------------------------------------------------------ importance pyramid
 
 
-def pyramid_key(question: str, ctx: Context, answers: dict[str, str] | None) -> str:
+def pyramid_key(question: str, ctx: PyramidContext, answers: dict[str, str] | None) -> str:
     """Cache key of a pyramid: the question, the expert set and every setting that changes it."""
     from factcourt.providers.cache import cache_key
     from factcourt.providers.models import choose, model_identity
@@ -284,7 +285,7 @@ def pyramid_key(question: str, ctx: Context, answers: dict[str, str] | None) -> 
 
 async def abuild_pyramid(
     question: str,
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     answers: dict[str, str] | None = None,
     **overrides: Any,
 ) -> Pyramid:
@@ -295,7 +296,7 @@ async def abuild_pyramid(
 
     if problem := question_problem(question):
         raise InputError(problem)
-    ctx = make_context(settings, **overrides)
+    ctx = PyramidContext.make(settings, **overrides)
     key = pyramid_key(question, ctx, answers)
     cache = store("pyramids") if ctx.cache else None
     if cache is not None and (hit := cache.get(key)) is not None:
@@ -310,7 +311,7 @@ async def abuild_pyramid(
 
 def build_pyramid(
     question: str,
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     answers: dict[str, str] | None = None,
     **overrides: Any,
 ) -> Pyramid:
@@ -348,17 +349,17 @@ def audit_context(
     scale: str,
     target_model: str | None,
     target_base_url: str | None,
-    settings: dict[str, Any] | Context | None,
+    settings: dict[str, Any] | BaseContext | None,
     overrides: dict[str, Any],
-) -> Context:
-    """The audit's Context: the scale's values, then the settings, then the target's endpoint."""
-    from factcourt.context import AUDIT_SCALES
+) -> AuditContext:
+    """The audit's context: the scale's values, then the settings, then the target's endpoint."""
+    from factcourt.context.audit import AUDIT_SCALES
 
     if scale not in AUDIT_SCALES:
         raise ConfigError(f"unknown scale {scale!r}; choose from {', '.join(AUDIT_SCALES)}")
-    if isinstance(settings, Context):  # only what the caller set overrides the scale
-        defaults = asdict(Context())
-        values = {k: v for k, v in asdict(settings).items() if v != defaults[k]}
+    if isinstance(settings, BaseContext):  # only what the caller set overrides the scale
+        defaults = asdict(AuditContext())
+        values = {k: v for k, v in asdict(AuditContext.project(settings)).items() if v != defaults[k]}
     else:
         values = dict(settings or {})
     values = {**AUDIT_SCALES[scale], **values, **overrides}
@@ -370,7 +371,7 @@ def audit_context(
         settings_of = values.get("model_settings", {})
         own = {**settings_of.get(target_model, {}), "base_url": target_base_url}
         values["model_settings"] = {**settings_of, target_model: own}
-    return Context.from_dict(values)
+    return AuditContext.from_dict(values)
 
 
 def audit_objects(objects: list[str] | None) -> list[str]:
@@ -389,7 +390,7 @@ async def aaudit(
     target_model: str | None = None,
     target_base_url: str | None = None,
     scale: str = "paper",
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     keep_checkpoint: bool = False,
     **overrides: Any,
 ) -> dict[str, Any]:

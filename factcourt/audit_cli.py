@@ -21,7 +21,7 @@ from factcourt.cli_shared import (
     say_how_it_runs,
     settings_values,
 )
-from factcourt.context import AUDIT_SCALES, Context
+from factcourt.context.audit import AUDIT_SCALES, AuditContext
 from factcourt.errors import ConfigError, InputError
 
 
@@ -105,7 +105,9 @@ def _finished_run(folder: Path, key: str) -> dict[str, Any] | None:
     return report
 
 
-def _audit_once(objects: list[str], ctx: Context, args: argparse.Namespace, folder: Path) -> tuple[int, dict]:
+def _audit_once(
+    objects: list[str], ctx: AuditContext, args: argparse.Namespace, folder: Path
+) -> tuple[int, dict]:
     """One audit: run it, write its reports to ``folder``, say how it went; (exit code, report)."""
     from factcourt.audit_report import audit_json, write_audit
 
@@ -135,7 +137,7 @@ def _first_reason(report: dict[str, Any]) -> str:
     return reasons[0] if reasons else "no case was written"
 
 
-async def run_audit(objects: list[str], ctx: Context, quiet: bool, keep: bool) -> dict:
+async def run_audit(objects: list[str], ctx: AuditContext, quiet: bool, keep: bool) -> dict:
     """The audit under the checkpointer (a crashed one resumes), drawing its progress."""
     from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 

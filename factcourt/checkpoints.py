@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from filelock import FileLock, Timeout
 
-from factcourt.context import Context
+from factcourt.context.base import BaseContext
 from factcourt.paths import cache_dir
 from factcourt.providers.cache import cache_key
 from factcourt.runs import run_config
@@ -66,7 +66,7 @@ def lease(thread_id: str) -> FileLock | None:
 
 @asynccontextmanager
 async def resumable_check(
-    text: str, question: str, ctx: Context, *, keep: bool = False
+    text: str, question: str, ctx: BaseContext, *, keep: bool = False
 ) -> AsyncIterator[CheckRun]:
     """The ``factcheck`` graph with a SQLite checkpointer, and the payload and config to run it.
 
@@ -86,7 +86,7 @@ async def resumable_run(
     build: Callable[[], Any],
     identity: list[Any],
     payload: dict[str, Any],
-    ctx: Context,
+    ctx: BaseContext,
     *,
     keep: bool = False,
     **config: Any,
@@ -120,13 +120,13 @@ async def resumable_run(
             held.release()
 
 
-def run_key(name: str, identity: list[Any], ctx: Context) -> str:
+def run_key(name: str, identity: list[Any], ctx: BaseContext) -> str:
     """What names a run of graph ``name`` on ``identity`` with these settings (its thread's base).
 
     Each role's model as it resolves now ('auto' is OpenAI once a key is set; a weights file
     by path, size and mtime): a crashed run is never finished by another model.
     """
-    from factcourt.context import ROLES
+    from factcourt.context.base import ROLES
     from factcourt.providers.models import model_identity, role_choice
 
     # as the run reaches them: an audit target on an endpoint of its own, with that endpoint
@@ -134,7 +134,9 @@ def run_key(name: str, identity: list[Any], ctx: Context) -> str:
     return cache_key(name, *identity, asdict(ctx), models)[:32]
 
 
-async def _take_thread(saver: Any, graph: Any, base: str, ctx: Context) -> tuple[str, FileLock, bool, bool]:
+async def _take_thread(
+    saver: Any, graph: Any, base: str, ctx: BaseContext
+) -> tuple[str, FileLock, bool, bool]:
     """A thread for this run and its lease: a crashed run's to resume, else a fresh one.
 
     Returns ``(thread_id, lease, resumed, beside_live_run)``.

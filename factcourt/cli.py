@@ -38,7 +38,8 @@ from factcourt.cli_shared import (
     settings_values,
     warn_if_corpus_misses_language,
 )
-from factcourt.context import ROLES, Context
+from factcourt.context.base import ROLES, BaseContext
+from factcourt.context.claims import ClaimsContext
 from factcourt.errors import FactcourtError, InputError
 
 VERDICT_STYLE = {
@@ -59,7 +60,7 @@ VERDICT_STYLE = {
 # --------------------------------------------------------------------------- running
 
 
-async def check_resumably(text: str, question: str, ctx: Context, quiet: bool, keep: bool) -> dict:
+async def check_resumably(text: str, question: str, ctx: ClaimsContext, quiet: bool, keep: bool) -> dict:
     """Run ``factcheck`` under a SQLite checkpointer so that a crashed run resumes."""
     from factcourt.checkpoints import DURABILITY, resumable_check
 
@@ -158,7 +159,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if problem := response_problem(text) or long_question(args.question or ""):
         raise InputError(problem)
     prepare_out(args.out)
-    ctx = settings_from(args)
+    ctx = settings_from(args, ClaimsContext)
     warn_if_corpus_misses_language(text, ctx)
     state = asyncio.run(
         check_resumably(text, args.question or "", ctx, args.json or args.quiet, args.keep_checkpoint)
@@ -203,7 +204,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     prepare_out(args.out)
     evidence = read_evidence_file(Path(args.evidence)) if args.evidence else None
-    ctx = context_with_given(evidence, settings_values(args), {})
+    ctx = context_with_given(ClaimsContext, evidence, settings_values(args), {})
     preflight(ctx)
     result = verify(args.claim, evidence, args.question or "", ctx)
     if result["error"]:
@@ -234,7 +235,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     """Show which model each role uses and where its weights are."""
     from factcourt.providers.models import choose
 
-    ctx = Context.from_dict({"model": args.model} if args.model is not None else {})
+    ctx = BaseContext.from_dict({"model": args.model} if args.model is not None else {})
     table = Table(title="Models by role")
     for col in ("role", "model", "endpoint", "structured output", "weights"):
         table.add_column(col)

@@ -15,13 +15,14 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from factcourt.context import PRESETS, ROLES, Context, debate_when_named
+from factcourt.context.base import ROLES, BaseContext
+from factcourt.context.claims import PRESETS
 from factcourt.errors import ConfigError, FactcourtError
 from factcourt.inputs import decode, read_text_file
 from factcourt.progress import Progress
@@ -74,7 +75,7 @@ at_least_one = number(int, 1)
 
 
 def add_settings(parser: argparse.ArgumentParser) -> None:
-    """The options every checking command shares; each fills a Context field."""
+    """The options every checking command shares; each fills a context field."""
     g = parser.add_argument_group("debate")
     g.add_argument(
         "--preset",
@@ -174,17 +175,20 @@ def settings_values(args: argparse.Namespace) -> dict[str, Any]:
             values[key] = json.loads(raw)
         except json.JSONDecodeError:
             values[key] = raw
-    return debate_when_named(values)
+    return values
 
 
-def settings_from(args: argparse.Namespace) -> Context:
-    """Turn the parsed options into a Context."""
-    ctx = Context.from_dict(settings_values(args))
+Kind = TypeVar("Kind", bound=BaseContext)
+
+
+def settings_from(args: argparse.Namespace, kind: type[Kind]) -> Kind:
+    """Turn the parsed options into the command's ``kind`` of context."""
+    ctx = kind.make(settings_values(args))
     preflight(ctx)
     return ctx
 
 
-def preflight(ctx: Context) -> None:
+def preflight(ctx: BaseContext) -> None:
     """Fail fast on configuration (missing keys, missing corpus) before any model call."""
     from factcourt.providers.models import role_choice
     from factcourt.providers.search import backend
@@ -196,7 +200,12 @@ def preflight(ctx: Context) -> None:
 
 
 async def run_with_progress(
-    graph: Any, payload: dict | None, ctx: Context, config: dict, quiet: bool, durability: str | None = None
+    graph: Any,
+    payload: dict | None,
+    ctx: BaseContext,
+    config: dict,
+    quiet: bool,
+    durability: str | None = None,
 ) -> dict:
     """Stream a run, drawing a progress bar from its custom events; return the final state.
 
@@ -266,7 +275,7 @@ def emit_result(result: dict, args: argparse.Namespace, render) -> None:
             raise FactcourtError(f"could not write --out {args.out} ({exc.strerror}){kept}") from exc
 
 
-def warn_if_corpus_misses_language(text: str, ctx: Context) -> None:
+def warn_if_corpus_misses_language(text: str, ctx: BaseContext) -> None:
     """Say once, before the run, that the local corpus holds nothing in the text's language.
 
     The shipped corpus is English Wikipedia: Chinese claims find nothing in it and would come

@@ -19,7 +19,7 @@ from factcourt.cli_shared import (
     run_with_progress,
     settings_values,
 )
-from factcourt.context import HALLUCINATION_AGENTS
+from factcourt.context.hallucination import HALLUCINATION_AGENTS, HallucinationContext
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
@@ -40,7 +40,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if args.without:
         overrides["hallucination_agents"] = [a for a in HALLUCINATION_AGENTS if a not in args.without]
     knowledge = read_evidence_file(Path(args.knowledge), "--knowledge") if args.knowledge else None
-    ctx = context_with_given(knowledge, settings_values(args), overrides)
+    ctx = context_with_given(HallucinationContext, knowledge, settings_values(args), overrides)
     preflight(ctx)
     payload = detect_payload(args.question, args.answer, knowledge, ctx)
     state = asyncio.run(run_with_progress(graph, payload, ctx, run_config(ctx), args.json or args.quiet))

@@ -33,14 +33,14 @@ def model_list(value: str) -> list[str]:
 
 
 def checked_settings(args: argparse.Namespace, models: list[str]):
-    """The run's Context with the experts set, checked with every expert and target before any call."""
-    from factcourt.api import make_context
+    """The run's context with the experts set, checked with every expert and target before any call."""
+    from factcourt.context.pyramid import LeaderboardContext
     from factcourt.providers.models import choose
 
     values = settings_values(args)
     if args.experts:
         values["experts"] = args.experts
-    ctx = make_context(values)
+    ctx = LeaderboardContext.make(values)
     preflight(ctx)
     for model in dict.fromkeys([*models, *ctx.experts]):
         try:

@@ -13,6 +13,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from factcourt.cli_shared import err, fail, prepare_out_folder, settings_from, warn_if_corpus_misses_language
+from factcourt.context.longqa import LongQAContext
 
 
 def cmd_build_longqa(args: argparse.Namespace) -> int:
@@ -46,7 +47,7 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
     # bad input, not a failure that every rerun would "retry" the same way
     if bad := next(((s, p) for s in seeds if (p := seed_problem(s))), None):
         raise InputError(f"{args.seeds}: seed {bad[0].id}: {bad[1]}; shorten it or leave it out")
-    ctx = settings_from(args)
+    ctx = settings_from(args, LongQAContext)
     prepare_out_folder(out)
     # stored outcomes are reused: a build under other settings would mix them in one set
     keep_settings(out, {k: v for k, v in asdict(ctx).items() if k in STORED_SETTINGS}, "build-longqa")

@@ -9,16 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.state import Turn
 
 
-def evidence_first(ctx: Context) -> bool:
+def evidence_first(ctx: ClaimsContext) -> bool:
     """Whether the claim itself is searched before anyone speaks."""
     return ctx.evidence_first and ctx.retrieval_enabled
 
 
-def first_pass_decides(ctx: Context, first: Turn) -> bool:
+def first_pass_decides(ctx: ClaimsContext, first: Turn) -> bool:
     """Whether the first pass settles the claim: routing on, a verdict, confident enough.
 
     A threshold of 0 decides every claim, also on endpoints that give no logprobs.
@@ -30,7 +30,7 @@ def first_pass_decides(ctx: Context, first: Turn) -> bool:
 NO_CONFIDENCE = "no confidence: sent to the jury"
 
 
-def first_pass_unweighed(ctx: Context, first: Turn) -> str | None:
+def first_pass_unweighed(ctx: ClaimsContext, first: Turn) -> str | None:
     """Why a routing first pass's verdict went to the jury unweighed, else None.
 
     Without a confidence (``confidence_source='reported'``: the verifier reports none; or an
@@ -40,7 +40,7 @@ def first_pass_unweighed(ctx: Context, first: Turn) -> str | None:
     return NO_CONFIDENCE if routes and first.verdict is not None and first.confidence is None else None
 
 
-def retrieve_before_turn(ctx: Context, state: Mapping[str, Any]) -> bool:
+def retrieve_before_turn(ctx: ClaimsContext, state: Mapping[str, Any]) -> bool:
     """Whether the next turn must start with a retrieval (the 'retrieval first' strategy)."""
     if not ctx.retrieval_enabled:
         return False
@@ -52,7 +52,7 @@ def retrieve_before_turn(ctx: Context, state: Mapping[str, Any]) -> bool:
     return ctx.rule == "mandatory_search" and round_ == 1 and turn == 0
 
 
-def may_retrieve_when_unsure(ctx: Context, round_: int) -> bool:
+def may_retrieve_when_unsure(ctx: ClaimsContext, round_: int) -> bool:
     """Whether a speaker below ``theta`` confidence may retrieve and answer again."""
     if not ctx.retrieval_enabled:
         return False
@@ -61,7 +61,7 @@ def may_retrieve_when_unsure(ctx: Context, round_: int) -> bool:
     return ctx.rule in ("free", "adaptive")
 
 
-def moderator_may_stop(ctx: Context, round_: int) -> bool:
+def moderator_may_stop(ctx: ClaimsContext, round_: int) -> bool:
     """Whether the moderator may close the debate after ``round_`` when it has converged."""
     return ctx.rule == "adaptive" or round_ >= 2
 

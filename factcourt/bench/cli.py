@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from factcourt.bench.context import BenchContext
 from factcourt.bench.methods import METHODS
 from factcourt.cli_shared import (
     at_least_one,
@@ -48,7 +49,7 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
         args.search = args.evidence
     args.no_cache = not args.cache  # cached answers would hide the cost of later methods
     prepare_out_folder(Path(args.out))
-    ctx = settings_from(args)
+    ctx = settings_from(args, BenchContext)
     prices = Prices(args.price_input, args.price_output, args.price_search)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     summary = asyncio.run(
@@ -82,15 +83,14 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
 
 def cmd_bench_sweep(args: argparse.Namespace) -> int:
     """Score candidate default settings on dev data and pick the best within the call budget."""
-    from factcourt.api import make_context
     from factcourt.bench.sweep import run_sweep
 
     args.no_cache = not args.cache
     prepare_out_folder(Path(args.out))
-    base = settings_from(args)
+    base = settings_from(args, BenchContext)
     summary = run_sweep(
         dataset_specs(args.dataset),
-        lambda evidence: make_context(base, search=evidence),
+        lambda evidence: BenchContext.make(base, search=evidence),
         Path(args.out),
         limit=args.limit,
         part=args.part,
@@ -116,17 +116,16 @@ def dataset_specs(items: list[str]) -> list[tuple[Path, str]]:
 
 def cmd_bench_calibrate(args: argparse.Namespace) -> int:
     """Fit the first pass's calibration for the model in use on the dev parts."""
-    from factcourt.api import make_context
     from factcourt.bench.calibrate import run_calibrate
     from factcourt.providers.calibration import SHIPPED
 
     args.no_cache = not args.cache
     prepare_out_folder(Path(args.out))
-    base = settings_from(args)
+    base = settings_from(args, BenchContext)
     report = asyncio.run(
         run_calibrate(
             dataset_specs(args.dataset),
-            lambda evidence: make_context(base, search=evidence),
+            lambda evidence: BenchContext.make(base, search=evidence),
             Path(args.out),
             limit=args.limit,
             folder=SHIPPED if args.ship else None,
@@ -168,7 +167,7 @@ def cmd_bench_clerk(args: argparse.Namespace) -> int:
     from factcourt.bench.clerk import run
 
     args.no_cache = not args.cache
-    summary = run(Path(args.fixture), settings_from(args))
+    summary = run(Path(args.fixture), settings_from(args, BenchContext))
     if args.json:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
         return 0
@@ -195,7 +194,7 @@ def cmd_bench_corrector(args: argparse.Namespace) -> int:
     if args.evidence:
         args.search = args.evidence
     args.no_cache = not args.cache
-    summary = run(Path(args.dataset), settings_from(args), limit=args.limit, part=args.part)
+    summary = run(Path(args.dataset), settings_from(args, BenchContext), limit=args.limit, part=args.part)
     if args.json:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
@@ -264,7 +263,7 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
     summary = asyncio.run(
         measure(
             Path(args.dataset),
-            settings_from(args),
+            settings_from(args, BenchContext),
             limit=args.limit,
             repeats=args.repeats,
             part=args.part,

@@ -21,9 +21,9 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from factcourt.api import abuild_pyramid, acheck, make_context
+from factcourt.api import abuild_pyramid, acheck
 from factcourt.bench.store import PredictionStore, keep_settings
-from factcourt.context import Context
+from factcourt.context.pyramid import LeaderboardContext, PyramidContext
 from factcourt.errors import InputError
 from factcourt.inputs import json_problem, read_text_file
 from factcourt.metrics.response import gamma_key, mean_scores, pyramid_scores
@@ -92,7 +92,9 @@ def _usage(record: dict | None) -> Usage:
 class Leaderboard:
     """One leaderboard run in ``out``: its prompts, models, store and progress display."""
 
-    def __init__(self, prompts: list[Prompt], targets: list[str], ctx: Context, out: Path, console: Console):
+    def __init__(
+        self, prompts: list[Prompt], targets: list[str], ctx: LeaderboardContext, out: Path, console: Console
+    ):
         """Open the store in ``out`` (records already there count as done)."""
         self.prompts, self.targets, self.ctx, self.out = prompts, targets, ctx, out
         self.store = PredictionStore(out / "records.jsonl")
@@ -120,9 +122,9 @@ class Leaderboard:
         """The prompt's language: the Clerk, the jury and the answers follow it."""
         return language_for(self.ctx.language, prompt.text)
 
-    def settings_for(self, prompt: Prompt) -> Context:
+    def settings_for(self, prompt: Prompt) -> LeaderboardContext:
         """The checking settings for this prompt, in its language."""
-        return make_context(self.ctx, language=self.language(prompt))
+        return LeaderboardContext.make(self.ctx, language=self.language(prompt))
 
     async def run(self) -> None:
         """Every stage, skipping what is stored."""
@@ -202,7 +204,7 @@ class Leaderboard:
         if not given:
             pyramid = Pyramid(question=prompt.text, experts=list(self.ctx.experts), failed=failed)
         else:
-            ctx = make_context(self.settings_for(prompt), experts=list(given))
+            ctx = PyramidContext.make(self.settings_for(prompt), experts=list(given))
             pyramid = await abuild_pyramid(prompt.text, ctx, answers=given)
             pyramid = pyramid.model_copy(
                 update={"experts": list(self.ctx.experts), "failed": pyramid.failed | failed}
@@ -289,7 +291,7 @@ def safe_name(text: str) -> str:
 # ------------------------------------------------------------------------------ report
 
 
-def score_names(ctx: Context) -> list[str]:
+def score_names(ctx: LeaderboardContext) -> list[str]:
     """The table's score columns: Prec, R@gamma and F1@gamma per gamma, F1@K per K."""
     names = ["precision"]
     for gamma in ctx.gammas:
@@ -606,7 +608,7 @@ CONTEXT_STORED = (
 async def run_leaderboard(
     prompts_file: Path,
     targets: list[str],
-    ctx: Context,
+    ctx: LeaderboardContext,
     out: Path,
     *,
     limit: int | None = None,

@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.bench.store import PredictionStore
-from factcourt.context import Context
+from factcourt.context.longqa import LongQAContext
 from factcourt.errors import InputError
 from factcourt.inputs import read_text_file
 from factcourt.metrics.longqa import REVIEW_STAGES, build_stats, review_outcome
@@ -113,7 +113,7 @@ def seed_record(seed: Seed, state: dict[str, Any]) -> dict[str, Any]:
 
 
 async def build_seeds(
-    seeds: list[Seed], ctx: Context, out: Path, *, console: Console | None = None, quiet: bool = False
+    seeds: list[Seed], ctx: LongQAContext, out: Path, *, console: Console | None = None, quiet: bool = False
 ) -> list[dict[str, Any]]:
     """Run the builder on every seed not yet stored (or stored as failed); return their records."""
     from factcourt.graphs.longqa import graph
@@ -239,7 +239,7 @@ def stats_rows(records: list[dict[str, Any]], reviews: Reviews) -> list[dict[str
     ]
 
 
-def write_outputs(out: Path, records: list[dict[str, Any]], ctx: Context | None) -> dict[str, Any]:
+def write_outputs(out: Path, records: list[dict[str, Any]], ctx: LongQAContext | None) -> dict[str, Any]:
     """Rewrite every output file from the records and the review decisions; return the report.
 
     Without ``ctx`` (a review import) the report keeps the settings of the build.

@@ -11,7 +11,7 @@ from typing import Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.nodes.debater_turn import debater_turn
 from factcourt.nodes.first_pass import first_pass
 from factcourt.nodes.judge_vote import judge_vote
@@ -27,12 +27,12 @@ TurnStart = Literal["retrieval_first", "direct", "failed"]
 TURN_START = {"retrieval_first": "retrieve", "direct": "debater_turn", "failed": "judge_vote"}
 
 
-def _turn_start(state: ClaimState, runtime: Runtime[Context]) -> TurnStart:
+def _turn_start(state: ClaimState, runtime: Runtime[ClaimsContext]) -> TurnStart:
     return "retrieval_first" if retrieve_before_turn(runtime.context, state) else "direct"
 
 
 def after_open(
-    state: ClaimState, runtime: Runtime[Context]
+    state: ClaimState, runtime: Runtime[ClaimsContext]
 ) -> Literal["failed", "evidence_first", "first_pass", "retrieval_first", "direct"]:
     """Search for the claim first when asked; then the first pass; else the rule's start."""
     ctx = runtime.context
@@ -46,7 +46,9 @@ def after_open(
 AFTER_OPEN = {**TURN_START, "evidence_first": "retrieve", "first_pass": "first_pass"}
 
 
-def after_retrieve(state: ClaimState, runtime: Runtime[Context]) -> Literal["answer", "first_pass", "failed"]:
+def after_retrieve(
+    state: ClaimState, runtime: Runtime[ClaimsContext]
+) -> Literal["answer", "first_pass", "failed"]:
     """A search backend that failed after retries fails the claim."""
     if state.get("error"):
         return "failed"
@@ -56,7 +58,7 @@ def after_retrieve(state: ClaimState, runtime: Runtime[Context]) -> Literal["ans
 
 
 def after_first_pass(
-    state: ClaimState, runtime: Runtime[Context]
+    state: ClaimState, runtime: Runtime[ClaimsContext]
 ) -> Literal["confident", "failed", "retrieval_first", "direct"]:
     """A confident first pass decides the claim; a failed one fails it; a contested one is debated."""
     if state.get("error"):
@@ -85,7 +87,7 @@ AfterTurn = Literal[
 ]
 
 
-def after_turn(state: ClaimState, runtime: Runtime[Context]) -> AfterTurn:
+def after_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> AfterTurn:
     """Unsure speaker -> retrieve; mid-round -> next speaker; end of round -> the rule decides.
 
     A round in which no turn answered ends the debate: the claim fails with the reason.
@@ -111,7 +113,7 @@ AFTER_MODERATOR = {**TURN_START, "converged": "judge_vote"}
 
 
 def after_moderator(
-    state: ClaimState, runtime: Runtime[Context]
+    state: ClaimState, runtime: Runtime[ClaimsContext]
 ) -> Literal["converged", "failed", "retrieval_first", "direct"]:
     """The moderator closed the debate (converged or last round), else the next round."""
     if state.get("error"):
@@ -122,7 +124,7 @@ def after_moderator(
 def build() -> StateGraph:
     """Wire the single-claim debate."""
     builder = StateGraph(
-        ClaimState, context_schema=Context, input_schema=ClaimInput, output_schema=ClaimOutput
+        ClaimState, context_schema=ClaimsContext, input_schema=ClaimInput, output_schema=ClaimOutput
     )
     builder.add_node("open_case", open_case)
     builder.add_node("retrieve", retrieve)

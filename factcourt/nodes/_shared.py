@@ -9,7 +9,7 @@ from typing import Any
 
 from langgraph.config import get_stream_writer
 
-from factcourt.context import Context
+from factcourt.context.base import BaseContext
 from factcourt.inputs import detect_language
 from factcourt.providers.logprobs import label_distribution
 from factcourt.runs import run_config
@@ -70,7 +70,7 @@ def shown_evidence(evidence: list[Evidence]) -> range:
 
 
 def read_confidence(
-    ctx: Context,
+    ctx: BaseContext,
     logprobs: list[dict[str, Any]] | None,
     label: str | None,
     reported: float | None,
@@ -136,7 +136,7 @@ def emit(event: str, **data: Any) -> None:
     writer({"event": event, **data})
 
 
-def concurrency(ctx: Context) -> int:
+def concurrency(ctx: BaseContext) -> int:
     """Model calls a stage may have in flight: the run's bound (one on the embedded model)."""
     return run_config(ctx)["max_concurrency"]
 

@@ -9,7 +9,7 @@ import re
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.nodes._shared import fence, format_evidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
@@ -94,7 +94,7 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
     return text
 
 
-async def correct(state: FactcheckState, runtime: Runtime[Context]) -> dict:
+async def correct(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict:
     """One corrector call per sentence holding refuted claims."""
     ctx, response = runtime.context, state["response"]
     refuted = [r for r in state.get("results", []) if r.verdict == "refuted" and r.claim.span]

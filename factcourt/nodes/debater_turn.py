@@ -6,7 +6,7 @@ import difflib
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.nodes._shared import (
     emit,
     fence,
@@ -24,7 +24,7 @@ from factcourt.state import ClaimState, DebaterAnswer, JurorAnswer, Turn
 COPY_RATIO = 0.75  # this similar to another speaker's words is a repetition, not an argument
 
 
-def _messages(ctx: Context, state: ClaimState, speaker: str, language: str) -> list:
+def _messages(ctx: ClaimsContext, state: ClaimState, speaker: str, language: str) -> list:
     claim = state["claim"]
     shared = {
         "claim": fence(claim.text),
@@ -58,7 +58,7 @@ def copies_another(text: str, turns: list[Turn], speaker: str) -> bool:
     )
 
 
-async def debater_turn(state: ClaimState, runtime: Runtime[Context]) -> dict:
+async def debater_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     """Let the next speaker answer; an unsure one may first ask for evidence."""
     ctx, claim = runtime.context, state["claim"]
     round_, index = state["round"], state["turn_in_round"]

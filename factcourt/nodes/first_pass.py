@@ -6,7 +6,7 @@ import logging
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.nodes._shared import emit
 from factcourt.nodes.verifier import decide_by_labels
 from factcourt.rules import first_pass_decides, first_pass_unweighed
@@ -15,7 +15,7 @@ from factcourt.state import ClaimState
 log = logging.getLogger(__name__)
 
 
-async def first_pass(state: ClaimState, runtime: Runtime[Context]) -> dict:
+async def first_pass(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     """Judge the claim once; it is decided when the verdict's confidence reaches ``first_pass_theta``."""
     ctx, claim = runtime.context, state["claim"]
     turn, usage = await decide_by_labels(

@@ -6,7 +6,7 @@ from collections import Counter
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.nodes._shared import emit
 from factcourt.providers.search import uncovered_language
 from factcourt.rules import final_turns
@@ -40,7 +40,7 @@ def _justification(turns: list[Turn], agreeing: list[Turn], verdict: str) -> str
     return argued[-1].text if argued else ""
 
 
-async def judge_vote(state: ClaimState, runtime: Runtime[Context]) -> dict:
+async def judge_vote(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     """Decide the claim and write its result."""
     ctx, claim = runtime.context, state["claim"]
     turns, summaries = state.get("turns", []), state.get("summaries", [])

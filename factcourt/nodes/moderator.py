@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.nodes._shared import (
     emit,
     fence,
@@ -20,7 +20,7 @@ from factcourt.rules import moderator_may_stop
 from factcourt.state import ClaimState, ModeratorAnswer, RoundSummary
 
 
-async def moderator(state: ClaimState, runtime: Runtime[Context]) -> dict:
+async def moderator(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     """End a round; a moderator answer that never parses fails the claim (no made-up verdict)."""
     ctx, claim = runtime.context, state["claim"]
     finished = state["round"] - 1

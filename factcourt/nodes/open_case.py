@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.nodes._shared import emit, language_for
 from factcourt.state import ClaimState
 
@@ -20,7 +20,7 @@ def claim_problem(text: str) -> str | None:
     return None
 
 
-async def open_case(state: ClaimState, runtime: Runtime[Context]) -> dict:
+async def open_case(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     """Start the debate at round 1 with the given evidence in the knowledge base."""
     claim = state["claim"]
     emit("claim_started", claim_id=claim.id, claim=claim.text)

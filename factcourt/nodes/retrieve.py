@@ -6,7 +6,7 @@ import asyncio
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.errors import BackendError
 from factcourt.nodes._shared import emit, fence
 from factcourt.prompts import conversation
@@ -20,7 +20,7 @@ def _norm(query: str) -> str:
     return " ".join(query.lower().split())
 
 
-async def retrieve(state: ClaimState, runtime: Runtime[Context]) -> dict:
+async def retrieve(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     """Search with the unsure speaker's query, else the claim itself, else a fresh model query."""
     ctx, claim = runtime.context, state["claim"]
     made = {_norm(q) for q in state.get("queries", [])}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from scipy.special import expit
 
-from factcourt.context import LABEL_READINGS, Context
+from factcourt.context.claims import LABEL_READINGS, ClaimsContext
 from factcourt.metrics.calibration import logit
 from factcourt.nodes._shared import (
     EVIDENCE_SHOWN,
@@ -47,7 +47,7 @@ class Reading:
 
 
 async def read_label(
-    ctx: Context,
+    ctx: ClaimsContext,
     claim: str,
     evidence: list[Evidence],
     *,
@@ -85,7 +85,7 @@ async def read_label(
 
 
 async def decide_by_labels(
-    ctx: Context,
+    ctx: ClaimsContext,
     claim: str,
     evidence: list[Evidence],
     *,
@@ -137,7 +137,7 @@ async def decide_by_labels(
 
 
 async def verify_once(
-    ctx: Context,
+    ctx: ClaimsContext,
     claim: str,
     evidence: list[Evidence],
     *,

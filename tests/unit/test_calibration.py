@@ -42,10 +42,10 @@ def test_calibrate_fits_stores_and_every_later_run_reads_the_fit(scripted, tmp_p
 
 
 def test_a_fit_for_another_prompt_or_model_is_not_used(scripted, tmp_path, capsys, monkeypatch):
-    from factcourt.context import Context
+    from factcourt.context.claims import ClaimsContext
     from factcourt.providers import calibration
 
-    ctx = Context(model="scripted")
+    ctx = ClaimsContext(model="scripted")
     fit = calibration.Calibration(a=1.0, b=3.0, model="registered:scripted", prompt="another")
     calibration.save(fit)
     assert calibration.stored(ctx) is None
@@ -60,10 +60,10 @@ def test_a_fit_for_another_prompt_or_model_is_not_used(scripted, tmp_path, capsy
 
 
 def test_the_embedded_default_ships_a_fit_for_its_label_prompt():
-    from factcourt.context import Context
+    from factcourt.context.claims import ClaimsContext
     from factcourt.providers.calibration import stored
 
-    fit = stored(Context())  # found in the package, not in the (empty) user cache
+    fit = stored(ClaimsContext())  # found in the package, not in the (empty) user cache
     assert fit is not None and fit.model.startswith("local:") and sum(fit.fitted_on.values()) >= 80
     # a raw lean to "refuted" of 0.3 is not a refutation once calibrated
     assert fit.apply(0.3) > 0.5 and fit.apply(0.01) < 0.5

@@ -48,24 +48,24 @@ def test_leases_of_different_threads_do_not_share_a_file(tmp_path, monkeypatch):
 
 def test_a_crashed_run_is_not_resumed_by_another_model(monkeypatch):
     from factcourt.checkpoints import run_key
-    from factcourt.context import Context
+    from factcourt.context.claims import ClaimsContext
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    embedded = run_key("factcheck", ["text", ""], Context())
+    embedded = run_key("factcheck", ["text", ""], ClaimsContext())
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # model 'auto' is OpenAI's now
-    assert run_key("factcheck", ["text", ""], Context()) != embedded
+    assert run_key("factcheck", ["text", ""], ClaimsContext()) != embedded
 
 
 def test_a_crashed_run_is_not_resumed_on_replaced_weights(tmp_path):
     import os
 
     from factcourt.checkpoints import run_key
-    from factcourt.context import Context
+    from factcourt.context.claims import ClaimsContext
 
     weights_file = tmp_path / "model.gguf"
     weights_file.write_bytes(b"one")
-    ctx = Context(local_weights=str(weights_file))
+    ctx = ClaimsContext(local_weights=str(weights_file))
     before = run_key("factcheck", ["text", ""], ctx)
     weights_file.write_bytes(b"other weights")
     os.utime(weights_file, ns=(1, 1))

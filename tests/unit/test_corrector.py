@@ -153,8 +153,8 @@ def test_a_refused_replacement_then_a_good_one_is_applied(scripted, corpus):
 
 
 def test_bench_corrector_scores_fixed_removed_and_failed_corrections(scripted, tmp_path):
+    from factcourt.bench.context import BenchContext
     from factcourt.bench.corrector import run
-    from factcourt.context import Context
 
     rows = [
         {"id": f"x{i}", "claim": claim, "label": False, "evidence": [evidence]}
@@ -180,7 +180,7 @@ def test_bench_corrector_scores_fixed_removed_and_failed_corrections(scripted, t
         return {"replacement": "The claim is refuted: Paris is in France."}
 
     scripted.script["CorrectorAnswer"] = [corrector]
-    summary = run(dataset, Context(model="scripted", search="given", cache=False), limit=30, part="all")
+    summary = run(dataset, BenchContext(model="scripted", search="given", cache=False), limit=30, part="all")
     assert summary["claims"] == 3 and (summary["fixed"], summary["removed"], summary["failed"]) == (1, 1, 1)
     assert summary["first_try"] == 2 and abs(summary["rubric_rate"] - 2 / 3) < 1e-9
 

@@ -6,7 +6,7 @@ import logging
 import pytest
 
 import factcourt
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.graphs.verify import graph
 from factcourt.state import Claim
 from tests.fakes import juror, rating, with_logprobs
@@ -52,7 +52,7 @@ def test_the_first_pass_decides_only_at_or_above_its_threshold(scripted, corpus,
 
 
 def _events(corpus, **settings):
-    ctx = Context(model="scripted", corpus=corpus, cache=False, **settings)
+    ctx = ClaimsContext(model="scripted", corpus=corpus, cache=False, **settings)
 
     async def collect():
         events, final = [], None
@@ -233,10 +233,10 @@ def test_plain_is_the_same_call_as_the_first_pass(scripted, corpus):
 
     from factcourt.bench.datasets import Case
     from factcourt.bench.methods import predict
-    from factcourt.context import Context
+    from factcourt.context.claims import ClaimsContext
 
     case = Case(id="q1", claim=CLAIM, question="Where is the Eiffel Tower?")
-    ctx = Context(model="scripted", corpus=corpus, cache=False, search="local")
+    ctx = ClaimsContext(model="scripted", corpus=corpus, cache=False, search="local")
     asyncio.run(predict("plain", case, ctx))
     asyncio.run(predict("default", case, ctx))
     plain, first_pass = [p for n, p in scripted.calls if n == "Label"]

@@ -6,7 +6,7 @@ import re
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.audit import AuditContext
 from factcourt.nodes._shared import emit, fence
 from factcourt.nodes.audit.common import OBJECTS, consult, current_object, refused, taxonomy_of
 from factcourt.prompts import conversation
@@ -27,7 +27,7 @@ def parse_decision(text: str) -> bool:
     return found[-1].lower() == "yes"
 
 
-async def scenario_judge(state: AuditState, runtime: Runtime[Context]) -> dict:
+async def scenario_judge(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
     """Accept the proposal (it joins the taxonomy and the queue) or reject it.
 
     A name already in the taxonomy is rejected without a call; a judge answer that does not

@@ -13,7 +13,7 @@ import unicodedata
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.hallucination import HallucinationContext
 from factcourt.errors import BackendError
 from factcourt.nodes._shared import EVIDENCE_SHOWN, emit, fence, language_for
 from factcourt.nodes.hallucination.protocol import clip
@@ -55,7 +55,7 @@ def search_queries(question: str, decomposition: SubQuestions | None) -> list[st
     return unique
 
 
-async def gather(state: HallucinationState, runtime: Runtime[Context]) -> dict:
+async def gather(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
     """Collect the knowledge K_ext every agent of the debate sees."""
     ctx = runtime.context
     question, answer = state.get("question", ""), state.get("answer", "")
@@ -120,7 +120,9 @@ async def gather(state: HallucinationState, runtime: Runtime[Context]) -> dict:
     return {**update, "knowledge": knowledge, "usage": usage}
 
 
-async def decompose(ctx: Context, question: str, language: str, system: str) -> Answer[SubQuestions]:
+async def decompose(
+    ctx: HallucinationContext, question: str, language: str, system: str
+) -> Answer[SubQuestions]:
     """The gatherer's sub-questions and search keywords for ``question``."""
     return await ask(
         ctx,
@@ -132,7 +134,7 @@ async def decompose(ctx: Context, question: str, language: str, system: str) -> 
     )
 
 
-async def search_fragments(ctx: Context, queries: list[str]) -> tuple[list[Evidence], Usage]:
+async def search_fragments(ctx: HallucinationContext, queries: list[str]) -> tuple[list[Evidence], Usage]:
     """What the searches for ``queries`` return, without repeats; a backend failure raises BackendError."""
     fragments: list[Evidence] = []
     usage = Usage()
@@ -145,7 +147,7 @@ async def search_fragments(ctx: Context, queries: list[str]) -> tuple[list[Evide
 
 
 async def refine_knowledge(
-    ctx: Context, question: str, fragments: list[Evidence], language: str, system: str
+    ctx: HallucinationContext, question: str, fragments: list[Evidence], language: str, system: str
 ) -> tuple[list[tuple[str, list[Evidence]]] | None, Usage]:
     """Concise knowledge statements from ``fragments``, each with the fragments it rests on.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes._shared import emit, fence
 from factcourt.nodes.hallucination.protocol import (
     clip,
@@ -71,7 +71,7 @@ def _verbatim(span: str, *texts: str) -> bool:
     return bool(needle) and any(needle in " ".join(t.lower().split()) for t in texts)
 
 
-async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
+async def refiner(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
     """Write the report; the label comes from the judge, both teams or the agents' vote, never a guess."""
     ctx = runtime.context
     rounds = max((t.round for t in state.get("teams", [])), default=0)
