@@ -45,6 +45,8 @@ class CheckRun(NamedTuple):
     config: dict[str, Any]
     resumed: bool
     beside_live_run: bool
+    cleared_unreadable: int
+    """Crashed runs cleared because an older factcourt saved them under module paths now gone."""
 
 
 def checkpoints_path() -> Path:
@@ -108,16 +110,53 @@ async def resumable_run(
         await conn.execute("PRAGMA auto_vacuum = FULL")  # a new file gives deleted runs' pages back
         saver = AsyncSqliteSaver(conn, serde=serde)
         await saver.setup()
+        cleared = await _clear_other_layouts(conn, saver)
         graph = build().compile(checkpointer=saver, name=name)
         base = run_key(name, identity, ctx)
         thread_id, held, resumed, beside = await _take_thread(saver, graph, base, ctx)
         try:
             run = run_config(ctx, **config, configurable={"thread_id": thread_id})
-            yield CheckRun(graph, None if resumed else payload, run, resumed, beside)
+            yield CheckRun(graph, None if resumed else payload, run, resumed, beside, cleared)
             if not keep and not (await graph.aget_state(run)).next:
                 await saver.adelete_thread(thread_id)
         finally:
             held.release()
+
+
+def layout() -> str:
+    """A digest of the classes a checkpoint may hold, by module path (``factcourt.state.claims``, ...)."""
+    from factcourt.state import checkpointed_types
+
+    return cache_key("checkpoint layout", sorted(checkpointed_types()))
+
+
+async def _clear_other_layouts(conn: Any, saver: Any) -> int:
+    """Delete the crashed runs saved under another layout; return how many.
+
+    Their states name classes by module paths that moved (``factcourt.state`` became a
+    package): they would not deserialise, and resuming them would only warn and start over.
+    A live run of an older factcourt keeps its checkpoints.
+    """
+    await conn.execute("CREATE TABLE IF NOT EXISTS factcourt_layout (digest TEXT NOT NULL)")
+    async with conn.execute("SELECT digest FROM factcourt_layout") as rows:
+        stored = [row[0] for row in await rows.fetchall()]
+    current = await asyncio.to_thread(layout)
+    if stored == [current]:
+        return 0
+    cleared = 0
+    async with conn.execute("SELECT DISTINCT thread_id FROM checkpoints") as rows:
+        threads = [row[0] for row in await rows.fetchall()]
+    for thread_id in threads:
+        held = lease(thread_id)
+        if held is None:
+            continue
+        await saver.adelete_thread(thread_id)
+        held.release()
+        cleared += 1
+    await conn.execute("DELETE FROM factcourt_layout")
+    await conn.execute("INSERT INTO factcourt_layout (digest) VALUES (?)", (current,))
+    await conn.commit()
+    return cleared
 
 
 def run_key(name: str, identity: list[Any], ctx: BaseContext) -> str:

@@ -246,7 +246,16 @@ async def run_with_progress(
 
 
 def say_how_it_runs(run: Any, quiet: bool, what: str) -> None:
-    """Say that a resumable run resumes a crashed one, or runs beside a live one."""
+    """Say that a resumable run resumes a crashed one, or runs beside a live one.
+
+    Crashed runs an older factcourt saved cannot resume after the update moved the classes
+    their states name: they were cleared, and the user is told so once.
+    """
+    if run.cleared_unreadable:
+        err.print(
+            f"[yellow]{run.cleared_unreadable} interrupted run(s) saved by an older factcourt cannot "
+            "resume after its update and were cleared: run them again[/]"
+        )
     if run.beside_live_run:
         err.print(
             f"[yellow]a run of {what} is still going in another process: this one runs on its own "

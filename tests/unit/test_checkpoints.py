@@ -70,3 +70,31 @@ def test_a_crashed_run_is_not_resumed_on_replaced_weights(tmp_path):
     weights_file.write_bytes(b"other weights")
     os.utime(weights_file, ns=(1, 1))
     assert run_key("factcheck", ["text", ""], ctx) != before
+
+
+def test_runs_an_older_factcourt_saved_are_cleared_with_one_note(tmp_path, monkeypatch, capsys):
+    import asyncio
+
+    from langgraph.graph import START, StateGraph
+    from typing_extensions import TypedDict
+
+    from factcourt.cli_shared import say_how_it_runs
+    from factcourt.context.claims import ClaimsContext
+
+    class State(TypedDict):
+        n: int
+
+    def build():
+        return StateGraph(State).add_node("step", lambda state: {}).add_edge(START, "step")
+
+    async def open_run():
+        async with checkpoints.resumable_run("t", build, ["x"], {"n": 1}, ClaimsContext(model="sim")) as run:
+            return run
+
+    monkeypatch.setenv("FACTCOURT_CACHE_DIR", str(tmp_path))
+    saved_thread("crashed-under-factcourt.state")  # a file with no layout recorded: an older factcourt's
+    first = asyncio.run(open_run())
+    assert first.cleared_unreadable == 1
+    say_how_it_runs(first, True, "this same text")
+    assert "1 interrupted run(s) saved by an older factcourt cannot resume" in capsys.readouterr().err
+    assert asyncio.run(open_run()).cleared_unreadable == 0  # the layout is recorded now
