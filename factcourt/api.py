@@ -16,7 +16,7 @@ from factcourt.context.hallucination import HallucinationContext
 from factcourt.context.pyramid import PyramidContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import first_complaint, long_question, read_text_file
-from factcourt.nodes.open_case import claim_problem
+from factcourt.nodes.claims.open_case import claim_problem
 from factcourt.runs import run_config
 from factcourt.state import Claim, ClaimResult, Evidence, Pyramid, Usage
 

@@ -153,7 +153,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Check a long-form text."""
     from factcourt.api import report
     from factcourt.inputs import long_question
-    from factcourt.nodes.decompose import response_problem
+    from factcourt.nodes.agents.clerk import response_problem
 
     text = read_text(args.file)
     if problem := response_problem(text) or long_question(args.question or ""):

@@ -10,11 +10,11 @@ import asyncio
 
 from factcourt.bench.context import BenchContext
 from factcourt.inputs import detect_language
-from factcourt.nodes._shared import fence, format_evidence
+from factcourt.nodes.agents.verifier import read_label, verify_once
 from factcourt.nodes.hallucination.gather import item_problem
 from factcourt.nodes.hallucination.protocol import EMPTY, OPPONENT_CHARS, clip, vote
 from factcourt.nodes.hallucination.team_turn import item_fields
-from factcourt.nodes.verifier import read_label, verify_once
+from factcourt.nodes.helpers import fence, format_evidence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search

@@ -19,8 +19,8 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import read_rows
 from factcourt.errors import BackendError, InputError
 from factcourt.inputs import detect_language
-from factcourt.nodes.decompose import decompose, same_sentence
-from factcourt.nodes.references import unresolved
+from factcourt.nodes.agents.clerk import decompose, same_sentence
+from factcourt.nodes.agents.references import unresolved
 
 
 def score_item(item: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str, Any]:

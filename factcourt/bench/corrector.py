@@ -20,7 +20,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import select
-from factcourt.nodes.corrector import REFUSED, correct
+from factcourt.nodes.claims.corrector import REFUSED, correct
 from factcourt.providers.search import search
 from factcourt.state import Claim, ClaimResult
 

@@ -26,7 +26,7 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case
 from factcourt.bench.methods import Prediction, predict
 from factcourt.bench.runner import select
-from factcourt.nodes._shared import bounded, concurrency
+from factcourt.nodes.helpers import bounded, concurrency
 from factcourt.progress import Progress
 from factcourt.providers.models import choose
 

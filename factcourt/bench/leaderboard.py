@@ -27,7 +27,7 @@ from factcourt.context.pyramid import LeaderboardContext, PyramidContext
 from factcourt.errors import InputError
 from factcourt.inputs import json_problem, read_text_file
 from factcourt.metrics.response import gamma_key, mean_scores, pyramid_scores
-from factcourt.nodes._shared import bounded, concurrency, language_for
+from factcourt.nodes.helpers import bounded, concurrency, language_for
 from factcourt.nodes.pyramid.answer import answer_question
 from factcourt.nodes.pyramid.match import match_claims
 from factcourt.progress import Progress

@@ -32,7 +32,7 @@ from factcourt.context.longqa import LongQAContext
 from factcourt.errors import InputError
 from factcourt.inputs import read_text_file
 from factcourt.metrics.longqa import REVIEW_STAGES, build_stats, review_outcome
-from factcourt.nodes._shared import bounded
+from factcourt.nodes.helpers import bounded
 from factcourt.nodes.longqa.fuse import NO_SELECTION
 from factcourt.nodes.longqa.sub_questions import in_gathered_order
 from factcourt.progress import Progress

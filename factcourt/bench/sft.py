@@ -16,7 +16,7 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case, Gold, load
 from factcourt.bench.store import PredictionStore
 from factcourt.context.claims import PRESETS
-from factcourt.nodes._shared import fence, format_evidence, format_pool, format_summaries
+from factcourt.nodes.helpers import fence, format_evidence, format_pool, format_summaries
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.state import Evidence, RoundSummary, SftJustification, Turn

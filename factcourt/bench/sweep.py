@@ -23,8 +23,8 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import run_bench, select
 from factcourt.bench.store import PredictionStore
 from factcourt.metrics.classification import binary_report, to_binary
-from factcourt.nodes.judge_vote import majority
-from factcourt.rules import final_turns, first_pass_decides
+from factcourt.nodes.claims.judge_vote import majority
+from factcourt.nodes.claims.rules import final_turns, first_pass_decides
 from factcourt.state import Turn
 
 RECORD_METHOD = "default-record"

@@ -15,9 +15,9 @@ from langgraph.types import Send
 
 from factcourt.context.claims import ClaimsContext
 from factcourt.graphs.verify import build as build_verify
-from factcourt.nodes.corrector import correct
-from factcourt.nodes.decompose import decompose
-from factcourt.nodes.score import score
+from factcourt.nodes.agents.clerk import decompose
+from factcourt.nodes.claims.corrector import correct
+from factcourt.nodes.claims.score import score
 from factcourt.state import FactcheckInput, FactcheckState
 
 

@@ -1,7 +1,7 @@
 """Single-claim graph ``verify``: evidence -> first pass -> debate if contested -> verdict.
 
 The routers read ``runtime.context`` and return ``Literal`` targets, so ``draw_mermaid()`` and
-LangGraph Studio show every rule branch; the behaviour of each rule lives in ``rules.py``.
+LangGraph Studio show every rule branch; the behaviour of each rule lives in ``nodes/claims/rules.py``.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes.debater_turn import debater_turn
-from factcourt.nodes.first_pass import first_pass
-from factcourt.nodes.judge_vote import judge_vote
-from factcourt.nodes.moderator import moderator
-from factcourt.nodes.open_case import open_case
-from factcourt.nodes.retrieve import retrieve
-from factcourt.rules import evidence_first, retrieve_before_turn, unanimous
+from factcourt.nodes.claims.debater_turn import debater_turn
+from factcourt.nodes.claims.first_pass import first_pass
+from factcourt.nodes.claims.judge_vote import judge_vote
+from factcourt.nodes.claims.moderator import moderator
+from factcourt.nodes.claims.open_case import open_case
+from factcourt.nodes.claims.retrieve import retrieve
+from factcourt.nodes.claims.rules import evidence_first, retrieve_before_turn, unanimous
 from factcourt.state import ClaimInput, ClaimOutput, ClaimState
 
 # Routers return labels that name the rule at work; the path maps turn them into nodes, so the

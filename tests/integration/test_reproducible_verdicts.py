@@ -6,7 +6,7 @@ import random
 import pytest
 
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes.verifier import read_label
+from factcourt.nodes.agents.verifier import read_label
 from factcourt.providers import local_server
 from factcourt.state import Evidence
 

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import factcourt
-from factcourt.nodes.decompose import unresolved
+from factcourt.nodes.agents.clerk import unresolved
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "decontext.jsonl"
 
@@ -200,7 +200,7 @@ def test_a_claim_field_filled_with_a_label_gives_the_sentence_as_the_claim(scrip
 
 
 def test_a_claim_states_its_sentence_when_they_share_a_content_word():
-    from factcourt.nodes.decompose import states_its_sentence
+    from factcourt.nodes.agents.clerk import states_its_sentence
 
     assert not states_its_sentence("True", "Haass is an American diplomat.")
     assert not states_its_sentence("对", "李白是唐代诗人。")

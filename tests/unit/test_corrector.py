@@ -3,7 +3,7 @@
 import json
 
 import factcourt
-from factcourt.nodes.corrector import apply_edits
+from factcourt.nodes.claims.corrector import apply_edits
 from factcourt.state import Edit
 from tests.fakes import juror, rating
 
@@ -80,7 +80,7 @@ def test_a_failed_rewrite_is_named_and_fails_the_run(scripted, corpus, tmp_path,
     assert correction["failed"] and "timed out" in correction["failed"][0]["error"]
 
 
-from factcourt.nodes.corrector import replacement_problem  # noqa: E402
+from factcourt.nodes.claims.corrector import replacement_problem  # noqa: E402
 
 PACIFIC = "The Pacific Ocean is the smallest ocean on Earth."
 PACIFIC_EVIDENCE = [

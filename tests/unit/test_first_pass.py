@@ -252,7 +252,7 @@ def test_evidence_given_to_the_python_verify_is_searched_no_further(scripted, co
 
 
 def test_a_partly_kept_citation_list_keeps_the_line_break_before_it():
-    from factcourt.nodes._shared import ground_citations
+    from factcourt.nodes.helpers import ground_citations
 
     assert ground_citations("Para one.\n[E1, E9] next", range(1, 6)) == ("Para one.\n[E1] next", [1], 1)
 

@@ -74,7 +74,7 @@ def test_the_key_inside_the_explanation_text_is_not_taken_for_the_field():
 
 def test_the_judges_winner_confidence_follows_confidence_source():
     from factcourt.context.base import BaseContext
-    from factcourt.nodes._shared import read_confidence
+    from factcourt.nodes.helpers import read_confidence
 
     tokens = [
         tok('{"'),

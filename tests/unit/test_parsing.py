@@ -7,7 +7,7 @@ import pytest
 from factcourt.bench.datasets import load, read_evidence_file
 from factcourt.errors import InputError
 from factcourt.inputs import decode
-from factcourt.nodes.decompose import chunk, locate, split_sentences
+from factcourt.nodes.agents.clerk import chunk, locate, split_sentences
 
 
 def test_decode_utf8_bom_and_utf16():

@@ -9,7 +9,6 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import poor
-from factcourt.nodes._shared import clip, emit, fence
 from factcourt.nodes.audit.common import (
     EXAMPLE_CHARS,
     OBJECTS,
@@ -20,6 +19,7 @@ from factcourt.nodes.audit.common import (
     refused,
     taxonomy_of,
 )
+from factcourt.nodes.helpers import clip, emit, fence
 from factcourt.prompts import conversation
 from factcourt.state import Appraisal, AppraiserTurn, AuditState, Scenario
 

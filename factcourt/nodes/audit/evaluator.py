@@ -15,8 +15,8 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import verdict_label
-from factcourt.nodes._shared import emit, fence
 from factcourt.nodes.audit.common import case_question, consult
+from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation, prompt
 from factcourt.state import AuditState, CaseRecord, Usage
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from factcourt.context.audit import AuditContext
-from factcourt.nodes._shared import emit
 from factcourt.nodes.audit.common import OBJECTS, consult, current_object, new_record, records_of, taxonomy_of
+from factcourt.nodes.helpers import emit
 from factcourt.prompts import conversation
 from factcourt.state import AuditCases, AuditState
 

@@ -9,8 +9,8 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.audit import AuditContext
 from factcourt.errors import BackendError
-from factcourt.nodes._shared import clip
 from factcourt.nodes.audit.common import OBJECTS, case_json, consult, current_object
+from factcourt.nodes.helpers import clip
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.search import search, tokenize
 from factcourt.state import AuditCase, AuditCases, AuditState, Evidence, Usage

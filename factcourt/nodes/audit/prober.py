@@ -8,7 +8,6 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import poor
-from factcourt.nodes._shared import clip, fence
 from factcourt.nodes.audit.common import (
     EXAMPLE_CHARS,
     OBJECTS,
@@ -18,6 +17,7 @@ from factcourt.nodes.audit.common import (
     new_record,
     records_of,
 )
+from factcourt.nodes.helpers import clip, fence
 from factcourt.prompts import conversation
 from factcourt.state import AuditCase, AuditState, CaseRecord
 

@@ -7,8 +7,8 @@ import re
 from langgraph.runtime import Runtime
 
 from factcourt.context.audit import AuditContext
-from factcourt.nodes._shared import emit, fence
 from factcourt.nodes.audit.common import OBJECTS, consult, current_object, refused, taxonomy_of
+from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
 from factcourt.state import AppraiserTurn, AuditState
 

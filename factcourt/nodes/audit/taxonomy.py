@@ -5,8 +5,8 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from factcourt.context.audit import AuditContext
-from factcourt.nodes._shared import emit
 from factcourt.nodes.audit.common import INITIAL_TAXONOMY, OBJECTS, objects_problem
+from factcourt.nodes.helpers import emit
 from factcourt.state import AuditState, Scenario
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from factcourt.context.hallucination import HallucinationContext
-from factcourt.nodes._shared import emit, fence, read_confidence
 from factcourt.nodes.hallucination.protocol import (
     EMPTY,
     agreed_conclusion,
@@ -16,6 +15,7 @@ from factcourt.nodes.hallucination.protocol import (
     weighted_dispute,
 )
 from factcourt.nodes.hallucination.team_turn import item_fields
+from factcourt.nodes.helpers import emit, fence, read_confidence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import AgentView, HallucinationState, JudgeAnswer, Judgement, TeamRound

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from factcourt.context.hallucination import HallucinationContext
-from factcourt.nodes._shared import clip, clip_to_budget, fence
+from factcourt.nodes.helpers import clip, clip_to_budget, fence
 from factcourt.state import (
     HALU_PERSPECTIVES,
     HALU_TEAMS,

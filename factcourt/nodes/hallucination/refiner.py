@@ -5,7 +5,6 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from factcourt.context.hallucination import HallucinationContext
-from factcourt.nodes._shared import emit, fence
 from factcourt.nodes.hallucination.protocol import (
     clip,
     final_label,
@@ -15,6 +14,7 @@ from factcourt.nodes.hallucination.protocol import (
     teams_of_round,
 )
 from factcourt.nodes.hallucination.team_turn import item_fields
+from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import HallucinationFinding, HallucinationReport, HallucinationState, RefinerAnswer

@@ -14,8 +14,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from factcourt.context.hallucination import HallucinationContext
-from factcourt.nodes._shared import emit, fence, format_evidence, ground_citations, shown_evidence
 from factcourt.nodes.hallucination.protocol import OPPONENT_CHARS, clip, visible_history, vote
+from factcourt.nodes.helpers import emit, fence, format_evidence, ground_citations, shown_evidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.state import (

@@ -7,7 +7,7 @@ import re
 from langgraph.runtime import Runtime
 
 from factcourt.context.longqa import LongQAContext
-from factcourt.nodes._shared import emit, fence
+from factcourt.nodes.helpers import emit, fence
 from factcourt.nodes.longqa.sub_questions import restates
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask

@@ -13,13 +13,13 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.longqa import LongQAContext
 from factcourt.errors import BackendError
-from factcourt.nodes._shared import emit, language_for
-from factcourt.nodes.hallucination.gather import (
+from factcourt.nodes.agents.gatherer import (
     decompose,
     refine_knowledge,
     search_fragments,
     search_queries,
 )
+from factcourt.nodes.helpers import emit, language_for
 from factcourt.nodes.longqa.cluster import topic_clusters
 from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
 from factcourt.state import Evidence, KnowledgeTriple, LongQAState, Seed, Usage

@@ -8,7 +8,7 @@ import re
 from langgraph.runtime import Runtime
 
 from factcourt.context.longqa import LongQAContext
-from factcourt.nodes._shared import fence
+from factcourt.nodes.helpers import fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import FactSubQuestions, KnowledgeTriple, LongQAState

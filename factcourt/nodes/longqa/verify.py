@@ -10,9 +10,9 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.longqa import LongQAContext
 from factcourt.errors import BackendError
-from factcourt.nodes._shared import emit
-from factcourt.nodes.hallucination.gather import search_fragments
-from factcourt.nodes.verifier import verify_once
+from factcourt.nodes.agents.gatherer import search_fragments
+from factcourt.nodes.agents.verifier import verify_once
+from factcourt.nodes.helpers import emit
 from factcourt.providers.search import uncovered_language
 from factcourt.state import Evidence, FactOutcome, FactTask, Turn, Usage
 

@@ -10,7 +10,7 @@ import weakref
 from langgraph.runtime import Runtime
 
 from factcourt.context.pyramid import PyramidContext
-from factcourt.nodes._shared import emit, fence
+from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask, choose
 from factcourt.state import ExpertTask, LongAnswer, ModelAnswer, PyramidState

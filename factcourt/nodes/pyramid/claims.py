@@ -5,8 +5,8 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from factcourt.context.pyramid import PyramidContext
-from factcourt.nodes._shared import emit
-from factcourt.nodes.decompose import split_claims
+from factcourt.nodes.agents.clerk import split_claims
+from factcourt.nodes.helpers import emit
 from factcourt.state import ExpertClaims, ExpertTask
 
 

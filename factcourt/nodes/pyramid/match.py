@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from factcourt.context.pyramid import PyramidContext
-from factcourt.nodes._shared import bounded, concurrency, fence
+from factcourt.nodes.helpers import bounded, concurrency, fence
 from factcourt.prompts import conversation
 from factcourt.providers.embeddings import similarities
 from factcourt.providers.models import ask

@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.pyramid import PyramidContext
 from factcourt.metrics.response import layer_weight, pyramid_layer
-from factcourt.nodes._shared import emit, language_for
+from factcourt.nodes.helpers import emit, language_for
 from factcourt.nodes.pyramid.match import proposals, same_fact
 from factcourt.providers.embeddings import similarities
 from factcourt.state import GoldenClaim, Pyramid, PyramidState, Usage

@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from factcourt.context.pyramid import PyramidContext
 from factcourt.errors import InputError
 from factcourt.inputs import long_question
-from factcourt.nodes._shared import language_for
+from factcourt.nodes.helpers import language_for
 from factcourt.state import PyramidState
 
 

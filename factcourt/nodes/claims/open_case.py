@@ -5,7 +5,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes._shared import emit, language_for
+from factcourt.nodes.helpers import emit, language_for
 from factcourt.state import ClaimState
 
 MAX_CLAIM_CHARS = 2000

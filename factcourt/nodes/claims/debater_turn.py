@@ -7,7 +7,8 @@ import difflib
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes._shared import (
+from factcourt.nodes.claims.rules import may_retrieve_when_unsure, round_failed
+from factcourt.nodes.helpers import (
     emit,
     fence,
     format_evidence,
@@ -18,7 +19,6 @@ from factcourt.nodes._shared import (
 )
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
-from factcourt.rules import may_retrieve_when_unsure, round_failed
 from factcourt.state import ClaimState, DebaterAnswer, JurorAnswer, Turn
 
 COPY_RATIO = 0.75  # this similar to another speaker's words is a repetition, not an argument

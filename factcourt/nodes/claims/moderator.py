@@ -5,7 +5,8 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes._shared import (
+from factcourt.nodes.claims.rules import moderator_may_stop
+from factcourt.nodes.helpers import (
     emit,
     fence,
     format_evidence,
@@ -16,7 +17,6 @@ from factcourt.nodes._shared import (
 )
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
-from factcourt.rules import moderator_may_stop
 from factcourt.state import ClaimState, ModeratorAnswer, RoundSummary
 
 

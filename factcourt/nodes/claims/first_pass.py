@@ -7,9 +7,9 @@ import logging
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes._shared import emit
-from factcourt.nodes.verifier import decide_by_labels
-from factcourt.rules import first_pass_decides, first_pass_unweighed
+from factcourt.nodes.agents.verifier import decide_by_labels
+from factcourt.nodes.claims.rules import first_pass_decides, first_pass_unweighed
+from factcourt.nodes.helpers import emit
 from factcourt.state import ClaimState
 
 log = logging.getLogger(__name__)

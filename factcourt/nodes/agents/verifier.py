@@ -15,7 +15,7 @@ from scipy.special import expit
 
 from factcourt.context.claims import LABEL_READINGS, ClaimsContext
 from factcourt.metrics.calibration import logit
-from factcourt.nodes._shared import (
+from factcourt.nodes.helpers import (
     EVIDENCE_SHOWN,
     fence,
     format_evidence,

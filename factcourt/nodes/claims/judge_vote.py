@@ -7,9 +7,9 @@ from collections import Counter
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes._shared import emit
+from factcourt.nodes.claims.rules import final_turns
+from factcourt.nodes.helpers import emit
 from factcourt.providers.search import uncovered_language
-from factcourt.rules import final_turns
 from factcourt.state import ClaimResult, ClaimState, Turn, Verdict
 
 

@@ -8,10 +8,11 @@ import re
 
 from langgraph.runtime import Runtime
 
+from factcourt.context.base import BaseContext
 from factcourt.context.claims import ClaimsContext
 from factcourt.errors import InputError
-from factcourt.nodes._shared import emit, fence, language_for
-from factcourt.nodes.references import resolve, subject_of, unresolved
+from factcourt.nodes.agents.references import resolve, subject_of, unresolved
+from factcourt.nodes.helpers import emit, fence, language_for
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import (
@@ -101,7 +102,7 @@ def uncovered(part: str, output: ClerkOutput) -> list[str]:
     return [s for s in split_sentences(part) if not any(same_sentence(s, x) for x in said)]
 
 
-async def _clerk(ctx: ClaimsContext, language: str, question: str, part: str, name: str) -> tuple:
+async def _clerk(ctx: BaseContext, language: str, question: str, part: str, name: str) -> tuple:
     """Ask the Clerk about ``part``: its output (None when it failed), the error, and the usage.
 
     Sentences it skipped are asked again (with the whole part as context, so their pronouns can
@@ -138,7 +139,7 @@ async def _clerk(ctx: ClaimsContext, language: str, question: str, part: str, na
 
 
 async def _resolve(
-    ctx: ClaimsContext, language: str, question: str, part: str, vague: list[ClerkClaim], name: str
+    ctx: BaseContext, language: str, question: str, part: str, vague: list[ClerkClaim], name: str
 ) -> Usage:
     """Rewrite claims with unresolved references in place; keep a rewrite only when it resolves.
 
@@ -187,7 +188,7 @@ def _resolve_in_order(items: list[tuple[str, ClerkClaim]], response: str, langua
 
 
 async def split_claims(
-    ctx: ClaimsContext, response: str, question: str, language: str
+    ctx: BaseContext, response: str, question: str, language: str
 ) -> tuple[list[Claim], list[DroppedSentence], Usage]:
     """The Clerk's claims of ``response`` (each with its source span), the dropped sentences and the usage.
 

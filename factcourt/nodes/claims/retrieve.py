@@ -8,11 +8,11 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
 from factcourt.errors import BackendError
-from factcourt.nodes._shared import emit, fence
+from factcourt.nodes.claims.rules import retrieve_before_turn
+from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
-from factcourt.rules import retrieve_before_turn
 from factcourt.state import ClaimState, SearchQuery, Usage
 
 

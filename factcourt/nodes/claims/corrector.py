@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes._shared import fence, format_evidence
+from factcourt.nodes.helpers import fence, format_evidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.state import (
