@@ -200,7 +200,7 @@ def exit_code(result: dict) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check one claim."""
     from factcourt.api import context_with_given, verify
-    from factcourt.bench.datasets import read_evidence_file
+    from factcourt.inputs import read_evidence_file
 
     prepare_out(args.out)
     evidence = read_evidence_file(Path(args.evidence)) if args.evidence else None

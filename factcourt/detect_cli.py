@@ -25,8 +25,8 @@ from factcourt.context.hallucination import HALLUCINATION_AGENTS, HallucinationC
 def cmd_detect(args: argparse.Namespace) -> int:
     """Debate whether the answer hallucinates; exit 1 when the item could not be judged."""
     from factcourt.api import context_with_given, detect_payload, detection_json
-    from factcourt.bench.datasets import read_evidence_file
     from factcourt.graphs.hallucination import graph
+    from factcourt.inputs import read_evidence_file
     from factcourt.runs import run_config
 
     prepare_out(args.out)

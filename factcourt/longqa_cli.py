@@ -18,17 +18,17 @@ from factcourt.context.longqa import LongQAContext
 
 def cmd_build_longqa(args: argparse.Namespace) -> int:
     """Build (or resume), or import a review sheet; then rewrite the outputs and print the stats."""
-    from factcourt.bench.datasets import load_seeds
-    from factcourt.bench.longqa import (
+    from factcourt.errors import InputError
+    from factcourt.inputs import load_seeds
+    from factcourt.longqa import (
         STORED_SETTINGS,
         build_seeds,
         import_review,
         stored_records,
         write_outputs,
     )
-    from factcourt.bench.store import keep_settings
-    from factcourt.errors import InputError
     from factcourt.nodes.longqa.gather import seed_problem
+    from factcourt.store import keep_settings
 
     out = Path(args.out)
     if args.import_review:

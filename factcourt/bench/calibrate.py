@@ -14,11 +14,11 @@ from typing import Any
 
 from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import run_bench
-from factcourt.bench.store import PredictionStore
 from factcourt.errors import InputError
 from factcourt.metrics.calibration import fit_platt, platt, reliability
 from factcourt.metrics.classification import binary_report
 from factcourt.providers.calibration import Calibration, model_key, prompt_key, save
+from factcourt.store import PredictionStore
 
 METHOD = "plain"
 

@@ -16,9 +16,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from factcourt.bench.context import BenchContext
-from factcourt.bench.datasets import read_rows
 from factcourt.errors import BackendError, InputError
-from factcourt.inputs import detect_language
+from factcourt.inputs import detect_language, read_rows
 from factcourt.nodes.agents.clerk import decompose, same_sentence
 from factcourt.nodes.agents.references import unresolved
 

@@ -16,7 +16,6 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case, Gold, load
 from factcourt.bench.methods import HALLUCINATION_METHODS, METHODS, QA_BASELINES, predict
 from factcourt.bench.report import FLOOR, Prices, build_report, markdown, plot, write_wrong_predictions
-from factcourt.bench.store import PredictionStore, keep_settings
 from factcourt.context.base import AUDIT_ROLES, ROLES
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import read_text_file
@@ -25,6 +24,7 @@ from factcourt.progress import Progress
 from factcourt.providers.calibration import stored
 from factcourt.providers.models import choose
 from factcourt.runs import run_config
+from factcourt.store import PredictionStore, keep_settings
 
 EVIDENCE_CHARS = 1000  # stored per evidence piece: enough for METEOR, small enough to keep
 # the BenchContext fields a stored prediction depends on; concurrency, cache, time-outs and retries

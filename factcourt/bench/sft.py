@@ -14,12 +14,12 @@ from typing import Any
 from factcourt.api import averify
 from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case, Gold, load
-from factcourt.bench.store import PredictionStore
 from factcourt.context.claims import PRESETS
 from factcourt.nodes.helpers import fence, format_evidence, format_pool, format_summaries
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.state import Evidence, RoundSummary, SftJustification, Turn
+from factcourt.store import PredictionStore
 
 GOLD_BINARY = {True: "supported", False: "refuted"}
 # DebateCV's golden setting: the debatecv preset on the evidence that came with the claim

@@ -21,11 +21,11 @@ from typing import Any
 
 from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import run_bench, select
-from factcourt.bench.store import PredictionStore
 from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.nodes.claims.judge_vote import majority
 from factcourt.nodes.claims.rules import final_turns, first_pass_decides
 from factcourt.state import Turn
+from factcourt.store import PredictionStore
 
 RECORD_METHOD = "default-record"
 THETAS = (0.6, 0.7, 0.8, 0.9, 0.95, 0.99)

@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from factcourt.bench.leaderboard import Leaderboard, build_report, markdown, read_prompts
 from factcourt.cli import main
 from factcourt.context.pyramid import LeaderboardContext
 from factcourt.errors import ConfigError, InputError
+from factcourt.leaderboard import Leaderboard, build_report, markdown, read_prompts
 from factcourt.providers import models
 from factcourt.providers.simulated import rule_answer, tagged
 from tests.fakes import ANSWERS, ScriptedModel, same_fact_by_key

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from factcourt.bench.datasets import load_seeds
-from factcourt.bench.longqa import build_seeds, import_review, stored_records, write_outputs
 from factcourt.cli import main
 from factcourt.context.longqa import LongQAContext
 from factcourt.errors import InputError
 from factcourt.graphs.longqa import graph
+from factcourt.inputs import load_seeds
+from factcourt.longqa import build_seeds, import_review, stored_records, write_outputs
 from factcourt.metrics.longqa import build_stats, length_ratio
 from factcourt.nodes.longqa.cluster import topic_clusters
 from factcourt.nodes.longqa.fuse import chosen

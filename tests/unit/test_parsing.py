@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from factcourt.bench.datasets import load, read_evidence_file
+from factcourt.bench.datasets import load
 from factcourt.errors import InputError
-from factcourt.inputs import decode
+from factcourt.inputs import decode, read_evidence_file
 from factcourt.nodes.agents.clerk import chunk, locate, split_sentences
 
 

@@ -22,7 +22,6 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.api import abuild_pyramid, acheck
-from factcourt.bench.store import PredictionStore, keep_settings
 from factcourt.context.pyramid import LeaderboardContext, PyramidContext
 from factcourt.errors import InputError
 from factcourt.inputs import json_problem, read_text_file
@@ -33,6 +32,7 @@ from factcourt.nodes.pyramid.match import match_claims
 from factcourt.progress import Progress
 from factcourt.providers.cache import cache_key
 from factcourt.state import Pyramid, Usage
+from factcourt.store import PredictionStore, keep_settings
 
 
 @dataclass(frozen=True)

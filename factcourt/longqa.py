@@ -27,7 +27,6 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from factcourt.bench.store import PredictionStore
 from factcourt.context.longqa import LongQAContext
 from factcourt.errors import InputError
 from factcourt.inputs import read_text_file
@@ -38,6 +37,7 @@ from factcourt.nodes.longqa.sub_questions import in_gathered_order
 from factcourt.progress import Progress
 from factcourt.runs import run_config
 from factcourt.state import KnowledgeTriple, Seed, Usage
+from factcourt.store import PredictionStore
 
 STAGE = "longqa"  # the method name of the store's records
 REVIEW_COLUMNS = [
