@@ -1,8 +1,14 @@
-"""The Python API: ``factcourt.check`` and ``factcourt.verify`` return plain JSON-ready dicts."""
+"""The Python API, the one door to every system: ``factcourt.check``, ``verify``, ``detect``, ``audit``, ...
+
+Each returns plain JSON-ready dicts (or a :class:`Pyramid`). The command line runs every command
+through here too: ``progress`` hands it each progress event of a run, and a resumable run (a
+crashed one resumes from its checkpoints) says first how it runs.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar
@@ -16,9 +22,73 @@ from factcourt.context.hallucination import HallucinationContext
 from factcourt.context.pyramid import PyramidContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import first_complaint, long_question, read_text_file
+from factcourt.nodes.agents.clerk import response_problem
 from factcourt.nodes.claims.open_case import claim_problem
+from factcourt.nodes.pyramid.open import question_problem
+from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
 from factcourt.runs import run_config
 from factcourt.state import Claim, ClaimResult, Evidence, Pyramid, Usage
+
+ProgressHook = Callable[[dict[str, Any]], None]
+"""Takes each progress event of a run: the graph's own (``{"event": "verdict", ...}``, see
+``nodes.helpers.emit``) and, for a resumable run, first ``{"event": "run", "resumed": ...,
+"beside_live_run": ..., "cleared_unreadable": ...}``."""
+
+
+async def run_graph(
+    graph: Any,
+    payload: dict[str, Any] | None,
+    ctx: BaseContext,
+    config: dict[str, Any],
+    progress: ProgressHook | None,
+    durability: str | None = None,
+) -> dict[str, Any]:
+    """Run ``graph`` to its final state, handing each progress event to ``progress``."""
+    if progress is None:
+        return await graph.ainvoke(payload, config=config, context=ctx, durability=durability)
+    final: dict[str, Any] = {}
+    async for namespace, mode, chunk in graph.astream(
+        payload,
+        config=config,
+        context=ctx,
+        stream_mode=["custom", "values"],
+        subgraphs=True,
+        durability=durability,
+    ):
+        if mode == "custom":
+            progress(chunk)
+        elif not namespace:  # the root graph's state, not a claim subgraph's
+            final = chunk
+    return final
+
+
+async def run_resumably(
+    name: str,
+    identity: list[Any],
+    payload: dict[str, Any],
+    ctx: BaseContext,
+    progress: ProgressHook | None,
+    *,
+    keep: bool,
+    **config: Any,
+) -> dict[str, Any]:
+    """Run graph ``name`` under the SQLite checkpointer: a crashed run of ``identity`` resumes."""
+    import importlib
+
+    from factcourt.checkpoints import DURABILITY, resumable_run
+
+    build = importlib.import_module(f"factcourt.graphs.{name}").build
+    async with resumable_run(name, build, identity, payload, ctx, keep=keep, **config) as run:
+        if progress is not None:
+            progress(
+                {
+                    "event": "run",
+                    "resumed": run.resumed,
+                    "beside_live_run": run.beside_live_run,
+                    "cleared_unreadable": run.cleared_unreadable,
+                }
+            )
+        return await run_graph(run.graph, run.payload, ctx, run.config, progress, DURABILITY)
 
 
 def claim_json(result: ClaimResult) -> dict[str, Any]:
@@ -84,17 +154,27 @@ def report(state: dict[str, Any], ctx: ClaimsContext) -> dict[str, Any]:
 
 
 async def acheck(
-    text: str, question: str = "", settings: dict[str, Any] | BaseContext | None = None, **overrides: Any
+    text: str,
+    question: str = "",
+    settings: dict[str, Any] | BaseContext | None = None,
+    *,
+    progress: ProgressHook | None = None,
+    resumable: bool = False,
+    keep_checkpoint: bool = False,
+    **overrides: Any,
 ) -> dict[str, Any]:
-    """Check a long-form text (async)."""
+    """Check a long-form text (async); ``resumable``: under checkpoints, so a crashed check resumes."""
     from factcourt.graphs.factcheck import graph
 
-    if problem := long_question(question or ""):
+    if problem := response_problem(text) or long_question(question or ""):
         raise InputError(problem)
     ctx = ClaimsContext.make(settings, **overrides)
-    state = await graph.ainvoke(
-        {"response": text, "question": question or ""}, config=run_config(ctx), context=ctx
-    )
+    payload = {"response": text, "question": question or ""}
+    if resumable:
+        identity = [text, question or ""]
+        state = await run_resumably("factcheck", identity, payload, ctx, progress, keep=keep_checkpoint)
+    else:
+        state = await run_graph(graph, payload, ctx, run_config(ctx), progress)
     return report(state, ctx)
 
 
@@ -106,7 +186,7 @@ def check(
     Example:
         >>> factcourt.check("Paris is the capital of France.", rule="adaptive")["scores"]
     """
-    _stop_servers_on_sigterm()
+    stop_servers_on_exit()
     return asyncio.run(acheck(text, question, settings, **overrides))
 
 
@@ -140,11 +220,15 @@ def verify(
     **overrides: Any,
 ) -> dict:
     """Check one claim, with optional given evidence; returns one claim's JSON."""
-    _stop_servers_on_sigterm()
+    stop_servers_on_exit()
     return asyncio.run(averify(claim, evidence, question, settings, **overrides))
 
 
-def _stop_servers_on_sigterm() -> None:
+def stop_servers_on_exit() -> None:
+    """Stop this process's embedded model servers when it ends (SIGTERM included).
+
+    It may start them again after a Ctrl-C of an earlier call.
+    """
     # The embedded server starts in a worker thread, where Python cannot install signal
     # handlers: install them here, in the caller's (usually the main) thread. A Ctrl-C of an
     # earlier call (in a notebook, say) must not keep this one from starting the server.
@@ -152,6 +236,62 @@ def _stop_servers_on_sigterm() -> None:
 
     install_exit_handlers()
     allow_starts()
+
+
+def stop_servers() -> None:
+    """Stop the embedded servers at once, unless another process uses them: no keep-alive after Ctrl-C."""
+    from factcourt.providers.local_server import stop_all
+
+    stop_all()
+
+
+def leave_servers() -> None:
+    """Leave the embedded servers to their keep-alive, as a process that ends does."""
+    from factcourt.providers.local_server import leave_all
+
+    leave_all()
+
+
+def preflight(ctx: BaseContext, answerers: list[str] | None = None) -> None:
+    """Fail fast on configuration (missing keys, missing corpus) before any model call.
+
+    ``answerers``: expert or target models that answer on settings of their own, each checked too.
+    """
+    from factcourt.context.base import ROLES
+    from factcourt.providers.models import choose, role_choice
+    from factcourt.providers.search import backend
+
+    for role in ROLES:
+        role_choice(ctx, role)
+    if ctx.retrieval_enabled:
+        backend(ctx)
+    for model in dict.fromkeys(answerers or []):
+        try:
+            choose(ctx.for_model(model), "answer")
+        except ConfigError as exc:
+            raise ConfigError(f"{model}: {exc}") from None
+
+
+def models_by_role(model: str | None = None) -> list[tuple[str, Any]]:
+    """Each role with the model it uses (``model``, else the default): name, endpoint, weights."""
+    from factcourt.context.base import ROLES
+    from factcourt.providers.models import choose
+
+    ctx = BaseContext.from_dict({"model": model} if model is not None else {})
+    return [(role, choose(ctx, role)) for role in ROLES]
+
+
+def clear_cache() -> tuple[int, int, int]:
+    """Delete the cached answers and searches and the crashed runs' checkpoints.
+
+    Returns (answers and searches deleted, runs deleted, live runs kept).
+    """
+    from factcourt import checkpoints
+    from factcourt.providers import cache
+
+    answers = cache.clear()
+    deleted, live = checkpoints.clear()
+    return answers, deleted, live
 
 
 # ------------------------------------------------------------ hallucination detection
@@ -223,6 +363,8 @@ async def adetect(
     answer: str,
     knowledge: list[Evidence] | None = None,
     settings: dict[str, Any] | BaseContext | None = None,
+    *,
+    progress: ProgressHook | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Decide whether ``answer`` to ``question`` hallucinates (async); see :func:`detect`."""
@@ -230,7 +372,7 @@ async def adetect(
 
     ctx = context_with_given(HallucinationContext, knowledge, settings, overrides)
     payload = detect_payload(question, answer, knowledge, ctx)
-    state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)
+    state = await run_graph(graph, payload, ctx, run_config(ctx), progress)
     return detection_json(state, ctx)
 
 
@@ -250,7 +392,7 @@ def detect(
     Example:
         >>> factcourt.detect("Who wrote Hamlet?", "Christopher Marlowe.", search="local")["label"]
     """
-    _stop_servers_on_sigterm()
+    stop_servers_on_exit()
     return asyncio.run(adetect(question, answer, knowledge, settings, **overrides))
 
 
@@ -291,7 +433,6 @@ async def abuild_pyramid(
 ) -> Pyramid:
     """The importance pyramid of ``question`` (async); see :func:`build_pyramid`."""
     from factcourt.graphs.pyramid import graph
-    from factcourt.nodes.pyramid.open import question_problem
     from factcourt.providers.cache import store
 
     if problem := question_problem(question):
@@ -325,7 +466,7 @@ def build_pyramid(
         >>> p = factcourt.build_pyramid("Tell me about the Eiffel Tower.", experts=["gpt-4o", "gpt-4o-mini"])
         >>> Path("eiffel.json").write_text(p.model_dump_json(indent=2))
     """
-    _stop_servers_on_sigterm()
+    stop_servers_on_exit()
     return asyncio.run(abuild_pyramid(question, settings, answers, **overrides))
 
 
@@ -384,6 +525,13 @@ def audit_objects(objects: list[str] | None) -> list[str]:
     return chosen
 
 
+def audit_run_key(objects: list[str], ctx: AuditContext) -> str:
+    """What names an audit of ``objects`` with these settings: its crash checkpoints and its report."""
+    from factcourt.checkpoints import run_key
+
+    return run_key("audit", [objects], ctx)
+
+
 async def aaudit(
     objects: list[str] | None = None,
     *,
@@ -392,25 +540,23 @@ async def aaudit(
     scale: str = "paper",
     settings: dict[str, Any] | BaseContext | None = None,
     keep_checkpoint: bool = False,
+    progress: ProgressHook | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Audit a target model's fact-checking (async); see :func:`audit`."""
     from factcourt.audit_report import audit_json
-    from factcourt.checkpoints import DURABILITY, resumable_run
-    from factcourt.graphs.audit import build
 
     ctx = audit_context(scale, target_model, target_base_url, settings, overrides)
     chosen = audit_objects(objects)
-    async with resumable_run(
+    state = await run_resumably(
         "audit",
-        build,
         [chosen],
         {"objects": chosen},
         ctx,
+        progress,
         keep=keep_checkpoint,
         recursion_limit=AUDIT_STEP_LIMIT,
-    ) as run:
-        state = await run.graph.ainvoke(run.payload, config=run.config, context=ctx, durability=DURABILITY)
+    )
     return audit_json(state, ctx)
 
 
@@ -427,5 +573,43 @@ def audit(objects: list[str] | None = None, **options: Any) -> dict[str, Any]:
     Example:
         >>> factcourt.audit(["social_rumor"], target_model="local", scale="smoke")["overall"]
     """
-    _stop_servers_on_sigterm()
+    stop_servers_on_exit()
     return asyncio.run(aaudit(objects, **options))
+
+
+# the API; the command line takes the input checks and the corpus language from here too
+__all__ = [
+    "AUDIT_STEP_LIMIT",
+    "LANGUAGE_NOT_COVERED",
+    "ProgressHook",
+    "aaudit",
+    "abuild_pyramid",
+    "acheck",
+    "adetect",
+    "audit",
+    "audit_context",
+    "audit_objects",
+    "audit_run_key",
+    "averify",
+    "build_pyramid",
+    "check",
+    "claim_json",
+    "clear_cache",
+    "context_with_given",
+    "detect",
+    "detect_payload",
+    "detection_json",
+    "leave_servers",
+    "load_pyramid",
+    "models_by_role",
+    "preflight",
+    "pyramid_key",
+    "question_problem",
+    "report",
+    "run_graph",
+    "run_resumably",
+    "stop_servers",
+    "stop_servers_on_exit",
+    "uncovered_language",
+    "verify",
+]

@@ -1,4 +1,4 @@
-"""Crash checkpoints of ``check`` runs: one SQLite file, a thread per run, a lease per live run.
+"""Crash checkpoints of ``check`` and ``audit`` runs: one SQLite file, a thread per run, a lease per live run.
 
 A run's thread id is a digest of its text, question and settings, so the same check run again
 after a crash (Ctrl-C, a dead model server, kill -9) resumes it, and claims whose branch had
@@ -38,7 +38,7 @@ DURABILITY = "sync"
 
 
 class CheckRun(NamedTuple):
-    """What :func:`resumable_check` yields; ``payload`` is None when resuming."""
+    """What :func:`resumable_run` yields; ``payload`` is None when resuming."""
 
     graph: Any
     payload: dict[str, Any] | None
@@ -64,22 +64,6 @@ def lease(thread_id: str) -> FileLock | None:
     except Timeout:
         return None
     return lock
-
-
-@asynccontextmanager
-async def resumable_check(
-    text: str, question: str, ctx: BaseContext, *, keep: bool = False
-) -> AsyncIterator[CheckRun]:
-    """The ``factcheck`` graph with a SQLite checkpointer, and the payload and config to run it.
-
-    A crashed run of the same check resumes; a finished one starts afresh. After a run that
-    finished, its checkpoints are deleted unless ``keep``.
-    """
-    from factcourt.graphs.factcheck import build
-
-    payload = {"response": text, "question": question}
-    async with resumable_run("factcheck", build, [text, question], payload, ctx, keep=keep) as run:
-        yield run
 
 
 @asynccontextmanager

@@ -33,6 +33,7 @@ from factcourt.inputs import read_text_file
 from factcourt.metrics.longqa import REVIEW_STAGES, build_stats, review_outcome
 from factcourt.nodes.helpers import bounded
 from factcourt.nodes.longqa.fuse import NO_SELECTION
+from factcourt.nodes.longqa.gather import seed_problem
 from factcourt.nodes.longqa.sub_questions import in_gathered_order
 from factcourt.progress import Progress
 from factcourt.runs import run_config
@@ -110,6 +111,14 @@ def seed_record(seed: Seed, state: dict[str, Any]) -> dict[str, Any]:
         "error": state.get("error") or state.get("not_built"),
         "usage": (state.get("usage") or Usage()).model_dump(mode="json"),
     }
+
+
+def seeds_problem(seeds: list[Seed]) -> tuple[Seed, str] | None:
+    """The first seed that cannot be built on, with why.
+
+    Bad input, not a failure that every rerun would "retry" the same way.
+    """
+    return next(((s, p) for s in seeds if (p := seed_problem(s))), None)
 
 
 async def build_seeds(

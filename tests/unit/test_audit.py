@@ -555,8 +555,7 @@ def test_a_killed_audit_resumes_and_redoes_no_graded_case(tmp_path, capsys, audi
 
 
 def test_preflight_reaches_a_target_on_its_own_endpoint_without_an_openai_key(monkeypatch):
-    from factcourt.api import audit_context
-    from factcourt.cli_shared import preflight
+    from factcourt.api import audit_context, preflight
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     ctx = audit_context(

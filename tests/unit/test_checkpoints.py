@@ -78,7 +78,7 @@ def test_runs_an_older_factcourt_saved_are_cleared_with_one_note(tmp_path, monke
     from langgraph.graph import START, StateGraph
     from typing_extensions import TypedDict
 
-    from factcourt.cli_shared import say_how_it_runs
+    from factcourt.cli.shared import say_how_it_runs
     from factcourt.context.claims import ClaimsContext
 
     class State(TypedDict):
@@ -95,6 +95,6 @@ def test_runs_an_older_factcourt_saved_are_cleared_with_one_note(tmp_path, monke
     saved_thread("crashed-under-factcourt.state")  # a file with no layout recorded: an older factcourt's
     first = asyncio.run(open_run())
     assert first.cleared_unreadable == 1
-    say_how_it_runs(first, True, "this same text")
+    say_how_it_runs(first._asdict(), True, "this same text")
     assert "1 interrupted run(s) saved by an older factcourt cannot resume" in capsys.readouterr().err
     assert asyncio.run(open_run()).cleared_unreadable == 0  # the layout is recorded now

@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 from rich.markup import escape
 from rich.table import Table
 
-from factcourt.cli_shared import (
+from factcourt.cli.shared import (
+    add_settings,
     emit_result,
     fail,
     out,
-    preflight,
     prepare_out,
     prepare_out_folder,
     settings_values,
 )
-from factcourt.errors import ConfigError, InputError
+from factcourt.errors import InputError
 
 
 def model_list(value: str) -> list[str]:
@@ -34,26 +33,20 @@ def model_list(value: str) -> list[str]:
 
 def checked_settings(args: argparse.Namespace, models: list[str]):
     """The run's context with the experts set, checked with every expert and target before any call."""
+    from factcourt.api import preflight
     from factcourt.context.pyramid import LeaderboardContext
-    from factcourt.providers.models import choose
 
     values = settings_values(args)
     if args.experts:
         values["experts"] = args.experts
     ctx = LeaderboardContext.make(values)
-    preflight(ctx)
-    for model in dict.fromkeys([*models, *ctx.experts]):
-        try:
-            choose(ctx.for_model(model), "answer")
-        except ConfigError as exc:
-            raise ConfigError(f"{model}: {exc}") from None
+    preflight(ctx, [*models, *ctx.experts])
     return ctx
 
 
 def cmd_pyramid(args: argparse.Namespace) -> int:
     """Build one question's pyramid, print its layers, save it as JSON."""
-    from factcourt.api import abuild_pyramid, load_pyramid
-    from factcourt.nodes.pyramid.open import question_problem
+    from factcourt.api import abuild_pyramid, load_pyramid, question_problem
 
     prepare_out(args.out)
     if args.load:
@@ -120,7 +113,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_leaderboard_commands(sub: argparse._SubParsersAction, add_settings: Callable) -> None:
+def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``pyramid`` and ``leaderboard``."""
     p = sub.add_parser(
         "pyramid",

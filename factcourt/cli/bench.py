@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -14,11 +13,11 @@ from rich.table import Table
 
 from factcourt.bench.context import BenchContext
 from factcourt.bench.methods import METHODS
-from factcourt.cli_shared import (
+from factcourt.cli.shared import (
+    add_settings,
     at_least_one,
     fail,
     number,
-    preflight,
     prepare_out,
     prepare_out_folder,
     read_text,
@@ -339,6 +338,7 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
 
 def cmd_synth_sft(args: argparse.Namespace) -> int:
     """Build Debate-SFT training data."""
+    from factcourt.api import preflight
     from factcourt.bench.sft import debate_context, synth_sft
 
     prepare_out(args.out)
@@ -359,7 +359,7 @@ def cmd_synth_sft(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_bench_commands(sub: argparse._SubParsersAction, add_settings: Callable) -> None:
+def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register the ``bench`` commands and ``synth-sft``."""
     bench = sub.add_parser("bench", help="benchmarks: quality, cost and speed")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCH")

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
 
-from factcourt.checkpoints import run_key
-from factcourt.cli_shared import (
+from factcourt.cli.shared import (
+    add_settings,
     err,
     fail,
     out,
-    preflight,
     prepare_out_folder,
     say_how_it_runs,
     settings_values,
@@ -30,7 +28,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     Exit 1 if nothing was graded (in a run, with ``--runs``), 2 on bad input.
     """
-    from factcourt.api import audit_context, audit_objects
+    from factcourt.api import audit_context, audit_objects, audit_run_key, preflight
     from factcourt.audit_report import runs_json, write_runs
 
     if args.runs < 1:
@@ -52,7 +50,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         # a run of its own: its seed picks other examples and keys other sampled answers
         run_ctx = replace(ctx, audit_seed=ctx.audit_seed + k - 1)
         run_folder = folder / f"run-{k}"
-        report = _finished_run(run_folder, run_key("audit", [objects], run_ctx))
+        report = _finished_run(run_folder, audit_run_key(objects, run_ctx))
         if report is not None:  # the same command after a crash goes on where it stopped
             err.print(
                 f"[bold]run {k} of {args.runs}: finished before[/] (read back from {escape(str(run_folder))})"
@@ -109,10 +107,11 @@ def _audit_once(
     objects: list[str], ctx: AuditContext, args: argparse.Namespace, folder: Path
 ) -> tuple[int, dict]:
     """One audit: run it, write its reports to ``folder``, say how it went; (exit code, report)."""
-    from factcourt.audit_report import audit_json, write_audit
+    from factcourt.api import audit_run_key
+    from factcourt.audit_report import write_audit
 
-    state = asyncio.run(run_audit(objects, ctx, args.quiet, args.keep_checkpoint))
-    report = audit_json(state, ctx) | {"run_key": run_key("audit", [objects], ctx)}
+    report = asyncio.run(run_audit(objects, ctx, args.quiet, args.keep_checkpoint))
+    report |= {"run_key": audit_run_key(objects, ctx)}
     paths = write_audit(report, folder)
     if report["models"]["self_audit"]:
         err.print("[yellow]note:[/] the auditor is the target: a self-audit flatters it (see report.md)")
@@ -138,53 +137,41 @@ def _first_reason(report: dict[str, Any]) -> str:
 
 
 async def run_audit(objects: list[str], ctx: AuditContext, quiet: bool, keep: bool) -> dict:
-    """The audit under the checkpointer (a crashed one resumes), drawing its progress."""
+    """The audit's report, under the checkpointer (a crashed one resumes), drawing its progress."""
     from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from factcourt.api import AUDIT_STEP_LIMIT
-    from factcourt.checkpoints import DURABILITY, resumable_run
-    from factcourt.graphs.audit import build
+    from factcourt.api import aaudit
     from factcourt.metrics.audit import poor
     from factcourt.progress import Progress
 
-    payload = {"objects": objects}
-    async with resumable_run(
-        "audit", build, [objects], payload, ctx, keep=keep, recursion_limit=AUDIT_STEP_LIMIT
-    ) as run:
-        say_how_it_runs(run, quiet, "this audit (graded cases are not redone)")
-        progress = Progress(
-            SpinnerColumn(),
-            TextColumn("[bold]{task.description}"),
-            TextColumn("{task.completed} graded"),
-            TextColumn("{task.fields[imr]}"),
-            TimeElapsedColumn(),
-            console=err,
-            transient=True,
-            disable=quiet,
-        )
-        task = progress.add_task("starting", total=None, imr="")
-        final: dict = {}
-        graded = low = 0
-        with progress:
-            async for mode, chunk in run.graph.astream(
-                run.payload,
-                config=run.config,
-                context=ctx,
-                stream_mode=["custom", "values"],
-                durability=DURABILITY,
-            ):
-                if mode == "values":
-                    final = chunk
-                    continue
-                if chunk["event"] == "audit_scenario":
-                    progress.update(task, description=f"{chunk['object']} / {chunk['scenario']}")
-                elif chunk["event"] == "audit_case" and chunk["status"] == "graded":
-                    graded, low = graded + 1, low + poor(chunk["grade"])
-                    progress.update(task, completed=graded, imr=f"running IMR {100 * low / graded:.1f}%")
-    return final
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.completed} graded"),
+        TextColumn("{task.fields[imr]}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=quiet,
+    )
+    task = progress.add_task("starting", total=None, imr="")
+    graded = low = 0
+
+    def on_event(chunk: dict) -> None:
+        nonlocal graded, low
+        if chunk["event"] == "run":
+            say_how_it_runs(chunk, quiet, "this audit (graded cases are not redone)")
+        elif chunk["event"] == "audit_scenario":
+            progress.update(task, description=f"{chunk['object']} / {chunk['scenario']}")
+        elif chunk["event"] == "audit_case" and chunk["status"] == "graded":
+            graded, low = graded + 1, low + poor(chunk["grade"])
+            progress.update(task, completed=graded, imr=f"running IMR {100 * low / graded:.1f}%")
+
+    with progress:
+        return await aaudit(objects, settings=ctx, keep_checkpoint=keep, progress=on_event)
 
 
-def add_audit_command(sub: argparse._SubParsersAction, add_settings: Callable) -> None:
+def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``audit``."""
     p = sub.add_parser(
         "audit",

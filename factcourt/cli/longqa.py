@@ -6,13 +6,19 @@ import argparse
 import asyncio
 import json
 import random
-from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
 from rich.markup import escape
 
-from factcourt.cli_shared import err, fail, prepare_out_folder, settings_from, warn_if_corpus_misses_language
+from factcourt.cli.shared import (
+    add_settings,
+    err,
+    fail,
+    prepare_out_folder,
+    settings_from,
+    warn_if_corpus_misses_language,
+)
 from factcourt.context.longqa import LongQAContext
 
 
@@ -24,10 +30,10 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
         STORED_SETTINGS,
         build_seeds,
         import_review,
+        seeds_problem,
         stored_records,
         write_outputs,
     )
-    from factcourt.nodes.longqa.gather import seed_problem
     from factcourt.store import keep_settings
 
     out = Path(args.out)
@@ -44,8 +50,7 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
     if args.shuffle is not None:
         random.Random(args.shuffle).shuffle(seeds)
     seeds = seeds[: args.limit] if args.limit else seeds
-    # bad input, not a failure that every rerun would "retry" the same way
-    if bad := next(((s, p) for s in seeds if (p := seed_problem(s))), None):
+    if bad := seeds_problem(seeds):
         raise InputError(f"{args.seeds}: seed {bad[0].id}: {bad[1]}; shorten it or leave it out")
     ctx = settings_from(args, LongQAContext)
     prepare_out_folder(out)
@@ -69,7 +74,7 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
 
 def show(report: dict, out: Path, args: argparse.Namespace) -> int:
     """Print the report as JSON or as the summary a person reads."""
-    from factcourt.cli_shared import out as console
+    from factcourt.cli.shared import out as console
 
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
@@ -102,7 +107,7 @@ def show(report: dict, out: Path, args: argparse.Namespace) -> int:
     return 0
 
 
-def add_longqa_command(sub: argparse._SubParsersAction, add_settings: Callable) -> None:
+def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``build-longqa``."""
     p = sub.add_parser(
         "build-longqa",

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 from rich.markup import escape
 from rich.table import Table
 
-from factcourt.cli_shared import (
+from factcourt.cli.shared import (
+    add_settings,
     emit_result,
     fail,
     out,
-    preflight,
     prepare_out,
-    run_with_progress,
+    run_progress,
     settings_values,
 )
 from factcourt.context.hallucination import HALLUCINATION_AGENTS, HallucinationContext
@@ -24,10 +23,8 @@ from factcourt.context.hallucination import HALLUCINATION_AGENTS, HallucinationC
 
 def cmd_detect(args: argparse.Namespace) -> int:
     """Debate whether the answer hallucinates; exit 1 when the item could not be judged."""
-    from factcourt.api import context_with_given, detect_payload, detection_json
-    from factcourt.graphs.hallucination import graph
+    from factcourt.api import adetect, context_with_given, preflight
     from factcourt.inputs import read_evidence_file
-    from factcourt.runs import run_config
 
     prepare_out(args.out)
     overrides: dict = {}
@@ -42,9 +39,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     knowledge = read_evidence_file(Path(args.knowledge), "--knowledge") if args.knowledge else None
     ctx = context_with_given(HallucinationContext, knowledge, settings_values(args), overrides)
     preflight(ctx)
-    payload = detect_payload(args.question, args.answer, knowledge, ctx)
-    state = asyncio.run(run_with_progress(graph, payload, ctx, run_config(ctx), args.json or args.quiet))
-    result = detection_json(state, ctx)
+    with run_progress(args.json or args.quiet, "this detection") as progress:
+        result = asyncio.run(adetect(args.question, args.answer, knowledge, ctx, progress=progress))
     emit_result(result, args, print_detection)
     if result["error"]:
         fail(f"the answer could not be judged: {result['error']}")
@@ -86,7 +82,7 @@ def print_detection(result: dict) -> None:
     )
 
 
-def add_detect_command(sub: argparse._SubParsersAction, add_settings: Callable) -> None:
+def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``detect``."""
     p = sub.add_parser(
         "detect",

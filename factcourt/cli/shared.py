@@ -1,7 +1,7 @@
 """What every ``factcourt`` command shares: consoles, input, settings, progress, output.
 
-The command modules (``cli``, ``detect_cli``, ``audit_cli``, ...) all build on these, and ``cli``
-registers the others, so these live below all of them.
+The command modules (``cli.claims``, ``cli.detect``, ``cli.audit``, ...) all build on these, and
+``cli`` registers them, so these live below all of them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -182,34 +182,19 @@ Kind = TypeVar("Kind", bound=BaseContext)
 
 
 def settings_from(args: argparse.Namespace, kind: type[Kind]) -> Kind:
-    """Turn the parsed options into the command's ``kind`` of context."""
+    """Turn the parsed options into the command's ``kind`` of context, checked before any call."""
+    from factcourt.api import preflight
+
     ctx = kind.make(settings_values(args))
     preflight(ctx)
     return ctx
 
 
-def preflight(ctx: BaseContext) -> None:
-    """Fail fast on configuration (missing keys, missing corpus) before any model call."""
-    from factcourt.providers.models import role_choice
-    from factcourt.providers.search import backend
+@contextlib.contextmanager
+def run_progress(quiet: bool, what: str) -> Iterator[Callable[[dict], None]]:
+    """A progress bar drawn from a run's events: the hook the API hands each of them.
 
-    for role in ROLES:
-        role_choice(ctx, role)
-    if ctx.retrieval_enabled:
-        backend(ctx)
-
-
-async def run_with_progress(
-    graph: Any,
-    payload: dict | None,
-    ctx: BaseContext,
-    config: dict,
-    quiet: bool,
-    durability: str | None = None,
-) -> dict:
-    """Stream a run, drawing a progress bar from its custom events; return the final state.
-
-    ``durability``: when each step's checkpoint is saved, for a run under a checkpointer.
+    ``what`` names the run where it resumes a crashed one or runs beside a live one.
     """
     progress = Progress(
         TextColumn("[bold]{task.description}"),
@@ -222,46 +207,39 @@ async def run_with_progress(
         disable=quiet,
     )
     task = progress.add_task("decomposing", total=None, last="")
-    final: dict = {}
+
+    def on_event(chunk: dict) -> None:
+        if chunk["event"] == "run":
+            say_how_it_runs(chunk, quiet, what)
+        elif chunk["event"] == "claims":
+            progress.update(task, description="checking claims", total=chunk["count"])
+        elif chunk["event"] == "verdict":
+            progress.advance(task)
+            progress.update(task, last=f"{chunk['claim_id']}: {chunk['verdict'] or 'failed'}")
+        elif chunk["event"] == "turn_done":
+            progress.update(task, last=f"{chunk['claim_id']} {chunk['speaker']} r{chunk['round']}")
+
     with progress:
-        async for namespace, mode, chunk in graph.astream(
-            payload,
-            config=config,
-            context=ctx,
-            stream_mode=["custom", "values"],
-            subgraphs=True,
-            durability=durability,
-        ):
-            if mode == "values":
-                if not namespace:  # the root graph's state, not a claim subgraph's
-                    final = chunk
-            elif chunk["event"] == "claims":
-                progress.update(task, description="checking claims", total=chunk["count"])
-            elif chunk["event"] == "verdict":
-                progress.advance(task)
-                progress.update(task, last=f"{chunk['claim_id']}: {chunk['verdict'] or 'failed'}")
-            elif chunk["event"] == "turn_done":
-                progress.update(task, last=f"{chunk['claim_id']} {chunk['speaker']} r{chunk['round']}")
-    return final
+        yield on_event
 
 
-def say_how_it_runs(run: Any, quiet: bool, what: str) -> None:
+def say_how_it_runs(run: dict[str, Any], quiet: bool, what: str) -> None:
     """Say that a resumable run resumes a crashed one, or runs beside a live one.
 
     Crashed runs an older factcourt saved cannot resume after the update moved the classes
     their states name: they were cleared, and the user is told so once.
     """
-    if run.cleared_unreadable:
+    if run["cleared_unreadable"]:
         err.print(
-            f"[yellow]{run.cleared_unreadable} interrupted run(s) saved by an older factcourt cannot "
+            f"[yellow]{run['cleared_unreadable']} interrupted run(s) saved by an older factcourt cannot "
             "resume after its update and were cleared: run them again[/]"
         )
-    if run.beside_live_run:
+    if run["beside_live_run"]:
         err.print(
             f"[yellow]a run of {what} is still going in another process: this one runs on its own "
             "and does not resume it[/]"
         )
-    if run.resumed and not quiet:
+    if run["resumed"] and not quiet:
         err.print(f"[yellow]resuming the interrupted run of {what}[/]")
 
 
@@ -290,7 +268,7 @@ def warn_if_corpus_misses_language(text: str, ctx: BaseContext) -> None:
     The shipped corpus is English Wikipedia: Chinese claims find nothing in it and would come
     back "not enough evidence" with no hint why. Each such claim is also marked in the result.
     """
-    from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
+    from factcourt.api import LANGUAGE_NOT_COVERED, uncovered_language
 
     if language := uncovered_language(ctx, text):
         corpus = ctx.corpus or "(English Wikipedia)"
