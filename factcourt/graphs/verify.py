@@ -17,6 +17,7 @@ from factcourt.nodes.claims.first_pass import first_pass
 from factcourt.nodes.claims.judge_vote import judge_vote
 from factcourt.nodes.claims.moderator import moderator
 from factcourt.nodes.claims.open_case import open_case
+from factcourt.nodes.claims.protocols import PROTOCOLS
 from factcourt.nodes.claims.retrieve import retrieve
 from factcourt.nodes.claims.rules import evidence_first, retrieve_before_turn, unanimous
 from factcourt.state import ClaimInput, ClaimOutput, ClaimState
@@ -100,7 +101,7 @@ def after_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> AfterTurn:
     if state["turn_in_round"] > 0:
         return _turn_start(state, runtime)
     finished = state["round"] - 1
-    if ctx.protocol == "adversarial":
+    if PROTOCOLS[ctx.protocol].after_round == "moderate":
         return "moderate"
     if finished >= ctx.max_rounds:
         return "last_round"

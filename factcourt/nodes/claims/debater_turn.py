@@ -7,6 +7,7 @@ import difflib
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
+from factcourt.nodes.claims.protocols import PROTOCOLS
 from factcourt.nodes.claims.rules import may_retrieve_when_unsure, round_failed
 from factcourt.nodes.helpers import (
     emit,
@@ -17,9 +18,8 @@ from factcourt.nodes.helpers import (
     read_confidence,
     shown_evidence,
 )
-from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
-from factcourt.state import ClaimState, DebaterAnswer, JurorAnswer, Turn
+from factcourt.state import ClaimState, Turn
 
 COPY_RATIO = 0.75  # this similar to another speaker's words is a repetition, not an argument
 
@@ -33,14 +33,7 @@ def _messages(ctx: ClaimsContext, state: ClaimState, speaker: str, language: str
         "queries": "; ".join(state.get("queries", [])) or "none",
         "round": state["round"],
     }
-    if ctx.protocol == "adversarial":
-        stance = "AFFIRMATIVE_STANCE" if speaker == "Affirmative" else "NEGATIVE_STANCE"
-        return conversation(language, "DEBATER", side=speaker, stance=prompt(language, stance), **shared)
-    # the persona comes last so every juror shares the prompt prefix (llama.cpp reuses its cache)
-    persona = prompt(language, f"ROLE:{speaker}") if ctx.use_roles else prompt(language, "NEUTRAL_ROLE")
-    return conversation(
-        language, "JUROR", question=fence(state.get("question", "")), persona=persona, **shared
-    )
+    return PROTOCOLS[ctx.protocol].messages(ctx, state, speaker, language, shared)
 
 
 def previous_turn(turns: list[Turn], speaker: str) -> Turn | None:
@@ -64,12 +57,12 @@ async def debater_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> di
     round_, index = state["round"], state["turn_in_round"]
     speaker = ctx.speakers[index]
     language = state["language"]
-    adversarial = ctx.protocol == "adversarial"
-    role = "debater" if adversarial else "evaluator"
+    protocol = PROTOCOLS[ctx.protocol]
+    role = protocol.role
     answer = await ask(
         ctx,
         role,
-        DebaterAnswer if adversarial else JurorAnswer,
+        protocol.answer,
         _messages(ctx, state, speaker, language),
         run_name=f"{role}:{speaker} round {round_}",
         tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}"],
@@ -96,9 +89,7 @@ async def debater_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> di
             "usage": answer.usage,
         }
     shown = shown_evidence(state.get("evidence", []))
-    text, cited, dropped = ground_citations(
-        (value.argument if adversarial else value.explanation) if value else "", shown
-    )
+    text, cited, dropped = ground_citations(getattr(value, protocol.argument) if value else "", shown)
     turns = state.get("turns", [])
     rejected = None
     before = previous_turn(turns, speaker)

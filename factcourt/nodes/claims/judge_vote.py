@@ -7,6 +7,7 @@ from collections import Counter
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
+from factcourt.nodes.claims.protocols import PROTOCOLS
 from factcourt.nodes.claims.rules import final_turns
 from factcourt.nodes.helpers import emit
 from factcourt.providers.search import uncovered_language
@@ -54,7 +55,7 @@ async def judge_vote(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict
             verdict, justification, confidence = screen.verdict, screen.text, screen.confidence
             final, p_true = {screen.speaker: screen}, _p_true([screen])
             p_true_raw = (screen.raw_probabilities or {}).get("supported", p_true)
-        elif ctx.protocol == "adversarial":
+        elif PROTOCOLS[ctx.protocol].verdict == "moderator":
             verdict = summaries[-1].verdict if summaries else None
             justification = summaries[-1].justification if summaries else ""
         else:
@@ -78,7 +79,7 @@ async def judge_vote(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict
         p_true_raw=p_true_raw,
         route="first_pass" if state.get("decided") else "debate" if turns else None,
         first_pass=screen,
-        first_round_verdict=majority(round_one) if ctx.protocol == "jury" else None,
+        first_round_verdict=majority(round_one) if PROTOCOLS[ctx.protocol].first_round_vote else None,
         votes={s: t.verdict for s, t in final.items() if t.verdict},
         rounds=max([t.round for t in turns], default=0),
         turns=turns,

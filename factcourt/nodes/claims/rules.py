@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from factcourt.context.claims import ClaimsContext
+from factcourt.nodes.claims.protocols import PROTOCOLS
 from factcourt.state import Turn
 
 
@@ -45,20 +46,14 @@ def retrieve_before_turn(ctx: ClaimsContext, state: Mapping[str, Any]) -> bool:
     if not ctx.retrieval_enabled:
         return False
     round_, turn = state.get("round", 1), state.get("turn_in_round", 0)
-    if ctx.protocol == "jury":
-        if ctx.rule == "mandatory_search":
-            return round_ == 1
-        return ctx.rule == "adaptive" and round_ >= 2  # reached only when round 1 disagreed
-    return ctx.rule == "mandatory_search" and round_ == 1 and turn == 0
+    return PROTOCOLS[ctx.protocol].retrieves_first(ctx.rule, round_, turn)
 
 
 def may_retrieve_when_unsure(ctx: ClaimsContext, round_: int) -> bool:
     """Whether a speaker below ``theta`` confidence may retrieve and answer again."""
     if not ctx.retrieval_enabled:
         return False
-    if ctx.protocol == "jury":
-        return ctx.rule in ("free", "adaptive") and round_ == 1
-    return ctx.rule in ("free", "adaptive")
+    return PROTOCOLS[ctx.protocol].retrieves_when_unsure(ctx.rule, round_)
 
 
 def moderator_may_stop(ctx: ClaimsContext, round_: int) -> bool:
