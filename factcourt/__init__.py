@@ -13,11 +13,20 @@ from factcourt.api import (
     load_pyramid,
     verify,
 )
-from factcourt.context import Context
+from factcourt.context.audit import AuditContext
+from factcourt.context.claims import ClaimsContext
+from factcourt.context.hallucination import HallucinationContext
+from factcourt.context.longqa import LongQAContext
+from factcourt.context.pyramid import LeaderboardContext, PyramidContext
 from factcourt.report import report_html
 
 __all__ = [
-    "Context",
+    "AuditContext",
+    "ClaimsContext",
+    "HallucinationContext",
+    "LeaderboardContext",
+    "LongQAContext",
+    "PyramidContext",
     "aaudit",
     "abuild_pyramid",
     "acheck",

@@ -1,31 +1,94 @@
-"""The Python API: ``factcourt.check`` and ``factcourt.verify`` return plain JSON-ready dicts."""
+"""The Python API, the one door to every system: ``factcourt.check``, ``verify``, ``detect``, ``audit``, ...
+
+Each returns plain JSON-ready dicts (or a :class:`Pyramid`). The command line runs every command
+through here too: ``progress`` hands it each progress event of a run, and a resumable run (a
+crashed one resumes from its checkpoints) says first how it runs.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from factcourt.context import Context, debate_when_named
-from factcourt.errors import ConfigError, InputError
+from factcourt.context.audit import AuditContext
+from factcourt.context.base import BaseContext
+from factcourt.context.claims import ClaimsContext
+from factcourt.context.hallucination import HallucinationContext
+from factcourt.context.pyramid import PyramidContext
+from factcourt.errors import ConfigError, FactcourtError, InputError
 from factcourt.inputs import first_complaint, long_question, read_text_file
-from factcourt.nodes.open_case import claim_problem
+from factcourt.nodes.agents.clerk import response_problem
+from factcourt.nodes.claims.open_case import claim_problem
+from factcourt.nodes.pyramid.open import question_problem
+from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
 from factcourt.runs import run_config
 from factcourt.state import Claim, ClaimResult, Evidence, Pyramid, Usage
 
+ProgressHook = Callable[[dict[str, Any]], None]
+"""Takes each progress event of a run: the graph's own (``{"event": "verdict", ...}``, see
+``nodes.helpers.emit``) and, for a resumable run, first ``{"event": "run", "resumed": ...,
+"beside_live_run": ..., "cleared_unreadable": ...}``."""
 
-def make_context(settings: dict[str, Any] | Context | None = None, **overrides: Any) -> Context:
-    """Build a Context from a dict or an existing one plus keyword overrides.
 
-    Settings that name a debate (protocol, rule, jurors, rounds) debate every claim unless the
-    first pass is named too; a Context passed in was already read that way.
-    """
-    if isinstance(settings, Context):
-        return Context.from_dict({**asdict(settings), **debate_when_named(overrides)})
-    return Context.from_dict(debate_when_named({**(settings or {}), **overrides}))
+async def run_graph(
+    graph: Any,
+    payload: dict[str, Any] | None,
+    ctx: BaseContext,
+    config: dict[str, Any],
+    progress: ProgressHook | None,
+    durability: str | None = None,
+) -> dict[str, Any]:
+    """Run ``graph`` to its final state, handing each progress event to ``progress``."""
+    if progress is None:
+        return await graph.ainvoke(payload, config=config, context=ctx, durability=durability)
+    final: dict[str, Any] = {}
+    async for namespace, mode, chunk in graph.astream(
+        payload,
+        config=config,
+        context=ctx,
+        stream_mode=["custom", "values"],
+        subgraphs=True,
+        durability=durability,
+    ):
+        if mode == "custom":
+            progress(chunk)
+        elif not namespace:  # the root graph's state, not a claim subgraph's
+            final = chunk
+    return final
+
+
+async def run_resumably(
+    name: str,
+    identity: list[Any],
+    payload: dict[str, Any],
+    ctx: BaseContext,
+    progress: ProgressHook | None,
+    *,
+    keep: bool,
+    **config: Any,
+) -> dict[str, Any]:
+    """Run graph ``name`` under the SQLite checkpointer: a crashed run of ``identity`` resumes."""
+    import importlib
+
+    from factcourt.checkpoints import DURABILITY, resumable_run
+
+    build = importlib.import_module(f"factcourt.graphs.{name}").build
+    async with resumable_run(name, build, identity, payload, ctx, keep=keep, **config) as run:
+        if progress is not None:
+            progress(
+                {
+                    "event": "run",
+                    "resumed": run.resumed,
+                    "beside_live_run": run.beside_live_run,
+                    "cleared_unreadable": run.cleared_unreadable,
+                }
+            )
+        return await run_graph(run.graph, run.payload, ctx, run.config, progress, DURABILITY)
 
 
 def claim_json(result: ClaimResult) -> dict[str, Any]:
@@ -63,7 +126,7 @@ def _order(results: list[ClaimResult]) -> list[ClaimResult]:
     return sorted(results, key=lambda r: (len(r.claim.id), r.claim.id))
 
 
-def report(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
+def report(state: dict[str, Any], ctx: ClaimsContext) -> dict[str, Any]:
     """The final state of a ``factcheck`` run as the JSON the CLI prints."""
     results = _order(state.get("results", []))
     total = state.get("usage") or Usage()
@@ -92,29 +155,39 @@ def report(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
 
 
 async def acheck(
-    text: str, question: str = "", settings: dict[str, Any] | Context | None = None, **overrides: Any
+    text: str,
+    question: str = "",
+    settings: dict[str, Any] | BaseContext | None = None,
+    *,
+    progress: ProgressHook | None = None,
+    resumable: bool = False,
+    keep_checkpoint: bool = False,
+    **overrides: Any,
 ) -> dict[str, Any]:
-    """Check a long-form text (async)."""
+    """Check a long-form text (async); ``resumable``: under checkpoints, so a crashed check resumes."""
     from factcourt.graphs.factcheck import graph
 
-    if problem := long_question(question or ""):
+    if problem := response_problem(text) or long_question(question or ""):
         raise InputError(problem)
-    ctx = make_context(settings, **overrides)
-    state = await graph.ainvoke(
-        {"response": text, "question": question or ""}, config=run_config(ctx), context=ctx
-    )
+    ctx = ClaimsContext.make(settings, **overrides)
+    payload = {"response": text, "question": question or ""}
+    if resumable:
+        identity = [text, question or ""]
+        state = await run_resumably("factcheck", identity, payload, ctx, progress, keep=keep_checkpoint)
+    else:
+        state = await run_graph(graph, payload, ctx, run_config(ctx), progress)
     return report(state, ctx)
 
 
 def check(
-    text: str, question: str = "", settings: dict[str, Any] | Context | None = None, **overrides: Any
+    text: str, question: str = "", settings: dict[str, Any] | BaseContext | None = None, **overrides: Any
 ) -> dict[str, Any]:
     """Check a long-form text; the result is the same structure ``factcourt check --json`` prints.
 
     Example:
         >>> factcourt.check("Paris is the capital of France.", rule="adaptive")["scores"]
     """
-    _stop_servers_on_sigterm()
+    stop_servers_on_exit()
     return asyncio.run(acheck(text, question, settings, **overrides))
 
 
@@ -122,7 +195,7 @@ async def averify(
     claim: str,
     evidence: list[Evidence] | None = None,
     question: str = "",
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     **overrides: Any,
 ) -> dict:
     """Check one claim (async)."""
@@ -130,7 +203,9 @@ async def averify(
 
     if problem := claim_problem(claim) or long_question(question):
         raise InputError(problem)
-    ctx = context_with_given(evidence, settings, overrides)  # as `verify --evidence`: no search on top
+    ctx = context_with_given(
+        ClaimsContext, evidence, settings, overrides
+    )  # as `verify --evidence`: no search on top
     payload: dict[str, Any] = {"claim": Claim(id="c1", text=claim), "question": question}
     if evidence is not None:
         payload["given_evidence"] = evidence
@@ -142,15 +217,19 @@ def verify(
     claim: str,
     evidence: list[Evidence] | None = None,
     question: str = "",
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     **overrides: Any,
 ) -> dict:
     """Check one claim, with optional given evidence; returns one claim's JSON."""
-    _stop_servers_on_sigterm()
+    stop_servers_on_exit()
     return asyncio.run(averify(claim, evidence, question, settings, **overrides))
 
 
-def _stop_servers_on_sigterm() -> None:
+def stop_servers_on_exit() -> None:
+    """Stop this process's embedded model servers when it ends (SIGTERM included).
+
+    It may start them again after a Ctrl-C of an earlier call.
+    """
     # The embedded server starts in a worker thread, where Python cannot install signal
     # handlers: install them here, in the caller's (usually the main) thread. A Ctrl-C of an
     # earlier call (in a notebook, say) must not keep this one from starting the server.
@@ -160,10 +239,66 @@ def _stop_servers_on_sigterm() -> None:
     allow_starts()
 
 
+def stop_servers() -> None:
+    """Stop the embedded servers at once, unless another process uses them: no keep-alive after Ctrl-C."""
+    from factcourt.providers.local_server import stop_all
+
+    stop_all()
+
+
+def leave_servers() -> None:
+    """Leave the embedded servers to their keep-alive, as a process that ends does."""
+    from factcourt.providers.local_server import leave_all
+
+    leave_all()
+
+
+def preflight(ctx: BaseContext, answerers: list[str] | None = None) -> None:
+    """Fail fast on configuration (missing keys, missing corpus) before any model call.
+
+    ``answerers``: expert or target models that answer on settings of their own, each checked too.
+    """
+    from factcourt.context.base import ROLES
+    from factcourt.providers.models import choose, role_choice
+    from factcourt.providers.search import backend
+
+    for role in ROLES:
+        role_choice(ctx, role)
+    if ctx.retrieval_enabled:
+        backend(ctx)
+    for model in dict.fromkeys(answerers or []):
+        try:
+            choose(ctx.for_model(model), "answer")
+        except ConfigError as exc:
+            raise ConfigError(f"{model}: {exc}") from None
+
+
+def models_by_role(model: str | None = None) -> list[tuple[str, Any]]:
+    """Each role with the model it uses (``model``, else the default): name, endpoint, weights."""
+    from factcourt.context.base import ROLES
+    from factcourt.providers.models import choose
+
+    ctx = BaseContext.from_dict({"model": model} if model is not None else {})
+    return [(role, choose(ctx, role)) for role in ROLES]
+
+
+def clear_cache() -> tuple[int, int, int]:
+    """Delete the cached answers and searches and the crashed runs' checkpoints.
+
+    Returns (answers and searches deleted, runs deleted, live runs kept).
+    """
+    from factcourt import checkpoints
+    from factcourt.providers import cache
+
+    answers = cache.clear()
+    deleted, live = checkpoints.clear()
+    return answers, deleted, live
+
+
 # ------------------------------------------------------------ hallucination detection
 
 
-def detection_json(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
+def detection_json(state: dict[str, Any], ctx: HallucinationContext) -> dict[str, Any]:
     """The final state of a ``hallucination`` run as the JSON ``factcourt detect --json`` prints."""
     from factcourt.state import HallucinationReport
 
@@ -193,7 +328,7 @@ def detection_json(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
 
 
 def detect_payload(
-    question: str, answer: str, knowledge: list[Evidence] | None, ctx: Context
+    question: str, answer: str, knowledge: list[Evidence] | None, ctx: HallucinationContext
 ) -> dict[str, Any]:
     """Validate a question-answer pair and build the graph's input (bad input raises InputError)."""
     from factcourt.nodes.hallucination.gather import item_problem
@@ -208,29 +343,37 @@ def detect_payload(
     return payload
 
 
+Given = TypeVar("Given", bound=BaseContext)
+
+
 def context_with_given(
-    knowledge: list[Evidence] | None, settings: dict[str, Any] | Context | None, overrides: dict[str, Any]
-) -> Context:
-    """The run's Context, where knowledge given with no search named means search 'given'."""
-    named = "search" in overrides or isinstance(settings, Context) or "search" in (settings or {})
+    kind: type[Given],
+    knowledge: list[Evidence] | None,
+    settings: dict[str, Any] | BaseContext | None,
+    overrides: dict[str, Any],
+) -> Given:
+    """The run's ``kind`` of context, where knowledge given with no search named means search 'given'."""
+    named = "search" in overrides or isinstance(settings, BaseContext) or "search" in (settings or {})
     if knowledge is not None and not named:
         overrides = {**overrides, "search": "given"}
-    return make_context(settings, **overrides)
+    return kind.make(settings, **overrides)
 
 
 async def adetect(
     question: str,
     answer: str,
     knowledge: list[Evidence] | None = None,
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
+    *,
+    progress: ProgressHook | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Decide whether ``answer`` to ``question`` hallucinates (async); see :func:`detect`."""
     from factcourt.graphs.hallucination import graph
 
-    ctx = context_with_given(knowledge, settings, overrides)
+    ctx = context_with_given(HallucinationContext, knowledge, settings, overrides)
     payload = detect_payload(question, answer, knowledge, ctx)
-    state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)
+    state = await run_graph(graph, payload, ctx, run_config(ctx), progress)
     return detection_json(state, ctx)
 
 
@@ -238,7 +381,7 @@ def detect(
     question: str,
     answer: str,
     knowledge: list[Evidence] | None = None,
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Decide whether ``answer`` hallucinates: label 1 = no hallucination, 0 = hallucination.
@@ -250,14 +393,14 @@ def detect(
     Example:
         >>> factcourt.detect("Who wrote Hamlet?", "Christopher Marlowe.", search="local")["label"]
     """
-    _stop_servers_on_sigterm()
+    stop_servers_on_exit()
     return asyncio.run(adetect(question, answer, knowledge, settings, **overrides))
 
 
 # ------------------------------------------------------------ importance pyramid
 
 
-def pyramid_key(question: str, ctx: Context, answers: dict[str, str] | None) -> str:
+def pyramid_key(question: str, ctx: PyramidContext, answers: dict[str, str] | None) -> str:
     """Cache key of a pyramid: the question, the expert set and every setting that changes it."""
     from factcourt.providers.cache import cache_key
     from factcourt.providers.models import choose, model_identity
@@ -285,18 +428,17 @@ def pyramid_key(question: str, ctx: Context, answers: dict[str, str] | None) -> 
 
 async def abuild_pyramid(
     question: str,
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     answers: dict[str, str] | None = None,
     **overrides: Any,
 ) -> Pyramid:
     """The importance pyramid of ``question`` (async); see :func:`build_pyramid`."""
     from factcourt.graphs.pyramid import graph
-    from factcourt.nodes.pyramid.open import question_problem
     from factcourt.providers.cache import store
 
     if problem := question_problem(question):
         raise InputError(problem)
-    ctx = make_context(settings, **overrides)
+    ctx = PyramidContext.make(settings, **overrides)
     key = pyramid_key(question, ctx, answers)
     cache = store("pyramids") if ctx.cache else None
     if cache is not None and (hit := cache.get(key)) is not None:
@@ -311,7 +453,7 @@ async def abuild_pyramid(
 
 def build_pyramid(
     question: str,
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     answers: dict[str, str] | None = None,
     **overrides: Any,
 ) -> Pyramid:
@@ -325,7 +467,7 @@ def build_pyramid(
         >>> p = factcourt.build_pyramid("Tell me about the Eiffel Tower.", experts=["gpt-4o", "gpt-4o-mini"])
         >>> Path("eiffel.json").write_text(p.model_dump_json(indent=2))
     """
-    _stop_servers_on_sigterm()
+    stop_servers_on_exit()
     return asyncio.run(abuild_pyramid(question, settings, answers, **overrides))
 
 
@@ -349,17 +491,17 @@ def audit_context(
     scale: str,
     target_model: str | None,
     target_base_url: str | None,
-    settings: dict[str, Any] | Context | None,
+    settings: dict[str, Any] | BaseContext | None,
     overrides: dict[str, Any],
-) -> Context:
-    """The audit's Context: the scale's values, then the settings, then the target's endpoint."""
-    from factcourt.context import AUDIT_SCALES
+) -> AuditContext:
+    """The audit's context: the scale's values, then the settings, then the target's endpoint."""
+    from factcourt.context.audit import AUDIT_SCALES
 
     if scale not in AUDIT_SCALES:
         raise ConfigError(f"unknown scale {scale!r}; choose from {', '.join(AUDIT_SCALES)}")
-    if isinstance(settings, Context):  # only what the caller set overrides the scale
-        defaults = asdict(Context())
-        values = {k: v for k, v in asdict(settings).items() if v != defaults[k]}
+    if isinstance(settings, BaseContext):  # only what the caller set overrides the scale
+        defaults = asdict(AuditContext())
+        values = {k: v for k, v in asdict(AuditContext.project(settings)).items() if v != defaults[k]}
     else:
         values = dict(settings or {})
     values = {**AUDIT_SCALES[scale], **values, **overrides}
@@ -371,7 +513,7 @@ def audit_context(
         settings_of = values.get("model_settings", {})
         own = {**settings_of.get(target_model, {}), "base_url": target_base_url}
         values["model_settings"] = {**settings_of, target_model: own}
-    return Context.from_dict(values)
+    return AuditContext.from_dict(values)
 
 
 def audit_objects(objects: list[str] | None) -> list[str]:
@@ -384,33 +526,38 @@ def audit_objects(objects: list[str] | None) -> list[str]:
     return chosen
 
 
+def audit_run_key(objects: list[str], ctx: AuditContext) -> str:
+    """What names an audit of ``objects`` with these settings: its crash checkpoints and its report."""
+    from factcourt.checkpoints import run_key
+
+    return run_key("audit", [objects], ctx)
+
+
 async def aaudit(
     objects: list[str] | None = None,
     *,
     target_model: str | None = None,
     target_base_url: str | None = None,
     scale: str = "paper",
-    settings: dict[str, Any] | Context | None = None,
+    settings: dict[str, Any] | BaseContext | None = None,
     keep_checkpoint: bool = False,
+    progress: ProgressHook | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Audit a target model's fact-checking (async); see :func:`audit`."""
     from factcourt.audit_report import audit_json
-    from factcourt.checkpoints import DURABILITY, resumable_run
-    from factcourt.graphs.audit import build
 
     ctx = audit_context(scale, target_model, target_base_url, settings, overrides)
     chosen = audit_objects(objects)
-    async with resumable_run(
+    state = await run_resumably(
         "audit",
-        build,
         [chosen],
         {"objects": chosen},
         ctx,
+        progress,
         keep=keep_checkpoint,
         recursion_limit=AUDIT_STEP_LIMIT,
-    ) as run:
-        state = await run.graph.ainvoke(run.payload, config=run.config, context=ctx, durability=DURABILITY)
+    )
     return audit_json(state, ctx)
 
 
@@ -427,5 +574,76 @@ def audit(objects: list[str] | None = None, **options: Any) -> dict[str, Any]:
     Example:
         >>> factcourt.audit(["social_rumor"], target_model="local", scale="smoke")["overall"]
     """
-    _stop_servers_on_sigterm()
+    stop_servers_on_exit()
     return asyncio.run(aaudit(objects, **options))
+
+
+# the API; the command line takes the input checks and the corpus language from here too
+async def stored_result(url: str, thread: str) -> dict[str, Any]:
+    """The result of a finished check, verify or detect run on a LangGraph server, from its thread.
+
+    The server stores the state as JSON; the graph's own state schema turns it back into the
+    objects the API's reports read.
+    """
+    from langgraph_sdk import get_client
+    from pydantic import TypeAdapter
+
+    try:
+        state = await get_client(url=url).threads.get_state(thread)
+    except Exception as exc:  # noqa: BLE001 (connection and HTTP status errors alike)
+        raise FactcourtError(f"could not read thread {thread} from {url}: {exc}") from exc
+    values: dict[str, Any] = dict(state.get("values") or {})  # type: ignore[arg-type]
+    # a run's settings are not in its state: the page names the defaults
+    if "answer" in values:
+        from factcourt.graphs.hallucination import graph
+
+        return detection_json(
+            TypeAdapter(graph.builder.state_schema).validate_python(values), HallucinationContext.make({})
+        )
+    if "response" in values:
+        from factcourt.graphs.factcheck import graph
+
+        return report(TypeAdapter(graph.builder.state_schema).validate_python(values), ClaimsContext.make({}))
+    if values.get("results"):  # verify's thread shows only its output, the claim's result
+        from factcourt.graphs.verify import graph
+
+        return claim_json(TypeAdapter(graph.builder.state_schema).validate_python(values)["results"][0])
+    raise FactcourtError(f"thread {thread} holds no finished check, verify or detect run")
+
+
+__all__ = [
+    "stored_result",
+    "AUDIT_STEP_LIMIT",
+    "LANGUAGE_NOT_COVERED",
+    "ProgressHook",
+    "aaudit",
+    "abuild_pyramid",
+    "acheck",
+    "adetect",
+    "audit",
+    "audit_context",
+    "audit_objects",
+    "audit_run_key",
+    "averify",
+    "build_pyramid",
+    "check",
+    "claim_json",
+    "clear_cache",
+    "context_with_given",
+    "detect",
+    "detect_payload",
+    "detection_json",
+    "leave_servers",
+    "load_pyramid",
+    "models_by_role",
+    "preflight",
+    "pyramid_key",
+    "question_problem",
+    "report",
+    "run_graph",
+    "run_resumably",
+    "stop_servers",
+    "stop_servers_on_exit",
+    "uncovered_language",
+    "verify",
+]

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from factcourt.context import Context
+from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import by, over_runs, scores
 from factcourt.state import CaseRecord, Usage
 
@@ -21,7 +21,7 @@ def _pair(record: CaseRecord) -> tuple[float, bool]:
     return record.grade, verdict_right(record)  # type: ignore[return-value]
 
 
-def models_json(ctx: Context) -> dict[str, Any]:
+def models_json(ctx: AuditContext) -> dict[str, Any]:
     """The auditor's and the target's model, and whether they are one and the same."""
     from factcourt.nodes.audit.common import target_context
     from factcourt.providers.models import choose
@@ -35,7 +35,7 @@ def models_json(ctx: Context) -> dict[str, Any]:
     }
 
 
-def audit_json(state: dict[str, Any], ctx: Context) -> dict[str, Any]:
+def audit_json(state: dict[str, Any], ctx: AuditContext) -> dict[str, Any]:
     """The final state of an ``audit`` run: scores by scope, taxonomy, counts, every case."""
     memory: list[CaseRecord] = state.get("memory", [])
     graded = [r for r in memory if r.status == "graded"]

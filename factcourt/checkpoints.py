@@ -1,4 +1,4 @@
-"""Crash checkpoints of ``check`` runs: one SQLite file, a thread per run, a lease per live run.
+"""Crash checkpoints of ``check`` and ``audit`` runs: one SQLite file, a thread per run, a lease per live run.
 
 A run's thread id is a digest of its text, question and settings, so the same check run again
 after a crash (Ctrl-C, a dead model server, kill -9) resumes it, and claims whose branch had
@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from filelock import FileLock, Timeout
 
-from factcourt.context import Context
+from factcourt.context.base import BaseContext
 from factcourt.paths import cache_dir
 from factcourt.providers.cache import cache_key
 from factcourt.runs import run_config
@@ -38,13 +38,15 @@ DURABILITY = "sync"
 
 
 class CheckRun(NamedTuple):
-    """What :func:`resumable_check` yields; ``payload`` is None when resuming."""
+    """What :func:`resumable_run` yields; ``payload`` is None when resuming."""
 
     graph: Any
     payload: dict[str, Any] | None
     config: dict[str, Any]
     resumed: bool
     beside_live_run: bool
+    cleared_unreadable: int
+    """Crashed runs cleared because an older factcourt saved them under module paths now gone."""
 
 
 def checkpoints_path() -> Path:
@@ -65,28 +67,12 @@ def lease(thread_id: str) -> FileLock | None:
 
 
 @asynccontextmanager
-async def resumable_check(
-    text: str, question: str, ctx: Context, *, keep: bool = False
-) -> AsyncIterator[CheckRun]:
-    """The ``factcheck`` graph with a SQLite checkpointer, and the payload and config to run it.
-
-    A crashed run of the same check resumes; a finished one starts afresh. After a run that
-    finished, its checkpoints are deleted unless ``keep``.
-    """
-    from factcourt.graphs.factcheck import build
-
-    payload = {"response": text, "question": question}
-    async with resumable_run("factcheck", build, [text, question], payload, ctx, keep=keep) as run:
-        yield run
-
-
-@asynccontextmanager
 async def resumable_run(
     name: str,
     build: Callable[[], Any],
     identity: list[Any],
     payload: dict[str, Any],
-    ctx: Context,
+    ctx: BaseContext,
     *,
     keep: bool = False,
     **config: Any,
@@ -108,25 +94,62 @@ async def resumable_run(
         await conn.execute("PRAGMA auto_vacuum = FULL")  # a new file gives deleted runs' pages back
         saver = AsyncSqliteSaver(conn, serde=serde)
         await saver.setup()
+        cleared = await _clear_other_layouts(conn, saver)
         graph = build().compile(checkpointer=saver, name=name)
         base = run_key(name, identity, ctx)
         thread_id, held, resumed, beside = await _take_thread(saver, graph, base, ctx)
         try:
             run = run_config(ctx, **config, configurable={"thread_id": thread_id})
-            yield CheckRun(graph, None if resumed else payload, run, resumed, beside)
+            yield CheckRun(graph, None if resumed else payload, run, resumed, beside, cleared)
             if not keep and not (await graph.aget_state(run)).next:
                 await saver.adelete_thread(thread_id)
         finally:
             held.release()
 
 
-def run_key(name: str, identity: list[Any], ctx: Context) -> str:
+def layout() -> str:
+    """A digest of the classes a checkpoint may hold, by module path (``factcourt.state.claims``, ...)."""
+    from factcourt.state import checkpointed_types
+
+    return cache_key("checkpoint layout", sorted(checkpointed_types()))
+
+
+async def _clear_other_layouts(conn: Any, saver: Any) -> int:
+    """Delete the crashed runs saved under another layout; return how many.
+
+    Their states name classes by module paths that moved (``factcourt.state`` became a
+    package): they would not deserialise, and resuming them would only warn and start over.
+    A live run of an older factcourt keeps its checkpoints.
+    """
+    await conn.execute("CREATE TABLE IF NOT EXISTS factcourt_layout (digest TEXT NOT NULL)")
+    async with conn.execute("SELECT digest FROM factcourt_layout") as rows:
+        stored = [row[0] for row in await rows.fetchall()]
+    current = await asyncio.to_thread(layout)
+    if stored == [current]:
+        return 0
+    cleared = 0
+    async with conn.execute("SELECT DISTINCT thread_id FROM checkpoints") as rows:
+        threads = [row[0] for row in await rows.fetchall()]
+    for thread_id in threads:
+        held = lease(thread_id)
+        if held is None:
+            continue
+        await saver.adelete_thread(thread_id)
+        held.release()
+        cleared += 1
+    await conn.execute("DELETE FROM factcourt_layout")
+    await conn.execute("INSERT INTO factcourt_layout (digest) VALUES (?)", (current,))
+    await conn.commit()
+    return cleared
+
+
+def run_key(name: str, identity: list[Any], ctx: BaseContext) -> str:
     """What names a run of graph ``name`` on ``identity`` with these settings (its thread's base).
 
     Each role's model as it resolves now ('auto' is OpenAI once a key is set; a weights file
     by path, size and mtime): a crashed run is never finished by another model.
     """
-    from factcourt.context import ROLES
+    from factcourt.context.base import ROLES
     from factcourt.providers.models import model_identity, role_choice
 
     # as the run reaches them: an audit target on an endpoint of its own, with that endpoint
@@ -134,7 +157,9 @@ def run_key(name: str, identity: list[Any], ctx: Context) -> str:
     return cache_key(name, *identity, asdict(ctx), models)[:32]
 
 
-async def _take_thread(saver: Any, graph: Any, base: str, ctx: Context) -> tuple[str, FileLock, bool, bool]:
+async def _take_thread(
+    saver: Any, graph: Any, base: str, ctx: BaseContext
+) -> tuple[str, FileLock, bool, bool]:
     """A thread for this run and its lease: a crashed run's to resume, else a fresh one.
 
     Returns ``(thread_id, lease, resumed, beside_live_run)``.

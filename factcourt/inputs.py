@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from factcourt.errors import InputError
+from factcourt.state import Evidence, Seed
 
 
 def decode(data: bytes, name: str) -> str:
@@ -86,3 +87,93 @@ def first_complaint(exc: ValidationError) -> str:
     shown = f"={value}" if field and not isinstance(first["input"], dict | list) and len(value) <= 80 else ""
     said = first["msg"][:1].lower() + first["msg"][1:]
     return f"{field}{shown}: {said}" if field else said
+
+
+def read_rows(path: Path, what: str = "dataset") -> list[tuple[int, object]]:
+    """The JSON value of each non-blank line of a JSONL file, with its line number."""
+    rows = []
+    for number, line in enumerate(read_text_file(path, f"{what} file").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise json_problem(str(path), exc, number) from exc
+    return rows
+
+
+def read_evidence_file(path: Path, flag: str = "--evidence") -> list[Evidence]:
+    """Read evidence for ``factcourt verify --evidence`` (or the ``flag`` that gave it); errors name the line.
+
+    The file is a JSON list or JSONL of strings or objects with ``text`` (optional ``url``,
+    ``title``).
+    """
+    text = read_text_file(path, "evidence file")
+    try:
+        data = json.loads(text)
+        items = data if isinstance(data, list) else [data]
+    except json.JSONDecodeError as exc:
+        if text.lstrip().startswith("["):  # one JSON list: its own line and column, not a row's
+            raise json_problem(str(path), exc) from exc
+        items = [row for _, row in read_rows(path, "evidence")]
+    evidence = []
+    for index, item in enumerate(items, start=1):
+        if isinstance(item, str):
+            evidence.append(Evidence(text=item, source="given"))
+        elif isinstance(item, dict) and isinstance(item.get("text"), str):
+            evidence.append(
+                Evidence(
+                    text=item["text"],
+                    url=str(item.get("url", "")),
+                    title=str(item.get("title", "")),
+                    source="given",
+                )
+            )
+        else:
+            raise InputError(f"{path}: item {index} is neither a string nor an object with 'text'")
+    if not any(e.text.strip() for e in evidence):
+        raise InputError(f"{path} holds no evidence text; give at least one passage, or leave out {flag}")
+    return evidence
+
+
+def _first(item: dict, *keys: str) -> str:
+    return next((str(item[k]).strip() for k in keys if item.get(k) not in (None, "")), "")
+
+
+def load_seeds(path: Path) -> list[Seed]:
+    """Short seed questions for the LongHalluQA builder: HalluQA's JSON list, or JSON/JSONL rows.
+
+    HalluQA rows carry ``Question``, ``Best Answer1..4``, ``Source``, ``Category`` and ``Class``;
+    other rows ``question`` (or ``prompt``), ``answers`` (or ``answer``), ``source`` and
+    ``category``. The wrong answers are never read.
+    """
+    text = read_text_file(path, "seed file")
+    try:
+        data = json.loads(text)
+        items = list(enumerate(data if isinstance(data, list) else [data], start=1))
+    except json.JSONDecodeError as exc:
+        if text.lstrip().startswith("["):  # HalluQA's one JSON list: its own line and column
+            raise json_problem(str(path), exc) from exc
+        items = read_rows(path, "seed")
+    seeds, seen = [], set()
+    for number, item in items:
+        question = _first(item, "Question", "question", "prompt") if isinstance(item, dict) else ""
+        if not question:
+            raise InputError(f"{path}: item {number} has no question ('Question', 'question' or 'prompt')")
+        answers = [_first(item, f"Best Answer{n}") for n in range(1, 5)]
+        listed = item.get("answers") or ([item["answer"]] if item.get("answer") else [])
+        seed = Seed(
+            id=_first(item, "question_id", "id") or str(number),
+            question=question,
+            source=_first(item, "Source", "source"),
+            answers=[a for a in answers if a] + [str(a).strip() for a in listed if str(a).strip()],
+            kind=_first(item, "Category", "kind"),
+            category=_first(item, "Class", "category", "topic"),
+        )
+        if seed.id in seen:
+            raise InputError(f"{path}: item {number} repeats the id {seed.id!r}")
+        seen.add(seed.id)
+        seeds.append(seed)
+    if not seeds:
+        raise InputError(f"{path} holds no seed questions")
+    return seeds

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from factcourt.context import Context
+from factcourt.context.base import BaseContext
 from factcourt.providers.models import choose
 
 
-def run_config(ctx: Context, **extra: Any) -> dict[str, Any]:
+def run_config(ctx: BaseContext, **extra: Any) -> dict[str, Any]:
     """The LangGraph run config for a context (concurrency bound, tags for tracing).
 
     The embedded server answers as many requests at once as it has slots (one by default: on 2
@@ -18,8 +18,8 @@ def run_config(ctx: Context, **extra: Any) -> dict[str, Any]:
     embedded = choose(ctx, "evaluator").endpoint == "embedded"
     return {
         "max_concurrency": ctx.local_slots if embedded else ctx.max_concurrency,
-        "tags": [f"protocol:{ctx.protocol}", f"rule:{ctx.rule}"],
-        "metadata": {"protocol": ctx.protocol, "rule": ctx.rule, "search": ctx.search},
+        "tags": [f"{key}:{value}" for key, value in ctx.trace_metadata().items() if key != "search"],
+        "metadata": ctx.trace_metadata(),
         "recursion_limit": 200,
         **extra,
     }

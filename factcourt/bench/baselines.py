@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 
-from factcourt.context import Context
+from factcourt.bench.context import BenchContext
 from factcourt.inputs import detect_language
-from factcourt.nodes._shared import fence, format_evidence
+from factcourt.nodes.agents.verifier import read_label, verify_once
 from factcourt.nodes.hallucination.gather import item_problem
 from factcourt.nodes.hallucination.protocol import EMPTY, OPPONENT_CHARS, clip, vote
 from factcourt.nodes.hallucination.team_turn import item_fields
-from factcourt.nodes.verifier import read_label, verify_once
+from factcourt.nodes.helpers import fence, format_evidence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
@@ -46,7 +46,7 @@ class Trace:
             "queries": "; ".join(self.queries) or "none",
         }
 
-    async def search(self, ctx: Context, query: str) -> bool:
+    async def search(self, ctx: BenchContext, query: str) -> bool:
         """Search once; False when the query repeats (FIRE's and SAFE's stop condition)."""
         if not query.strip() or query.lower() in (q.lower() for q in self.queries):
             return False
@@ -59,7 +59,7 @@ class Trace:
 
 
 async def _rate(
-    ctx: Context, claim: str, question: str, trace: Trace, name: str
+    ctx: BenchContext, claim: str, question: str, trace: Trace, name: str
 ) -> tuple[str | None, str | None]:
     turn, usage = await verify_once(
         ctx,
@@ -78,7 +78,7 @@ async def _rate(
     return turn.verdict, None
 
 
-async def single(ctx: Context, claim: str, given: list[Evidence], question: str = "") -> tuple:
+async def single(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
     """One verifier call over the evidence retrieved for the claim itself."""
     trace = Trace(given)
     if ctx.retrieval_enabled:
@@ -87,7 +87,7 @@ async def single(ctx: Context, claim: str, given: list[Evidence], question: str 
     return verdict, error, trace
 
 
-async def plain(ctx: Context, claim: str, given: list[Evidence], question: str = "") -> tuple:
+async def plain(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
     """The floor: one label-only reading over the claim's evidence, raw, the likelier label.
 
     It is the default's first reading, byte for byte: no reasoning, calibration or second reading.
@@ -109,7 +109,7 @@ async def plain(ctx: Context, claim: str, given: list[Evidence], question: str =
     return reading.verdict, reading.error, trace
 
 
-async def fire(ctx: Context, claim: str, given: list[Evidence], question: str = "") -> tuple:
+async def fire(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
     """FIRE: each step the agent answers (when confident) or searches again.
 
     It also stops when a query repeats or after FIRE_MAX_STEPS steps, with its best verdict.
@@ -143,7 +143,7 @@ async def fire(ctx: Context, claim: str, given: list[Evidence], question: str = 
     return verdict, None, trace
 
 
-async def safe(ctx: Context, claim: str, given: list[Evidence], question: str = "") -> tuple:
+async def safe(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
     """SAFE: a fixed number of model-written searches (up to 5), then one rating."""
     trace = Trace(given)
     for step in range(SAFE_SEARCHES if ctx.retrieval_enabled else 0):
@@ -162,7 +162,7 @@ async def safe(ctx: Context, claim: str, given: list[Evidence], question: str = 
     return verdict, error, trace
 
 
-async def _qa_trace(ctx: Context, question: str, answer: str, given: list[Evidence]) -> tuple:
+async def _qa_trace(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
     """The knowledge the pair is judged over, or why it cannot be judged (the graph's rule).
 
     With retrieval on, the question is searched once.
@@ -176,7 +176,7 @@ async def _qa_trace(ctx: Context, question: str, answer: str, given: list[Eviden
 
 
 async def _check(
-    ctx: Context, trace: Trace, role: str, name: str, fields: dict, step: dict
+    ctx: BenchContext, trace: Trace, role: str, name: str, fields: dict, step: dict
 ) -> tuple[HallucinationCheck | None, str | None]:
     """One step-by-step check of the pair; a failure is recorded in the steps, never raised."""
     run_name = " ".join(f"{k} {v}" for k, v in step.items())
@@ -194,7 +194,7 @@ async def _check(
     return answer.value, answer.error
 
 
-async def cot(ctx: Context, question: str, answer: str, given: list[Evidence]) -> tuple:
+async def cot(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
     """CoT: one step-by-step call decides whether the answer hallucinates."""
     trace, problem = await _qa_trace(ctx, question, answer, given)
     if problem:
@@ -210,7 +210,7 @@ def _said(check: HallucinationCheck) -> str:
     return f"{check.conclusion}: {clip(check.reasoning, OPPONENT_CHARS)}"
 
 
-async def self_reflection(ctx: Context, question: str, answer: str, given: list[Evidence]) -> tuple:
+async def self_reflection(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
     """Self-Reflection: a CoT answer, then one call that critiques it and gives the final conclusion.
 
     A failed reflection is recorded and the first answer stands.
@@ -236,7 +236,7 @@ def _mad_seen(last: list[HallucinationCheck | None], agent: int) -> dict[str, st
     return {"own": fence(said[agent]) or EMPTY, "others": fence(others) or EMPTY}
 
 
-async def mad(ctx: Context, question: str, answer: str, given: list[Evidence]) -> tuple:
+async def mad(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
     """MAD (Du et al. 2023): identical agents answer, then update their answers with the others'.
 
     MAD_AGENTS agents answer; in each of the MAD_ROUNDS - 1 later rounds every agent sees its

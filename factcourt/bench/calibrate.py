@@ -14,13 +14,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from factcourt.api import make_context
+from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import run_bench
-from factcourt.bench.store import PredictionStore
 from factcourt.errors import BackendError, InputError
 from factcourt.metrics.calibration import fit_platt, fit_slope, reliability
 from factcourt.metrics.classification import binary_report
 from factcourt.providers.calibration import Calibration, evidence_kind, leaning, model_key, prompt_key, save
+from factcourt.store import PredictionStore
 
 METHOD = "plain"
 
@@ -39,7 +39,7 @@ async def run_calibrate(
     for path, evidence in datasets:
         name = f"{path.parent.name}-{path.stem}-{evidence}"
         # 'plain' reads raw; off, the folder's settings do not change with the fit it makes
-        ctx = make_context(ctx_for(evidence), calibration="off")
+        ctx = BenchContext.make(ctx_for(evidence), calibration="off")
         await run_bench(path, [METHOD], ctx, out / name, limit=limit, balanced=True, part="dev")
         records = PredictionStore(out / name / "predictions.jsonl").records.values()
         failed = [r for r in records if r["method"] == METHOD and r.get("error")]

@@ -15,12 +15,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from factcourt.bench.datasets import read_rows
-from factcourt.context import Context
+from factcourt.bench.context import BenchContext
 from factcourt.errors import BackendError, InputError
-from factcourt.inputs import detect_language
-from factcourt.nodes.decompose import decompose, same_sentence
-from factcourt.nodes.references import unresolved
+from factcourt.inputs import detect_language, read_rows
+from factcourt.nodes.agents.clerk import decompose, same_sentence
+from factcourt.nodes.agents.references import unresolved
 
 
 def score_item(item: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str, Any]:
@@ -61,7 +60,7 @@ def rates(rows: list[dict[str, Any]]) -> dict[str, dict[str, float | int]]:
     return found
 
 
-async def run_clerk_bench(fixture: Path, ctx: Context) -> dict[str, Any]:
+async def run_clerk_bench(fixture: Path, ctx: BenchContext) -> dict[str, Any]:
     """Decompose every fixture response once and report the rate of self-contained claims."""
     items = read_fixture(fixture)
     claims_of: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -87,6 +86,6 @@ async def run_clerk_bench(fixture: Path, ctx: Context) -> dict[str, Any]:
     }
 
 
-def run(fixture: Path, ctx: Context) -> dict[str, Any]:
+def run(fixture: Path, ctx: BenchContext) -> dict[str, Any]:
     """Synchronous entry point for the CLI."""
     return asyncio.run(run_clerk_bench(fixture, ctx))

@@ -18,14 +18,14 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import select
-from factcourt.context import Context
-from factcourt.nodes.corrector import REFUSED, correct
+from factcourt.nodes.claims.corrector import REFUSED, correct
 from factcourt.providers.search import search
 from factcourt.state import Claim, ClaimResult
 
 
-async def _one(claim: str, evidence: list, ctx: Context) -> dict[str, Any]:
+async def _one(claim: str, evidence: list, ctx: BenchContext) -> dict[str, Any]:
     result = ClaimResult(
         claim=Claim(id="c1", text=claim, sentence=claim, span=(0, len(claim))),
         verdict="refuted",
@@ -44,7 +44,7 @@ async def _one(claim: str, evidence: list, ctx: Context) -> dict[str, Any]:
     return {"claim": claim, "outcome": outcome, "error": error, "calls": calls}
 
 
-async def run_corrector_bench(dataset: Path, ctx: Context, *, limit: int, part: str) -> dict[str, Any]:
+async def run_corrector_bench(dataset: Path, ctx: BenchContext, *, limit: int, part: str) -> dict[str, Any]:
     """Correct the first ``limit`` FALSE claims of ``part`` and score the outcomes."""
     pairs = [(c, g) for c, g in select(dataset, None, 0, part=part) if not g.label][:limit]
     rows = []
@@ -68,6 +68,6 @@ async def run_corrector_bench(dataset: Path, ctx: Context, *, limit: int, part: 
     }
 
 
-def run(dataset: Path, ctx: Context, *, limit: int, part: str) -> dict[str, Any]:
+def run(dataset: Path, ctx: BenchContext, *, limit: int, part: str) -> dict[str, Any]:
     """Synchronous entry point for the CLI."""
     return asyncio.run(run_corrector_bench(dataset, ctx, limit=limit, part=part))

@@ -22,18 +22,17 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from factcourt.api import make_context
+from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case
 from factcourt.bench.methods import Prediction, predict
 from factcourt.bench.runner import select
-from factcourt.context import Context
-from factcourt.nodes._shared import bounded, concurrency
+from factcourt.nodes.helpers import bounded, concurrency
 from factcourt.progress import Progress
 from factcourt.providers.models import choose
 
 
 async def _one_pass(
-    cases: list[Case], ctx: Context, limit: int, advance: Callable[[], None]
+    cases: list[Case], ctx: BenchContext, limit: int, advance: Callable[[], None]
 ) -> tuple[list[Prediction], float]:
     async def one(case: Case) -> Prediction:
         prediction = await predict("single", case, ctx)
@@ -79,7 +78,7 @@ def summarise(runs: list[tuple[list[Prediction], float]]) -> dict[str, Any]:
 
 async def measure(
     dataset: Path,
-    ctx: Context,
+    ctx: BenchContext,
     *,
     limit: int = 20,
     repeats: int = 3,
@@ -87,7 +86,7 @@ async def measure(
     console: Console | None = None,
 ) -> dict[str, Any]:
     """Warm the endpoint up, then send the prompts ``repeats`` times; the summary with settings."""
-    ctx = make_context(ctx, cache=False)
+    ctx = BenchContext.make(ctx, cache=False)
     at_once = concurrency(ctx)  # the embedded server's slots, as in a run
     cases = [case for case, _ in select(dataset, limit, None, balanced=True, part=part)]
     with Progress(

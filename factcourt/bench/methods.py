@@ -7,10 +7,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from factcourt.api import adetect, averify, make_context
+from factcourt.api import adetect, averify
 from factcourt.bench import baselines
+from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case
-from factcourt.context import HALLUCINATION_AGENTS, PRESETS, Context
+from factcourt.context.claims import PRESETS
+from factcourt.context.hallucination import HALLUCINATION_AGENTS
 from factcourt.state import Usage
 
 # method name -> context overrides of the debate engine. 'default' is exactly what `check` runs;
@@ -73,7 +75,7 @@ class Prediction:
     first_round_verdict: str | None = None
 
 
-async def predict(method: str, case: Case, ctx: Context) -> Prediction:
+async def predict(method: str, case: Case, ctx: BenchContext) -> Prediction:
     """Run ``method`` on ``case``; exceptions become a failed prediction, never a verdict."""
     start = time.perf_counter()
     given = list(case.evidence) if ctx.search == "given" else []
@@ -92,7 +94,7 @@ async def predict(method: str, case: Case, ctx: Context) -> Prediction:
     return prediction
 
 
-async def _baseline(method: str, case: Case, ctx: Context, given: list) -> Prediction:
+async def _baseline(method: str, case: Case, ctx: BenchContext, given: list) -> Prediction:
     if method in QA_BASELINES:
         qa = QA_BASELINES[method]
         verdict, error, trace = await qa(ctx, case.question, case.answer or case.claim, given)
@@ -109,8 +111,8 @@ async def _baseline(method: str, case: Case, ctx: Context, given: list) -> Predi
     )
 
 
-async def _debate(method: str, case: Case, ctx: Context, given: list) -> Prediction:
-    run_ctx = make_context(ctx, **DEBATE_METHODS[method])
+async def _debate(method: str, case: Case, ctx: BenchContext, given: list) -> Prediction:
+    run_ctx = BenchContext.make(ctx, **DEBATE_METHODS[method])
     result = await averify(case.claim, given or None, case.question, run_ctx)
     detail = {key: result[key] for key in ("transcript", "summaries", "queries", "rounds", "first_pass")}
     return Prediction(
@@ -126,13 +128,13 @@ async def _debate(method: str, case: Case, ctx: Context, given: list) -> Predict
     )
 
 
-async def _detect(method: str, case: Case, ctx: Context, given: list) -> Prediction:
+async def _detect(method: str, case: Case, ctx: BenchContext, given: list) -> Prediction:
     """One QA pair through the hallucination debate, as a verdict on 'the answer is right'.
 
     Its P(true) is the deciding judge's confidence (the winner's token probability, else its
     stated c_t; none when the teams or a vote decided), so the reliability bins test it.
     """
-    run_ctx = make_context(ctx, **HALLUCINATION_METHODS[method])
+    run_ctx = BenchContext.make(ctx, **HALLUCINATION_METHODS[method])
     knowledge = given if run_ctx.search == "given" else None
     result = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
     detail = {

@@ -12,11 +12,11 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
+from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case, Gold, load
 from factcourt.bench.methods import HALLUCINATION_METHODS, METHODS, QA_BASELINES, predict
 from factcourt.bench.report import FLOOR, Prices, build_report, markdown, plot, write_wrong_predictions
-from factcourt.bench.store import PredictionStore, keep_settings
-from factcourt.context import AUDIT_ROLES, ROLES, Context
+from factcourt.context.base import AUDIT_ROLES, ROLES
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import read_text_file
 from factcourt.metrics.classification import binary_report, to_binary
@@ -24,9 +24,10 @@ from factcourt.progress import Progress
 from factcourt.providers.calibration import stored
 from factcourt.providers.models import choose
 from factcourt.runs import run_config
+from factcourt.store import PredictionStore, keep_settings
 
 EVIDENCE_CHARS = 1000  # stored per evidence piece: enough for METEOR, small enough to keep
-# the Context fields a stored prediction depends on; concurrency, cache, time-outs and retries
+# the BenchContext fields a stored prediction depends on; concurrency, cache, time-outs and retries
 # change how fast it comes, not what it says, so a resume may change them
 PREDICTED_UNDER = (
     "model",
@@ -101,7 +102,7 @@ def select(
     return pairs[:limit] if limit else pairs
 
 
-def run_settings(dataset: Path, ctx: Context) -> dict[str, Any]:
+def run_settings(dataset: Path, ctx: BenchContext) -> dict[str, Any]:
     """What the stored predictions depend on: the dataset's file and the answer-affecting settings.
 
     ``models`` are the names each role resolves to ('auto' is another model once OPENAI_API_KEY
@@ -116,13 +117,13 @@ def run_settings(dataset: Path, ctx: Context) -> dict[str, Any]:
     }
 
 
-def _fit_of(ctx: Context) -> list[float] | None:
+def _fit_of(ctx: BenchContext) -> list[float] | None:
     """The first pass's stored calibration, (a, b): a refit changes the default's answers."""
     found = stored(ctx)
     return [found.a, found.b] if found else None
 
 
-def _made_under(out: Path, ctx: Context, report_only: bool) -> dict[str, Any]:
+def _made_under(out: Path, ctx: BenchContext, report_only: bool) -> dict[str, Any]:
     """The model and search of the stored predictions: a report-only run's own may differ."""
     stored = out / "settings.json"
     if report_only and stored.is_file():
@@ -155,7 +156,7 @@ def _record(method: str, case: Case, gold: Gold, prediction: Any) -> dict[str, A
 async def run_bench(
     dataset: Path,
     methods: list[str],
-    ctx: Context,
+    ctx: BenchContext,
     out: Path,
     *,
     limit: int | None = None,

@@ -47,10 +47,10 @@ async def _stream_via_server(url: str, runs: int) -> list[float]:
 
 
 async def _stream_in_process(runs: int) -> list[float]:
-    from factcourt.context import Context
+    from factcourt.context.claims import ClaimsContext
     from factcourt.graphs.factcheck import graph
 
-    ctx, times = Context(**SETTINGS), []
+    ctx, times = ClaimsContext(**SETTINGS), []
     for _ in range(runs):
         start = time.perf_counter()
         async for _part in graph.astream(

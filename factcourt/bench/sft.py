@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from factcourt.api import averify
+from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case, Gold, load
-from factcourt.bench.store import PredictionStore
-from factcourt.context import PRESETS, Context
-from factcourt.nodes._shared import fence, format_evidence, format_pool, format_summaries
+from factcourt.context.claims import PRESETS
+from factcourt.nodes.helpers import fence, format_evidence, format_pool, format_summaries
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.state import Evidence, RoundSummary, SftJustification, Turn
+from factcourt.store import PredictionStore
 
 GOLD_BINARY = {True: "supported", False: "refuted"}
 # DebateCV's golden setting: the debatecv preset on the evidence that came with the claim
@@ -30,12 +31,12 @@ def gold_verdict(gold: Gold) -> str:
     return gold.label_4way or GOLD_BINARY[gold.label]
 
 
-def debate_context(settings: dict[str, Any]) -> Context:
+def debate_context(settings: dict[str, Any]) -> BenchContext:
     """DebateCV's golden setting under the settings the user named (``settings_values``): theirs win."""
-    return Context.from_dict({**DEBATE_SETTINGS, **settings})
+    return BenchContext.from_dict({**DEBATE_SETTINGS, **BenchContext.adjust(settings)})
 
 
-async def sample(case: Case, gold: Gold, ctx: Context) -> dict[str, Any]:
+async def sample(case: Case, gold: Gold, ctx: BenchContext) -> dict[str, Any]:
     """One chat-format training sample; ``corrected`` marks a Corrector-written target."""
     result = await averify(case.claim, list(case.evidence), case.question, ctx)
     evidence = [Evidence.model_validate(e) for e in result["evidence"]]
@@ -86,7 +87,7 @@ async def sample(case: Case, gold: Gold, ctx: Context) -> dict[str, Any]:
     }
 
 
-async def synth_sft(dataset: Path, out: Path, ctx: Context, limit: int | None = None) -> dict:
+async def synth_sft(dataset: Path, out: Path, ctx: BenchContext, limit: int | None = None) -> dict:
     """Write one sample per case to ``out`` (JSONL, resumable); return counts.
 
     ``ctx`` is the debate's context, e.g. ``debate_context(settings)``.

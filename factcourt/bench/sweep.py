@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import run_bench, select
-from factcourt.bench.store import PredictionStore
-from factcourt.context import Context
 from factcourt.metrics.classification import binary_report, to_binary
-from factcourt.nodes.judge_vote import majority
-from factcourt.rules import final_turns, first_pass_decides
+from factcourt.nodes.claims.judge_vote import majority
+from factcourt.nodes.claims.rules import final_turns, first_pass_decides
 from factcourt.state import Turn
+from factcourt.store import PredictionStore
 
 RECORD_METHOD = "default-record"
 THETAS = (0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
@@ -75,7 +75,7 @@ def candidates() -> dict[str, Callable[[Turn | None, list[Turn]], Outcome]]:
 
 
 def _routed(theta: float, jury: Callable[[Turn | None, list[Turn]], Outcome]) -> Callable:
-    routing = Context(first_pass_theta=theta)  # the graph's own rule decides the replay
+    routing = BenchContext(first_pass_theta=theta)  # the graph's own rule decides the replay
 
     def decide(first: Turn | None, turns: list[Turn]) -> Outcome:
         if first is not None and first_pass_decides(routing, first):
@@ -139,7 +139,12 @@ def failures(records_of: dict[str, list[dict[str, Any]]]) -> tuple[dict[str, int
 
 
 def run_sweep(
-    datasets: list[tuple[Path, str]], ctx_for: Callable[[str], Context], out: Path, *, limit: int, part: str
+    datasets: list[tuple[Path, str]],
+    ctx_for: Callable[[str], BenchContext],
+    out: Path,
+    *,
+    limit: int,
+    part: str,
 ) -> dict[str, Any]:
     """Record each dataset (resumable), replay every candidate, write sweep.md and sweep.json."""
     table, records_of = {}, {}

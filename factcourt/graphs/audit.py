@@ -16,7 +16,7 @@ from typing import Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.audit import AuditContext
 from factcourt.nodes.audit.appraiser import appraiser
 from factcourt.nodes.audit.common import current_object, records_of, taxonomy_of
 from factcourt.nodes.audit.evaluator import evaluate
@@ -38,7 +38,7 @@ def after_object(state: AuditState) -> Literal["audit", "done"]:
 NextStep = Literal["evaluate", "probe", "next_scenario", "appraise", "scenario_cap"]
 
 
-def next_step(state: AuditState, runtime: Runtime[Context]) -> NextStep:
+def next_step(state: AuditState, runtime: Runtime[AuditContext]) -> NextStep:
     """Evaluate pending cases, probe up to the budget, then the next scenario, the Appraiser or the cap."""
     ctx = runtime.context
     if state.get("pending"):
@@ -84,7 +84,7 @@ NEXT_STEP = {
 
 def build() -> StateGraph:
     """Wire the audit loop."""
-    builder = StateGraph(AuditState, context_schema=Context, input_schema=AuditInput)
+    builder = StateGraph(AuditState, context_schema=AuditContext, input_schema=AuditInput)
     for name, node in [
         ("next_object", next_object),
         ("inquirer", inquirer),

@@ -13,11 +13,11 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.graphs.verify import build as build_verify
-from factcourt.nodes.corrector import correct
-from factcourt.nodes.decompose import decompose
-from factcourt.nodes.score import score
+from factcourt.nodes.agents.clerk import decompose
+from factcourt.nodes.claims.corrector import correct
+from factcourt.nodes.claims.score import score
 from factcourt.state import FactcheckInput, FactcheckState
 
 
@@ -35,7 +35,7 @@ def fan_out(state: FactcheckState) -> list[Send] | Literal["score"]:
     ]
 
 
-def after_score(state: FactcheckState, runtime: Runtime[Context]) -> Literal["corrector", "__end__"]:
+def after_score(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> Literal["corrector", "__end__"]:
     """The corrector runs only when asked and when a claim was refuted."""
     refuted = any(r.verdict == "refuted" for r in state.get("results", []))
     return "corrector" if runtime.context.correct and refuted else END
@@ -43,7 +43,7 @@ def after_score(state: FactcheckState, runtime: Runtime[Context]) -> Literal["co
 
 def build() -> StateGraph:
     """Wire the long-form check."""
-    builder = StateGraph(FactcheckState, context_schema=Context, input_schema=FactcheckInput)
+    builder = StateGraph(FactcheckState, context_schema=ClaimsContext, input_schema=FactcheckInput)
     builder.add_node("decompose", decompose)
     builder.add_node("check_claim", build_verify().compile(name="check_claim"))
     builder.add_node("score", score)

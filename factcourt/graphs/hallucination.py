@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from factcourt.context import Context
+from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.hallucination.gather import gather
 from factcourt.nodes.hallucination.judge import judge
 from factcourt.nodes.hallucination.protocol import visible_history
@@ -25,14 +25,14 @@ from factcourt.nodes.hallucination.team_turn import agent_turn, comprehensive
 from factcourt.state import HALU_PERSPECTIVES, HALU_TEAMS, AgentTask, HallucinationInput, HallucinationState
 
 
-def speakers(ctx: Context) -> list[str]:
+def speakers(ctx: HallucinationContext) -> list[str]:
     """The agents that speak in parallel each round, per team ('team': one call for the team)."""
     if ctx.hallucination_layout == "team":
         return ["team"]
     return [role for role in HALU_PERSPECTIVES if role in ctx.hallucination_agents]
 
 
-def debate_round(state: HallucinationState, ctx: Context) -> list[Send]:
+def debate_round(state: HallucinationState, ctx: HallucinationContext) -> list[Send]:
     """One branch per agent of both teams, each with only what it may see."""
     return [
         Send(
@@ -54,7 +54,7 @@ def debate_round(state: HallucinationState, ctx: Context) -> list[Send]:
 
 
 def after_gather(
-    state: HallucinationState, runtime: Runtime[Context]
+    state: HallucinationState, runtime: Runtime[HallucinationContext]
 ) -> Literal["debate", "failed"] | list[Send]:
     """Bad input or a search backend that is down fails the item; else round 1."""
     if state.get("error"):
@@ -62,7 +62,9 @@ def after_gather(
     return debate_round(state, runtime.context)
 
 
-def after_agents(state: HallucinationState, runtime: Runtime[Context]) -> Literal["agents", "team_call"]:
+def after_agents(
+    state: HallucinationState, runtime: Runtime[HallucinationContext]
+) -> Literal["agents", "team_call"]:
     """The Comprehensive agents conclude, unless each team already concluded in its one call."""
     return "team_call" if runtime.context.hallucination_layout == "team" else "agents"
 
@@ -70,7 +72,7 @@ def after_agents(state: HallucinationState, runtime: Runtime[Context]) -> Litera
 StopLabel = Literal["consensus", "dispute_below_epsilon", "max_rounds", "judge_failed", "next_round"]
 
 
-def after_judge(state: HallucinationState, runtime: Runtime[Context]) -> StopLabel | list[Send]:
+def after_judge(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> StopLabel | list[Send]:
     """Stop at consensus, at a dispute at or below epsilon, at the round limit, or on a failed judge."""
     if state.get("judge_error"):
         return "judge_failed"
@@ -91,7 +93,9 @@ AFTER_JUDGE = {
 
 def build() -> StateGraph:
     """Wire the hallucination debate."""
-    builder = StateGraph(HallucinationState, context_schema=Context, input_schema=HallucinationInput)
+    builder = StateGraph(
+        HallucinationState, context_schema=HallucinationContext, input_schema=HallucinationInput
+    )
     builder.add_node("gather", gather)
     builder.add_node("agent_turn", agent_turn, input_schema=AgentTask)
     builder.add_node("comprehensive", comprehensive)

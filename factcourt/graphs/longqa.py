@@ -12,7 +12,7 @@ from typing import Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
-from factcourt.context import Context
+from factcourt.context.longqa import LongQAContext
 from factcourt.nodes.longqa.cluster import cluster
 from factcourt.nodes.longqa.fuse import fuse
 from factcourt.nodes.longqa.gather import gather_knowledge
@@ -44,7 +44,7 @@ def after_sub_questions(
 
 def build() -> StateGraph:
     """Wire the builder."""
-    builder = StateGraph(LongQAState, context_schema=Context, input_schema=LongQAInput)
+    builder = StateGraph(LongQAState, context_schema=LongQAContext, input_schema=LongQAInput)
     builder.add_node("gather_knowledge", gather_knowledge)
     builder.add_node("verify_fact", verify_fact, input_schema=FactTask)
     builder.add_node("write_sub_questions", write_sub_questions)

@@ -14,7 +14,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from factcourt.context import Context
+from factcourt.context.pyramid import PyramidContext
 from factcourt.nodes.pyramid.answer import answers_in, expert_answer
 from factcourt.nodes.pyramid.claims import expert_claims
 from factcourt.nodes.pyramid.merge import merge
@@ -22,7 +22,7 @@ from factcourt.nodes.pyramid.open import open_pyramid
 from factcourt.state import ExpertTask, PyramidInput, PyramidState
 
 
-def ask_experts(state: PyramidState, runtime: Runtime[Context]) -> list[Send]:
+def ask_experts(state: PyramidState, runtime: Runtime[PyramidContext]) -> list[Send]:
     """One branch per expert, with its answer when the input gave one."""
     given = state.get("answers", {})
     return [
@@ -55,7 +55,7 @@ def split_answers(state: PyramidState) -> Literal["no_answer"] | list[Send]:
 
 def build() -> StateGraph:
     """Wire the pyramid."""
-    builder = StateGraph(PyramidState, context_schema=Context, input_schema=PyramidInput)
+    builder = StateGraph(PyramidState, context_schema=PyramidContext, input_schema=PyramidInput)
     builder.add_node("open_pyramid", open_pyramid)
     builder.add_node("expert_answer", expert_answer, input_schema=ExpertTask)
     builder.add_node("answers_in", answers_in)

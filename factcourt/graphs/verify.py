@@ -1,7 +1,7 @@
 """Single-claim graph ``verify``: evidence -> first pass -> debate if contested -> verdict.
 
 The routers read ``runtime.context`` and return ``Literal`` targets, so ``draw_mermaid()`` and
-LangGraph Studio show every rule branch; the behaviour of each rule lives in ``rules.py``.
+LangGraph Studio show every rule branch; the behaviour of each rule lives in ``nodes/claims/rules.py``.
 """
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ from typing import Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
-from factcourt.nodes.debater_turn import debater_turn
-from factcourt.nodes.first_pass import first_pass
-from factcourt.nodes.judge_vote import judge_vote
-from factcourt.nodes.moderator import moderator
-from factcourt.nodes.open_case import open_case
-from factcourt.nodes.retrieve import retrieve
-from factcourt.rules import evidence_first, retrieve_before_turn, unanimous
+from factcourt.context.claims import ClaimsContext
+from factcourt.nodes.claims.debater_turn import debater_turn
+from factcourt.nodes.claims.first_pass import first_pass
+from factcourt.nodes.claims.judge_vote import judge_vote
+from factcourt.nodes.claims.moderator import moderator
+from factcourt.nodes.claims.open_case import open_case
+from factcourt.nodes.claims.protocols import PROTOCOLS
+from factcourt.nodes.claims.retrieve import retrieve
+from factcourt.nodes.claims.rules import evidence_first, retrieve_before_turn, unanimous
 from factcourt.state import ClaimInput, ClaimOutput, ClaimState
 
 # Routers return labels that name the rule at work; the path maps turn them into nodes, so the
@@ -27,12 +28,12 @@ TurnStart = Literal["retrieval_first", "direct", "failed"]
 TURN_START = {"retrieval_first": "retrieve", "direct": "debater_turn", "failed": "judge_vote"}
 
 
-def _turn_start(state: ClaimState, runtime: Runtime[Context]) -> TurnStart:
+def _turn_start(state: ClaimState, runtime: Runtime[ClaimsContext]) -> TurnStart:
     return "retrieval_first" if retrieve_before_turn(runtime.context, state) else "direct"
 
 
 def after_open(
-    state: ClaimState, runtime: Runtime[Context]
+    state: ClaimState, runtime: Runtime[ClaimsContext]
 ) -> Literal["failed", "evidence_first", "first_pass", "retrieval_first", "direct"]:
     """Search for the claim first when asked; then the first pass; else the rule's start."""
     ctx = runtime.context
@@ -46,7 +47,9 @@ def after_open(
 AFTER_OPEN = {**TURN_START, "evidence_first": "retrieve", "first_pass": "first_pass"}
 
 
-def after_retrieve(state: ClaimState, runtime: Runtime[Context]) -> Literal["answer", "first_pass", "failed"]:
+def after_retrieve(
+    state: ClaimState, runtime: Runtime[ClaimsContext]
+) -> Literal["answer", "first_pass", "failed"]:
     """A search backend that failed after retries fails the claim."""
     if state.get("error"):
         return "failed"
@@ -56,7 +59,7 @@ def after_retrieve(state: ClaimState, runtime: Runtime[Context]) -> Literal["ans
 
 
 def after_first_pass(
-    state: ClaimState, runtime: Runtime[Context]
+    state: ClaimState, runtime: Runtime[ClaimsContext]
 ) -> Literal["confident", "failed", "retrieval_first", "direct"]:
     """A confident first pass decides the claim; a failed one fails it; a contested one is debated."""
     if state.get("error"):
@@ -85,7 +88,7 @@ AfterTurn = Literal[
 ]
 
 
-def after_turn(state: ClaimState, runtime: Runtime[Context]) -> AfterTurn:
+def after_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> AfterTurn:
     """Unsure speaker -> retrieve; mid-round -> next speaker; end of round -> the rule decides.
 
     A round in which no turn answered ends the debate: the claim fails with the reason.
@@ -98,7 +101,7 @@ def after_turn(state: ClaimState, runtime: Runtime[Context]) -> AfterTurn:
     if state["turn_in_round"] > 0:
         return _turn_start(state, runtime)
     finished = state["round"] - 1
-    if ctx.protocol == "adversarial":
+    if PROTOCOLS[ctx.protocol].after_round == "moderate":
         return "moderate"
     if finished >= ctx.max_rounds:
         return "last_round"
@@ -111,7 +114,7 @@ AFTER_MODERATOR = {**TURN_START, "converged": "judge_vote"}
 
 
 def after_moderator(
-    state: ClaimState, runtime: Runtime[Context]
+    state: ClaimState, runtime: Runtime[ClaimsContext]
 ) -> Literal["converged", "failed", "retrieval_first", "direct"]:
     """The moderator closed the debate (converged or last round), else the next round."""
     if state.get("error"):
@@ -122,7 +125,7 @@ def after_moderator(
 def build() -> StateGraph:
     """Wire the single-claim debate."""
     builder = StateGraph(
-        ClaimState, context_schema=Context, input_schema=ClaimInput, output_schema=ClaimOutput
+        ClaimState, context_schema=ClaimsContext, input_schema=ClaimInput, output_schema=ClaimOutput
     )
     builder.add_node("open_case", open_case)
     builder.add_node("retrieve", retrieve)

@@ -7,13 +7,13 @@ the system prompts say that tagged text is data, never instructions.
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from factcourt.prompts.audit_en import EN as AUDIT_EN
-from factcourt.prompts.en import EN
+from factcourt.prompts.claims_en import EN
+from factcourt.prompts.claims_zh import ZH
 from factcourt.prompts.hallucination_en import EN as HALLUCINATION_EN
 from factcourt.prompts.longqa_en import EN as LONGQA_EN
 from factcourt.prompts.longqa_zh import ZH as LONGQA_ZH
 from factcourt.prompts.pyramid_en import EN as PYRAMID_EN
 from factcourt.prompts.pyramid_zh import ZH as PYRAMID_ZH
-from factcourt.prompts.zh import ZH
 
 # one module of prompts per system beside the shared tables; found by name like the others
 PROMPTS = {

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.metrics.calibration import logit, platt
 from factcourt.paths import cache_dir
 from factcourt.prompts import prompt
@@ -74,7 +74,7 @@ def leaning(p_raw: float, calibration: Calibration | None) -> bool:
     return calibration.a * logit(p_raw) + calibration.b >= 0
 
 
-def model_key(ctx: Context) -> str:
+def model_key(ctx: ClaimsContext) -> str:
     """Which model reads the labels: the shipped local model's name, a weights file, or an endpoint's."""
     from factcourt.providers.models import choose, model_identity
 
@@ -100,7 +100,7 @@ def user_folder() -> Path:
     return cache_dir() / "calibrations"
 
 
-def stored(ctx: Context) -> Calibration | None:
+def stored(ctx: ClaimsContext) -> Calibration | None:
     """The calibration of this run's label reader, or None (off, or none fitted for it)."""
     if ctx.calibration == "off":
         return None

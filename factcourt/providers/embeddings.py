@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from factcourt.context import Context
+from factcourt.context.pyramid import PyramidContext
 
 
 class Embedder(Protocol):
@@ -64,14 +64,14 @@ def _openai(model: str, base_url: str | None) -> OpenAIEmbeddings:
     return OpenAIEmbeddings(model, base_url)
 
 
-def embedder(ctx: Context) -> Embedder:
+def embedder(ctx: PyramidContext) -> Embedder:
     """The embedder the context names."""
     if ctx.embedder == "openai":
         return _openai(ctx.embedding_model, ctx.embedding_base_url)
     return LocalE5()
 
 
-async def similarities(ctx: Context, rows: list[str], columns: list[str]) -> np.ndarray:
+async def similarities(ctx: PyramidContext, rows: list[str], columns: list[str]) -> np.ndarray:
     """Cosine similarity of every text of ``rows`` to every text of ``columns``."""
     if not rows or not columns:
         return np.zeros((len(rows), len(columns)), dtype=np.float32)

@@ -1,6 +1,6 @@
 """Chat models: every role goes through ``ChatOpenAI`` (or a registered test double).
 
-Resolution of a role's model name (``Context.role_models`` overrides ``Context.model``):
+Resolution of a role's model name (``BaseContext.role_models`` overrides ``BaseContext.model``):
 - a name registered with :func:`register_model` (scripted fakes in tests);
 - ``sim`` or ``sim:LATENCY``: the simulated model used by load tests and server demos;
 - otherwise ``ChatOpenAI``: against ``base_url`` (or ``OPENAI_BASE_URL``) when given, against
@@ -32,7 +32,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from openai import LengthFinishReasonError
 from pydantic import BaseModel, ValidationError
 
-from factcourt.context import Context
+from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
 from factcourt.providers.cache import cache_key, store
 from factcourt.state import Usage
@@ -67,7 +67,7 @@ class ModelChoice:
     local_model: str = ""  # the shipped local model (LOCAL_MODELS) whose weights are fetched on first use
 
 
-def choose(ctx: Context, role: str) -> ModelChoice:
+def choose(ctx: BaseContext, role: str) -> ModelChoice:
     """Resolve the model of ``role`` without starting anything."""
     name = ctx.role_models.get(role) or ctx.model
     if name in _registered:
@@ -123,7 +123,7 @@ def sim_latency(name: str) -> float:
     return latency
 
 
-def role_choice(ctx: Context, role: str) -> ModelChoice:
+def role_choice(ctx: BaseContext, role: str) -> ModelChoice:
     """The model of ``role`` as a run reaches it.
 
     One with settings of its own (``model_settings``: an audit target's endpoint) with them.
@@ -132,12 +132,12 @@ def role_choice(ctx: Context, role: str) -> ModelChoice:
     return choose(ctx.for_model(name) if name in ctx.model_settings else ctx, role)
 
 
-def _method(ctx: Context, endpoint_default: str) -> str:
+def _method(ctx: BaseContext, endpoint_default: str) -> str:
     return endpoint_default if ctx.structured_output == "auto" else ctx.structured_output
 
 
 def chat_model(
-    ctx: Context,
+    ctx: BaseContext,
     choice: ModelChoice,
     loop: asyncio.AbstractEventLoop,
     url: str | None = None,
@@ -160,7 +160,7 @@ def chat_model(
 
 
 def structured_model(
-    ctx: Context,
+    ctx: BaseContext,
     choice: ModelChoice,
     loop: asyncio.AbstractEventLoop,
     schema: type[BaseModel],
@@ -231,7 +231,7 @@ def grammar_bound(model: BaseChatModel, schema: type[BaseModel]) -> Any:
     return model.bind(extra_body={"grammar": llguidance_grammar(schema)}) | RunnableLambda(read)
 
 
-def endpoint_url(ctx: Context, choice: ModelChoice) -> str:
+def endpoint_url(ctx: BaseContext, choice: ModelChoice) -> str:
     """Where the choice's requests go; for the embedded model, the address of its server now.
 
     The embedded server is joined or started here, on every call: a run that moves between
@@ -276,7 +276,7 @@ def model_identity(choice: ModelChoice) -> str:
     return server_key(_own_weights(choice))
 
 
-def _settings(ctx: Context, choice: ModelChoice) -> tuple:
+def _settings(ctx: BaseContext, choice: ModelChoice) -> tuple:
     return (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries, ctx.logprobs)
 
 
@@ -292,7 +292,7 @@ def _once_per_loop(loop: asyncio.AbstractEventLoop, key: tuple, build: Callable[
         return built[key]
 
 
-def _build(ctx: Context, choice: ModelChoice, url: str, *, fresh: bool = False) -> BaseChatModel:
+def _build(ctx: BaseContext, choice: ModelChoice, url: str, *, fresh: bool = False) -> BaseChatModel:
     if choice.endpoint == "simulated":
         from factcourt.providers.simulated import SimulatedChatModel
 
@@ -348,7 +348,7 @@ class Answer(Generic[T]):
 
 
 async def ask(
-    ctx: Context,
+    ctx: BaseContext,
     role: str,
     schema: type[T] | None,
     messages: list[BaseMessage],
@@ -433,7 +433,7 @@ async def ask(
     return Answer(None, usage, error)
 
 
-def failure_reason(exc: Exception, ctx: Context, choice: ModelChoice) -> str:
+def failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice) -> str:
     """One sentence for a failed model call that names the endpoint, not the client's internals."""
     where = {"embedded": "the embedded model server", "openai": "OpenAI"}.get(
         choice.endpoint, choice.endpoint
@@ -502,7 +502,7 @@ def _no_answer(raw: Any) -> str:
 
 
 def _prepare(
-    ctx: Context,
+    ctx: BaseContext,
     role: str,
     schema: type[BaseModel] | None,
     messages: list[BaseMessage],
@@ -552,7 +552,7 @@ def _free_text(message: Any, parse: Callable[[str], Any] | None) -> dict[str, An
         return {"raw": message, "parsed": None, "parsing_error": str(exc), "text": said}
 
 
-def _turn(ctx: Context, choice: ModelChoice) -> contextlib.AbstractAsyncContextManager:
+def _turn(ctx: BaseContext, choice: ModelChoice) -> contextlib.AbstractAsyncContextManager:
     """The embedded server's request turn (shared by every process on the machine), else nothing."""
     if choice.endpoint != "embedded":
         return contextlib.nullcontext()

@@ -20,7 +20,7 @@ import httpx
 from langchain_core.runnables import RunnableLambda
 from pydantic import ValidationError
 
-from factcourt.context import Context
+from factcourt.context.base import BaseContext
 from factcourt.errors import BackendError, ConfigError, InputError
 from factcourt.inputs import detect_language, first_complaint, read_text_file
 from factcourt.providers.cache import cache_key, store
@@ -109,7 +109,7 @@ def corpus_languages(documents: list[Evidence]) -> frozenset[str]:
     return frozenset(lang for lang, n in counts.items() if n >= LANGUAGE_SHARE * len(sample))
 
 
-def uncovered_language(ctx: Context, text: str) -> str | None:
+def uncovered_language(ctx: BaseContext, text: str) -> str | None:
     """The language of ``text`` when the local corpus holds none of it, else None.
 
     Such a claim can only come back "not enough evidence" from local search; the web backends
@@ -282,7 +282,7 @@ _checked: dict[tuple[str, str], float] = {}  # when a backend's corpus was last 
 _backends_lock = threading.Lock()
 
 
-def backend(ctx: Context) -> SearchBackend:
+def backend(ctx: BaseContext) -> SearchBackend:
     """Return the backend the context names, built once per process (a corpus: once per version).
 
     A corpus file is stat'ed on each call, a folder (every file stat'ed) at most every
@@ -319,7 +319,7 @@ def _may_have_changed(built: SearchBackend, corpus: Path | None, checked: float)
     return not corpus.is_dir() or time.monotonic() - checked >= FOLDER_RECHECK_S
 
 
-def search(ctx: Context, query: str) -> tuple[list[Evidence], bool]:
+def search(ctx: BaseContext, query: str) -> tuple[list[Evidence], bool]:
     """Search with cache and retries; return (evidence, whether a real call was made)."""
     chosen = backend(ctx)
     # the web backends' keys keep the empty corpus they always had

@@ -286,7 +286,7 @@ def _tables(result: dict[str, Any], kind: str, folder: Path | None) -> dict[str,
     """A folder report: its own Markdown (the tables of report.md) as HTML, the plots inline."""
     folder = Path(folder) if folder else None
     if kind == "leaderboard":
-        from factcourt.bench.leaderboard import markdown as leaderboard_md
+        from factcourt.leaderboard import markdown as leaderboard_md
 
         text = leaderboard_md(result["report"], result["settings"])
     elif kind == "audit":

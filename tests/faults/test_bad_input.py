@@ -72,25 +72,36 @@ def test_corpus_that_cannot_be_read(name, data, words, tmp_path, capsys):
     assert words in one_error(capsys.readouterr().err)
 
 
+# the arguments of each command, beside --set (the leaderboard's settings are checked before its prompts)
+COMMAND_ARGS = {
+    "check": ["t.txt"],
+    "detect": ["--question", "Who wrote Hamlet?", "--answer", "Shakespeare."],
+    "leaderboard": ["--prompts", "p.jsonl", "--targets", "sim", "--experts", "sim", "--out", "o"],
+}
+
+
 @pytest.mark.parametrize(
-    "setting, words",
+    "command, setting, words",
     [
-        ("temperature=banana", "temperature='banana': input should be a valid number"),
-        ("retries=-1", "retries must be at least 0"),
-        ("language=fr", "language='fr': input should be 'auto', 'en' or 'zh'"),
-        ("timeout_s=0", "timeout_s must be more than 0"),
-        ("timeout_s=NaN", "timeout_s=nan: not a number"),  # NaN passes every range check
-        ("timeout_s=nan", "timeout_s=nan: not a number"),  # not JSON: the text 'nan', read as NaN
-        ("unmatched_weight=NaN", "unmatched_weight=nan: not a number"),
-        ("jurors=2.5", "jurors=2.5: input should be a valid integer"),
-        ("use_roles=maybe", "use_roles='maybe': input should be a valid boolean"),
-        ("colour=red", "unknown setting(s) ['colour']"),
+        ("check", "temperature=banana", "temperature='banana': input should be a valid number"),
+        ("check", "retries=-1", "retries must be at least 0"),
+        ("check", "language=fr", "language='fr': input should be 'auto', 'en' or 'zh'"),
+        ("check", "timeout_s=0", "timeout_s must be more than 0"),
+        ("check", "timeout_s=NaN", "timeout_s=nan: not a number"),  # NaN passes every range check
+        ("check", "timeout_s=nan", "timeout_s=nan: not a number"),  # not JSON: the text 'nan', read as NaN
+        ("leaderboard", "unmatched_weight=NaN", "unmatched_weight=nan: not a number"),
+        ("check", "jurors=2.5", "jurors=2.5: input should be a valid integer"),
+        ("check", "use_roles=maybe", "use_roles='maybe': input should be a valid boolean"),
+        ("check", "colour=red", "unknown setting(s) ['colour']"),
+        # another system's setting names the command that takes it
+        ("check", "epsilon=0.1", "epsilon is a setting of `factcourt detect`, not of `factcourt check`"),
+        ("detect", "protocol=jury", "protocol is a setting of `factcourt check`, not of `factcourt detect`"),
     ],
 )
-def test_a_setting_of_the_wrong_type_or_range(setting, words, tmp_path, capsys):
-    path = tmp_path / "t.txt"
-    path.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
-    assert main(["check", str(path), "--model", "sim", "--set", setting]) == 2
+def test_a_setting_of_the_wrong_type_or_range(command, setting, words, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.txt").write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    assert main([command, *COMMAND_ARGS[command], "--model", "sim", "--set", setting]) == 2
     assert words in one_error(capsys.readouterr().err)
 
 

@@ -58,12 +58,12 @@ def test_a_reply_without_choices_is_one_sentence_in_the_users_terms(fault, stub,
 
 
 def test_an_unexpected_error_of_many_lines_is_one_line(monkeypatch, capsys):
-    import factcourt.cli
+    import factcourt.cli.tools
 
     def broken(args):
         raise ValueError("1 validation error for Thing\nfield\n  Input should be a valid string")
 
-    monkeypatch.setattr(factcourt.cli, "cmd_models", broken)
+    monkeypatch.setattr(factcourt.cli.tools, "cmd_models", broken)
     assert main(["models"]) == 1
     err = capsys.readouterr().err.strip()
     assert err == "error: ValueError: 1 validation error for Thing (run with --debug for details)"

@@ -14,7 +14,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 import factcourt
-from factcourt.context import Context
+from factcourt.context.base import BaseContext
 from factcourt.errors import BackendError
 from factcourt.providers import local_server, models
 from factcourt.providers.local_server import LocalModelServer
@@ -30,7 +30,7 @@ def port_open(port: int) -> bool:
 
 
 def test_structured_call_through_chatopenai_then_the_server_is_gone(smollm2):
-    ctx = Context(local_weights=str(smollm2), cache=False, max_tokens=256)
+    ctx = BaseContext(local_weights=str(smollm2), cache=False, max_tokens=256)
     answer = asyncio.run(
         models.ask(
             ctx,
@@ -54,7 +54,7 @@ def test_structured_call_through_chatopenai_then_the_server_is_gone(smollm2):
 
 
 def test_a_prompt_over_the_context_window_is_one_sentence_naming_both_sizes(smollm2):
-    ctx = Context(local_weights=str(smollm2), cache=False, retries=2)
+    ctx = BaseContext(local_weights=str(smollm2), cache=False, retries=2)
     too_long = "The Eiffel Tower is in Paris. " * 1200  # about 8,400 tokens, over the 4,096 window
     answer = asyncio.run(
         models.ask(ctx, "evaluator", JurorAnswer, [HumanMessage(too_long)], run_name="integration")
@@ -74,7 +74,7 @@ def test_the_schemas_bounds_hold_on_the_embedded_server(smollm2):
     class Short(BaseModel):
         answer: str = text("the answer", 80)
 
-    ctx = Context(local_weights=str(smollm2), cache=False, max_tokens=512, retries=0)
+    ctx = BaseContext(local_weights=str(smollm2), cache=False, max_tokens=512, retries=0)
     prompt = "Write a long, detailed essay of at least 2,000 words about the history of Paris."
     answer = asyncio.run(models.ask(ctx, "answer", Short, [HumanMessage(prompt)], run_name="bounds"))
     assert answer.error is None, answer.error
@@ -172,7 +172,7 @@ def test_an_interrupted_cli_run_leaves_no_server_behind(smollm2, tmp_path, signu
 
 
 def test_a_server_that_dies_mid_run_is_reported_with_its_log(smollm2):
-    ctx = Context(local_weights=str(smollm2), cache=False, max_tokens=64, retries=1, timeout_s=10)
+    ctx = BaseContext(local_weights=str(smollm2), cache=False, max_tokens=64, retries=1, timeout_s=10)
     messages = [HumanMessage("<claim>Paris is in France.</claim>")]
     first = asyncio.run(models.ask(ctx, "evaluator", JurorAnswer, messages, run_name="alive"))
     assert first.usage.calls >= 1

@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-from factcourt.context import Context
-from factcourt.nodes.verifier import read_label
+from factcourt.context.claims import ClaimsContext
+from factcourt.nodes.agents.verifier import read_label
 from factcourt.providers import local_server
 from factcourt.state import Evidence
 
@@ -48,7 +48,7 @@ def read_all(ctx, order):
 
 
 def test_cold_and_warm_servers_in_any_order_give_the_same_verdicts(smollm2):
-    ctx = Context(local_weights=str(smollm2), cache=False)
+    ctx = ClaimsContext(local_weights=str(smollm2), cache=False)
     order = list(range(len(PROMPTS)))
     cold = read_all(ctx, order)
     shuffled = order[:]

@@ -5,7 +5,7 @@ import re
 import pytest
 
 import factcourt
-from factcourt.context import PRESETS
+from factcourt.context.claims import PRESETS
 from factcourt.prompts import prompt
 from tests.fakes import debater, moderator
 

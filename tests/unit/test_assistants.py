@@ -1,6 +1,7 @@
 """`factcourt assistants`: one standard assistant per graph variant a user picks by name."""
 
-from factcourt.context import Context
+import importlib
+
 from factcourt.server import standard_assistants
 
 
@@ -13,4 +14,5 @@ def test_each_hallucination_layout_has_an_assistant():
 
 def test_every_standard_context_is_a_valid_context():
     for assistant in standard_assistants():
-        Context(**assistant["context"])  # raises on an unknown field or value
+        graph = importlib.import_module(f"factcourt.graphs.{assistant['graph_id']}").graph
+        graph.context_schema(**assistant["context"])  # raises on an unknown field or value

@@ -16,7 +16,7 @@ import factcourt
 from factcourt.audit_report import verdict_right
 from factcourt.checkpoints import checkpoints_path
 from factcourt.cli import main
-from factcourt.context import Context
+from factcourt.context.audit import AuditContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.metrics.audit import poor
 from factcourt.nodes.audit.evaluator import majority, parse_rating
@@ -173,9 +173,9 @@ def test_a_verdict_is_right_only_when_the_target_states_the_references():
 
 def test_context_rejects_bad_audit_settings():
     with pytest.raises(ConfigError, match="audit_seeds"):
-        Context(audit_seeds=0)
+        AuditContext(audit_seeds=0)
     with pytest.raises(ConfigError, match="unknown agent"):
-        Context(audit_temperatures={"oracle": 0.5})
+        AuditContext(audit_temperatures={"oracle": 0.5})
     with pytest.raises(ConfigError, match="needs the target's model"):
         factcourt.audit(["fake_news"], model="sim", target_base_url="http://127.0.0.1:9/v1")
 
@@ -555,8 +555,7 @@ def test_a_killed_audit_resumes_and_redoes_no_graded_case(tmp_path, capsys, audi
 
 
 def test_preflight_reaches_a_target_on_its_own_endpoint_without_an_openai_key(monkeypatch):
-    from factcourt.api import audit_context
-    from factcourt.cli_shared import preflight
+    from factcourt.api import audit_context, preflight
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     ctx = audit_context(
@@ -567,10 +566,10 @@ def test_preflight_reaches_a_target_on_its_own_endpoint_without_an_openai_key(mo
 
 def test_a_scale_holds_when_the_settings_come_as_a_context():
     from factcourt.api import audit_context
-    from factcourt.context import AUDIT_SCALES
+    from factcourt.context.audit import AUDIT_SCALES
 
     smoke = AUDIT_SCALES["smoke"]
-    ctx = audit_context("smoke", "local", None, Context(model="local", audit_seeds=1), {})
+    ctx = audit_context("smoke", "local", None, AuditContext(model="local", audit_seeds=1), {})
     assert ctx.audit_cases_per_scenario == smoke["audit_cases_per_scenario"]  # was the paper's 30
     assert ctx.audit_scenario_cap == smoke["audit_scenario_cap"] and ctx.audit_seeds == 1
 

@@ -6,10 +6,10 @@ import json
 import pytest
 
 from factcourt.bench import methods as bench_methods
+from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import load
 from factcourt.bench.runner import run_bench, select
 from factcourt.bench.sft import debate_context, synth_sft
-from factcourt.context import Context
 from factcourt.errors import InputError
 from tests.fakes import juror, moderator, rating
 
@@ -36,7 +36,7 @@ def dataset(tmp_path):
 
 
 def test_a_killed_run_resumes_without_recomputing_finished_claims(dataset, tmp_path, monkeypatch):
-    ctx = Context(model="sim", search="given", cache=False, max_concurrency=1)
+    ctx = BenchContext(model="sim", search="given", cache=False, max_concurrency=1)
     calls, crashed = [], []
     real_predict = bench_methods.predict
 
@@ -67,7 +67,7 @@ def test_a_killed_run_resumes_without_recomputing_finished_claims(dataset, tmp_p
 
 def test_failed_predictions_are_counted_never_correct(dataset, tmp_path, scripted):
     scripted.script["Rating"] = [TimeoutError("down")]
-    ctx = Context(model="scripted", search="given", cache=False)
+    ctx = BenchContext(model="scripted", search="given", cache=False)
     summary = asyncio.run(run_bench(dataset, ["single"], ctx, tmp_path / "o"))
     binary = summary["report"]["single"]["binary"]
     assert binary["failed"] == 6 and binary["accuracy"] == 0.0
@@ -78,7 +78,7 @@ def test_failed_predictions_are_counted_never_correct(dataset, tmp_path, scripte
 def test_the_same_command_tries_failed_predictions_again_and_keeps_the_finished_ones(
     dataset, tmp_path, scripted
 ):
-    ctx = Context(model="scripted", search="given", cache=False)
+    ctx = BenchContext(model="scripted", search="given", cache=False)
     scripted.script["Rating"] = [TimeoutError("busy")] * 2 + [rating("supported")] * 4
     first = asyncio.run(run_bench(dataset, ["single"], ctx, tmp_path / "o"))
     assert first["report"]["single"]["binary"]["failed"] == 2
@@ -92,13 +92,13 @@ def test_the_same_command_tries_failed_predictions_again_and_keeps_the_finished_
 
 
 def test_meta_never_reaches_a_method(dataset, tmp_path, scripted):
-    ctx = Context(model="scripted", search="given", cache=False)
+    ctx = BenchContext(model="scripted", search="given", cache=False)
     asyncio.run(run_bench(dataset, ["jury-adaptive", "adversarial", "fire", "safe"], ctx, tmp_path / "o"))
     assert scripted.calls and not any("GOLD-ONLY" in prompt for _, prompt in scripted.calls)
 
 
 def test_four_way_and_cost_columns(dataset, tmp_path):
-    ctx = Context(model="sim", search="given", cache=False)
+    ctx = BenchContext(model="sim", search="given", cache=False)
     summary = asyncio.run(run_bench(dataset, ["adversarial"], ctx, tmp_path / "o"))
     report = summary["report"]["adversarial"]
     assert report["four_way"]["n"] == 6 and 0 <= report["four_way"]["averitec_score"] <= 1
@@ -172,13 +172,15 @@ def test_perf_bench_reports_bounds_and_overhead():
 def test_report_only_runs_nothing_and_reports_what_is_stored(tmp_path):
     import asyncio
 
+    from factcourt.bench.context import BenchContext
     from factcourt.bench.runner import run_bench
-    from factcourt.context import Context
 
     data = tmp_path / "claims.jsonl"
     data.write_text('{"id": "a", "claim": "x", "label": true}\n', encoding="utf-8")
     summary = asyncio.run(
-        run_bench(data, ["single"], Context(model="sim", search="none"), tmp_path / "out", report_only=True)
+        run_bench(
+            data, ["single"], BenchContext(model="sim", search="none"), tmp_path / "out", report_only=True
+        )
     )
     assert (
         not (tmp_path / "out" / "predictions.jsonl").exists()
@@ -377,7 +379,7 @@ def test_a_fire_prediction_that_failed_midway_is_failed_not_its_last_verdict(
         "search_query": "Paris capital",
     }
     scripted.script["FireStep"] = [step, TimeoutError("down")]
-    ctx = Context(model="scripted", search="local", corpus=corpus, cache=False, max_concurrency=1)
+    ctx = BenchContext(model="scripted", search="local", corpus=corpus, cache=False, max_concurrency=1)
     summary = asyncio.run(run_bench(dataset, ["fire"], ctx, tmp_path / "o", limit=1))
     record = json.loads((tmp_path / "o" / "predictions.jsonl").read_text().splitlines()[0])
     assert record["verdict"] is None and "down" in record["error"]

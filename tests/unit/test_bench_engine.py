@@ -5,9 +5,9 @@ import json
 
 import pytest
 
+from factcourt.bench.context import BenchContext
 from factcourt.bench.engine import measure, summarise
 from factcourt.bench.methods import Prediction
-from factcourt.context import Context
 from factcourt.runs import run_config
 from factcourt.state import Usage
 
@@ -70,7 +70,7 @@ def test_each_prompt_is_sent_once_per_repeat_after_one_warm_up_call(dataset, mon
         return _call(1.0, 300, 50)
 
     monkeypatch.setattr("factcourt.bench.engine.predict", scripted)
-    ctx = Context(model="sim", search="given", max_concurrency=2)
+    ctx = BenchContext(model="sim", search="given", max_concurrency=2)
     summary = asyncio.run(measure(dataset, ctx, limit=4, repeats=2, part="all"))
     assert len(sent) == 1 + 4 * 2
     assert {cache for *_, cache in sent} == {False}  # a cached answer would time nothing
@@ -79,6 +79,6 @@ def test_each_prompt_is_sent_once_per_repeat_after_one_warm_up_call(dataset, mon
 
 
 def test_the_embedded_server_takes_as_many_claims_at_once_as_it_has_slots():
-    assert run_config(Context(model="local", local_slots=1, max_concurrency=4))["max_concurrency"] == 1
-    assert run_config(Context(model="local", local_slots=2, max_concurrency=4))["max_concurrency"] == 2
-    assert run_config(Context(model="sim", local_slots=1, max_concurrency=4))["max_concurrency"] == 4
+    assert run_config(BenchContext(model="local", local_slots=1, max_concurrency=4))["max_concurrency"] == 1
+    assert run_config(BenchContext(model="local", local_slots=2, max_concurrency=4))["max_concurrency"] == 2
+    assert run_config(BenchContext(model="sim", local_slots=1, max_concurrency=4))["max_concurrency"] == 4

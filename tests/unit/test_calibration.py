@@ -43,10 +43,10 @@ def test_calibrate_fits_stores_and_every_later_run_reads_the_fit(scripted, tmp_p
 
 
 def test_a_fit_for_another_prompt_or_model_is_not_used(scripted, tmp_path, capsys, monkeypatch):
-    from factcourt.context import Context
+    from factcourt.context.claims import ClaimsContext
     from factcourt.providers import calibration
 
-    ctx = Context(model="scripted")
+    ctx = ClaimsContext(model="scripted")
     fit = calibration.Calibration(a=1.0, b=3.0, model="registered:scripted", prompt="another")
     calibration.save(fit)
     assert calibration.stored(ctx) is None
@@ -61,10 +61,10 @@ def test_a_fit_for_another_prompt_or_model_is_not_used(scripted, tmp_path, capsy
 
 
 def test_the_embedded_default_ships_a_fit_for_its_label_prompt():
-    from factcourt.context import Context
+    from factcourt.context.claims import ClaimsContext
     from factcourt.providers.calibration import stored
 
-    fit = stored(Context())  # found in the package, not in the (empty) user cache
+    fit = stored(ClaimsContext())  # found in the package, not in the (empty) user cache
     assert fit is not None and fit.model.startswith("local:") and sum(fit.fitted_on.values()) >= 80
     # a raw lean to "refuted" of 0.3 is not a refutation once calibrated
     assert fit.apply(0.3) > 0.5 and fit.apply(0.01) < 0.5
@@ -94,15 +94,15 @@ def test_a_slope_per_evidence_kind_scales_the_confidence_and_never_moves_the_ver
 def test_a_flat_slope_shows_an_even_confidence_and_keeps_the_pooled_verdict(scripted, monkeypatch):
     import asyncio
 
-    from factcourt.context import Context
-    from factcourt.nodes import verifier
+    from factcourt.context.claims import ClaimsContext
+    from factcourt.nodes.agents import verifier
     from factcourt.providers.calibration import Calibration
     from factcourt.state import Evidence
 
     fit = Calibration(a=1.0, b=-1.0, model="registered:scripted", prompt="p", slopes={"given": 0.0})
     monkeypatch.setattr(verifier, "stored", lambda ctx: fit)
     scripted.script["Label"] = [with_logprobs({"verdict": "supported"}, {"supported": 0.6, "refuted": 0.4})]
-    ctx = Context(model="scripted", search="given", cache=False)
+    ctx = ClaimsContext(model="scripted", search="given", cache=False)
     turn, _ = asyncio.run(
         verifier.decide_by_labels(ctx, "C.", [Evidence(text="x")], language="en", run_name="t", tags=[])
     )

@@ -48,25 +48,53 @@ def test_leases_of_different_threads_do_not_share_a_file(tmp_path, monkeypatch):
 
 def test_a_crashed_run_is_not_resumed_by_another_model(monkeypatch):
     from factcourt.checkpoints import run_key
-    from factcourt.context import Context
+    from factcourt.context.claims import ClaimsContext
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    embedded = run_key("factcheck", ["text", ""], Context())
+    embedded = run_key("factcheck", ["text", ""], ClaimsContext())
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # model 'auto' is OpenAI's now
-    assert run_key("factcheck", ["text", ""], Context()) != embedded
+    assert run_key("factcheck", ["text", ""], ClaimsContext()) != embedded
 
 
 def test_a_crashed_run_is_not_resumed_on_replaced_weights(tmp_path):
     import os
 
     from factcourt.checkpoints import run_key
-    from factcourt.context import Context
+    from factcourt.context.claims import ClaimsContext
 
     weights_file = tmp_path / "model.gguf"
     weights_file.write_bytes(b"one")
-    ctx = Context(local_weights=str(weights_file))
+    ctx = ClaimsContext(local_weights=str(weights_file))
     before = run_key("factcheck", ["text", ""], ctx)
     weights_file.write_bytes(b"other weights")
     os.utime(weights_file, ns=(1, 1))
     assert run_key("factcheck", ["text", ""], ctx) != before
+
+
+def test_runs_an_older_factcourt_saved_are_cleared_with_one_note(tmp_path, monkeypatch, capsys):
+    import asyncio
+
+    from langgraph.graph import START, StateGraph
+    from typing_extensions import TypedDict
+
+    from factcourt.cli.shared import say_how_it_runs
+    from factcourt.context.claims import ClaimsContext
+
+    class State(TypedDict):
+        n: int
+
+    def build():
+        return StateGraph(State).add_node("step", lambda state: {}).add_edge(START, "step")
+
+    async def open_run():
+        async with checkpoints.resumable_run("t", build, ["x"], {"n": 1}, ClaimsContext(model="sim")) as run:
+            return run
+
+    monkeypatch.setenv("FACTCOURT_CACHE_DIR", str(tmp_path))
+    saved_thread("crashed-under-factcourt.state")  # a file with no layout recorded: an older factcourt's
+    first = asyncio.run(open_run())
+    assert first.cleared_unreadable == 1
+    say_how_it_runs(first._asdict(), True, "this same text")
+    assert "1 interrupted run(s) saved by an older factcourt cannot resume" in capsys.readouterr().err
+    assert asyncio.run(open_run()).cleared_unreadable == 0  # the layout is recorded now

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import factcourt
-from factcourt.nodes.decompose import unresolved
+from factcourt.nodes.agents.clerk import unresolved
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "decontext.jsonl"
 
@@ -114,7 +114,7 @@ def test_skipped_sentences_are_asked_again_with_the_whole_text_as_context(script
 
 def test_clerk_bench_scores_self_contained_claims(scripted, tmp_path):
     from factcourt.bench.clerk import run
-    from factcourt.context import Context
+    from factcourt.bench.context import BenchContext
 
     fixture = tmp_path / "f.jsonl"
     rows = [
@@ -142,7 +142,7 @@ def test_clerk_bench_scores_self_contained_claims(scripted, tmp_path):
 
     scripted.script["ClerkOutput"] = [clerk]
     scripted.script["ResolvedClaims"] = [{"claims": ["It has it."]}]
-    summary = run(fixture, Context(model="scripted", cache=False))
+    summary = run(fixture, BenchContext(model="scripted", cache=False))
     assert summary["self_contained_rate"] == 0.5
     assert [r["self_contained"] for r in summary["rows"]] == [True, False]
 
@@ -200,7 +200,7 @@ def test_a_claim_field_filled_with_a_label_gives_the_sentence_as_the_claim(scrip
 
 
 def test_a_claim_states_its_sentence_when_they_share_a_content_word():
-    from factcourt.nodes.decompose import states_its_sentence
+    from factcourt.nodes.agents.clerk import states_its_sentence
 
     assert not states_its_sentence("True", "Haass is an American diplomat.")
     assert not states_its_sentence("对", "李白是唐代诗人。")
@@ -211,7 +211,7 @@ def test_a_claim_states_its_sentence_when_they_share_a_content_word():
 
 def test_clerk_bench_decomposes_a_shared_text_once_and_rates_each_language(scripted, tmp_path):
     from factcourt.bench.clerk import run
-    from factcourt.context import Context
+    from factcourt.bench.context import BenchContext
 
     text = "Rome is old. It has the Colosseum. It was founded in 753 BC."
     rows = [
@@ -229,7 +229,7 @@ def test_clerk_bench_decomposes_a_shared_text_once_and_rates_each_language(scrip
         return {"claims": [{"sentence": s, "claim": s} for s in sentences]}
 
     scripted.script["ClerkOutput"] = [clerk]
-    summary = run(fixture, Context(model="scripted", cache=False))
+    summary = run(fixture, BenchContext(model="scripted", cache=False))
     assert summary["responses"] == 2 and summary["clerk_calls"] == 2
     assert summary["by_language"] == {"en": {"items": 2, "rate": 1.0}, "zh": {"items": 1, "rate": 1.0}}
 

@@ -320,12 +320,12 @@ def test_a_chinese_text_against_the_english_corpus_is_warned_once(tmp_path, caps
 def test_a_result_is_printed_before_out_is_written_so_a_failed_write_loses_nothing(
     tmp_path, capsys, corpus, monkeypatch
 ):
-    import factcourt.cli
+    import factcourt.cli.claims
 
     text = tmp_path / "t.txt"
     text.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
     monkeypatch.setattr(
-        factcourt.cli, "prepare_out", lambda out: None
+        factcourt.cli.claims, "prepare_out", lambda out: None
     )  # as if the folder went away meanwhile
     out = tmp_path / "gone" / "r.json"
     assert main(["check", str(text), "--model", "sim", "--corpus", corpus, "--json", "--out", str(out)]) == 1

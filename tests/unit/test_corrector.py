@@ -3,7 +3,7 @@
 import json
 
 import factcourt
-from factcourt.nodes.corrector import apply_edits
+from factcourt.nodes.claims.corrector import apply_edits
 from factcourt.state import Edit
 from tests.fakes import juror, rating
 
@@ -80,7 +80,7 @@ def test_a_failed_rewrite_is_named_and_fails_the_run(scripted, corpus, tmp_path,
     assert correction["failed"] and "timed out" in correction["failed"][0]["error"]
 
 
-from factcourt.nodes.corrector import replacement_problem  # noqa: E402
+from factcourt.nodes.claims.corrector import replacement_problem  # noqa: E402
 
 PACIFIC = "The Pacific Ocean is the smallest ocean on Earth."
 PACIFIC_EVIDENCE = [
@@ -156,8 +156,8 @@ def test_a_refused_replacement_then_a_good_one_is_applied(scripted, corpus):
 
 
 def test_bench_corrector_scores_fixed_removed_and_failed_corrections(scripted, tmp_path):
+    from factcourt.bench.context import BenchContext
     from factcourt.bench.corrector import run
-    from factcourt.context import Context
 
     rows = [
         {"id": f"x{i}", "claim": claim, "label": False, "evidence": [evidence]}
@@ -183,7 +183,7 @@ def test_bench_corrector_scores_fixed_removed_and_failed_corrections(scripted, t
         return {"wrong": "Paris is in Spain.", "right": "The claim is refuted: Paris is in France."}
 
     scripted.script["CorrectorAnswer"] = [corrector]
-    summary = run(dataset, Context(model="scripted", search="given", cache=False), limit=30, part="all")
+    summary = run(dataset, BenchContext(model="scripted", search="given", cache=False), limit=30, part="all")
     assert summary["claims"] == 3 and (summary["fixed"], summary["removed"], summary["failed"]) == (1, 1, 1)
     assert summary["first_try"] == 2 and abs(summary["rubric_rate"] - 2 / 3) < 1e-9
 
@@ -221,7 +221,7 @@ def test_negations_function_words_and_the_originals_own_words_need_no_evidence()
 
 
 def test_the_corrected_sentence_is_the_original_with_the_wrong_words_replaced():
-    from factcourt.nodes.corrector import substituted
+    from factcourt.nodes.claims.corrector import substituted
 
     assert substituted(PACIFIC, "smallest", "largest") == (
         "The Pacific Ocean is the largest ocean on Earth.",

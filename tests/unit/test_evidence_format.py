@@ -1,6 +1,6 @@
 """How the knowledge base is shown to the agents: the prompt's budget is shared by the pieces shown."""
 
-from factcourt.nodes._shared import EVIDENCE_BUDGET, EVIDENCE_SHOWN, format_evidence
+from factcourt.nodes.helpers import EVIDENCE_BUDGET, EVIDENCE_SHOWN, format_evidence
 from factcourt.state import Evidence
 
 

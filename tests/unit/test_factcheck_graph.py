@@ -123,7 +123,9 @@ def test_max_claims_guard_records_the_overflow(scripted):
 
 
 def test_stream_carries_per_claim_progress_events(scripted, corpus):
-    ctx = factcourt.Context(model="scripted", corpus=corpus, cache=False, rule="adaptive", first_pass="off")
+    ctx = factcourt.ClaimsContext(
+        model="scripted", corpus=corpus, cache=False, rule="adaptive", first_pass="off"
+    )
 
     async def collect():
         return [

@@ -6,7 +6,7 @@ import logging
 import pytest
 
 import factcourt
-from factcourt.context import Context
+from factcourt.context.claims import ClaimsContext
 from factcourt.graphs.verify import graph
 from factcourt.state import Claim
 from tests.fakes import juror, rating, with_logprobs
@@ -52,7 +52,7 @@ def test_the_first_pass_decides_only_at_or_above_its_threshold(scripted, corpus,
 
 
 def _events(corpus, **settings):
-    ctx = Context(model="scripted", corpus=corpus, cache=False, **settings)
+    ctx = ClaimsContext(model="scripted", corpus=corpus, cache=False, **settings)
 
     async def collect():
         events, final = [], None
@@ -233,10 +233,10 @@ def test_plain_is_the_same_call_as_the_first_pass(scripted, corpus):
 
     from factcourt.bench.datasets import Case
     from factcourt.bench.methods import predict
-    from factcourt.context import Context
+    from factcourt.context.claims import ClaimsContext
 
     case = Case(id="q1", claim=CLAIM, question="Where is the Eiffel Tower?")
-    ctx = Context(model="scripted", corpus=corpus, cache=False, search="local")
+    ctx = ClaimsContext(model="scripted", corpus=corpus, cache=False, search="local")
     asyncio.run(predict("plain", case, ctx))
     asyncio.run(predict("default", case, ctx))
     plain, first_pass = [p for n, p in scripted.calls if n == "Label"]
@@ -252,7 +252,7 @@ def test_evidence_given_to_the_python_verify_is_searched_no_further(scripted, co
 
 
 def test_a_partly_kept_citation_list_keeps_the_line_break_before_it():
-    from factcourt.nodes._shared import ground_citations
+    from factcourt.nodes.helpers import ground_citations
 
     assert ground_citations("Para one.\n[E1, E9] next", range(1, 6)) == ("Para one.\n[E1] next", [1], 1)
 
@@ -290,7 +290,7 @@ def test_a_debate_flag_with_a_first_pass_threshold_routes_by_it(scripted, corpus
 
 def test_a_claim_given_as_json_as_the_langgraph_server_passes_it_is_checked(scripted, corpus):
     scripted.script["Label"] = [with_logprobs(rating("supported"), {"supported": 0.97, "refuted": 0.03})]
-    ctx = Context(model="scripted", corpus=corpus, cache=False, search="given")
+    ctx = ClaimsContext(model="scripted", corpus=corpus, cache=False, search="given")
     given = [{"text": "The Eiffel Tower is a wrought-iron tower in Paris.", "url": "https://e.org"}]
     final = asyncio.run(
         graph.ainvoke({"claim": {"id": "c1", "text": CLAIM}, "given_evidence": given}, context=ctx)

@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 import factcourt
-from factcourt.context import Context
+from factcourt.context.hallucination import HallucinationContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.graphs.hallucination import graph
 from factcourt.nodes.hallucination.protocol import (
@@ -153,18 +153,21 @@ def test_refiner_findings_parse_types_and_percent_probabilities():
 
 
 def test_stop_reasons_in_order_consensus_then_epsilon_then_round_limit():
-    ctx = Context(epsilon=0.2, search="none")
+    ctx = HallucinationContext(epsilon=0.2, search="none")
     agreed = "hallucination"
     assert stop_reason(ruling(dispute=0.9, consensus=True), 1, ctx, agreed) == "consensus"
     # "falls to epsilon or below"
     assert stop_reason(ruling(dispute=0.2), 1, ctx, agreed) == "dispute_below_epsilon"
     assert stop_reason(ruling(dispute=0.21), 1, ctx, agreed) == "next_round"
     assert stop_reason(ruling(dispute=0.21), 3, ctx, agreed) == "max_rounds"
-    assert stop_reason(ruling(dispute=0.21), 2, Context(rounds=2, search="none"), agreed) == "max_rounds"
+    assert (
+        stop_reason(ruling(dispute=0.21), 2, HallucinationContext(rounds=2, search="none"), agreed)
+        == "max_rounds"
+    )
 
 
 def test_an_early_stop_needs_both_teams_to_agree_with_each_other_and_with_the_winner():
-    ctx = Context(epsilon=0.2, search="none")
+    ctx = HallucinationContext(epsilon=0.2, search="none")
     pro_agreed = ruling(winner="pro", dispute=0.0, consensus=True)
     assert stop_reason(pro_agreed, 1, ctx, "no_hallucination") == "consensus"
     assert stop_reason(pro_agreed, 1, ctx, None) == "next_round", "the teams disagree: no consensus"
@@ -188,7 +191,7 @@ def test_an_early_stop_needs_both_teams_to_agree_with_each_other_and_with_the_wi
 
 
 def test_the_papers_judge_rule_stops_and_decides_on_the_judges_word_alone(scripted):
-    ctx = Context(epsilon=0.2, search="none", hallucination_judge="paper")
+    ctx = HallucinationContext(epsilon=0.2, search="none", hallucination_judge="paper")
     pro_agreed = ruling(winner="pro", dispute=0.0, consensus=True)
     assert stop_reason(pro_agreed, 1, ctx, None) == "consensus"
     assert stop_reason(pro_agreed, 1, ctx, "hallucination") == "consensus"
@@ -287,11 +290,11 @@ def test_history_rule_own_summary_opposing_same_role_last_round_and_feedback_onl
 
 def test_context_rejects_bad_hallucination_settings():
     with pytest.raises(ConfigError, match="epsilon"):
-        Context(epsilon=1.5)
+        HallucinationContext(epsilon=1.5)
     with pytest.raises(ConfigError, match="unknown hallucination agent"):
-        Context(hallucination_agents=["logic", "rhetoric"])
+        HallucinationContext(hallucination_agents=["logic", "rhetoric"])
     with pytest.raises(ConfigError, match="layout"):
-        Context(hallucination_layout="team", hallucination_agents=["logic", "factual"])
+        HallucinationContext(hallucination_layout="team", hallucination_agents=["logic", "factual"])
 
 
 # ---------------------------------------------------------------------------- the graph
@@ -673,7 +676,7 @@ def test_search_given_without_knowledge_is_bad_input(scripted):
 
 
 def test_an_empty_item_sent_straight_to_the_graph_fails_with_its_reason(scripted):
-    ctx = Context(model="scripted", search="none", cache=False)
+    ctx = HallucinationContext(model="scripted", search="none", cache=False)
     state = asyncio.run(graph.ainvoke({"question": Q, "answer": ""}, context=ctx))
     assert state["report"].error == "the answer is empty" and state["report"].label is None
 
@@ -759,10 +762,11 @@ def test_detect_command_exits_1_when_search_is_down(scripted, corpus, monkeypatc
 
 
 def test_bench_runs_the_other_impd_ablations_each_without_its_calls(scripted, tmp_path, qa_dataset):
+    from factcourt.bench.context import BenchContext
     from factcourt.bench.runner import run_bench
 
     scripted.script["JudgeAnswer"] = [lambda p: judge("con" if "Africa" in p else "pro", 0.1, consensus=True)]
-    ctx = Context(model="scripted", search="given", cache=False)
+    ctx = BenchContext(model="scripted", search="given", cache=False)
     methods = ["impd-no_factual", "impd-no_consistency", "impd-no_comprehensive"]
     summary = asyncio.run(run_bench(qa_dataset, methods, ctx, tmp_path / "out"))
     assert all(summary["report"][m]["binary"]["failed"] == 0 for m in methods)
@@ -774,13 +778,14 @@ def test_bench_runs_the_other_impd_ablations_each_without_its_calls(scripted, tm
 def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_path, qa_dataset):
     import json
 
+    from factcourt.bench.context import BenchContext
     from factcourt.bench.runner import run_bench
 
     def ruling_for(prompt):
         return judge("con" if "Africa" in prompt else "pro", 0.1, consensus=True)
 
     scripted.script["JudgeAnswer"] = [ruling_for]
-    ctx = Context(model="scripted", search="given", cache=False)
+    ctx = BenchContext(model="scripted", search="given", cache=False)
     methods = ["impd", "impd-team", "impd-no_logic", "impd-no_knowledge"]
     summary = asyncio.run(run_bench(qa_dataset, methods, ctx, tmp_path / "out"))
     accuracy = {m: summary["report"][m]["binary"]["accuracy"] for m in methods}

@@ -437,7 +437,8 @@ def test_report_html_renders_a_finished_run_from_a_servers_thread(tmp_path, monk
 
     import langgraph_sdk
 
-    from factcourt.api import make_context
+    from factcourt.context.claims import ClaimsContext
+    from factcourt.context.hallucination import HallucinationContext
     from factcourt.state import Claim
 
     payload = {
@@ -446,7 +447,8 @@ def test_report_html_renders_a_finished_run_from_a_servers_thread(tmp_path, monk
         "hallucination": {"question": "Who wrote Hamlet?", "answer": "Marlowe."},
     }[graph_name]
     graph = importlib.import_module(f"factcourt.graphs.{graph_name}").graph
-    state = asyncio.run(graph.ainvoke(payload, context=make_context(model="sim", search="none", cache=False)))
+    kind = HallucinationContext if graph_name == "hallucination" else ClaimsContext
+    state = asyncio.run(graph.ainvoke(payload, context=kind(model="sim", search="none", cache=False)))
     monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: StoredThread(state))
     out = tmp_path / "r.html"
     assert main(["report-html", "--thread", "t1", "--out", str(out)]) == 0

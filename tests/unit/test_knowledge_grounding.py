@@ -1,6 +1,6 @@
 """Knowledge statements must rest on the fragments they cite: the gatherer may not add facts."""
 
-from factcourt.nodes.hallucination.gather import grounded_statements, stated_by
+from factcourt.nodes.agents.gatherer import grounded_statements, stated_by
 from factcourt.state import Evidence
 
 PAN = Evidence(

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import factcourt
 from factcourt.cli import main
-from factcourt.context import Context
+from factcourt.context.base import BaseContext
 from factcourt.inputs import detect_language
 from factcourt.providers import search
 from factcourt.providers.search import corpus_languages, uncovered_language
@@ -43,10 +43,10 @@ def chinese_corpus(tmp_path):
 
 
 def test_uncovered_language_only_for_local_search_without_that_language(corpus, tmp_path):
-    assert uncovered_language(Context(search="local", corpus=corpus), CHINESE) == "zh"
-    assert uncovered_language(Context(search="local", corpus=corpus), "Paris is in France.") is None
-    assert uncovered_language(Context(search="local", corpus=chinese_corpus(tmp_path)), CHINESE) is None
-    assert uncovered_language(Context(search="serper"), CHINESE) is None
+    assert uncovered_language(BaseContext(search="local", corpus=corpus), CHINESE) == "zh"
+    assert uncovered_language(BaseContext(search="local", corpus=corpus), "Paris is in France.") is None
+    assert uncovered_language(BaseContext(search="local", corpus=chinese_corpus(tmp_path)), CHINESE) is None
+    assert uncovered_language(BaseContext(search="serper"), CHINESE) is None
 
 
 def script_chinese_check(scripted):

@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from factcourt.bench.leaderboard import Leaderboard, build_report, markdown, read_prompts
 from factcourt.cli import main
-from factcourt.context import Context
+from factcourt.context.pyramid import LeaderboardContext
 from factcourt.errors import ConfigError, InputError
+from factcourt.leaderboard import Leaderboard, build_report, markdown, read_prompts
 from factcourt.providers import models
 from factcourt.providers.simulated import rule_answer, tagged
 from tests.fakes import ANSWERS, ScriptedModel, same_fact_by_key
@@ -156,7 +156,7 @@ def test_claims_over_max_claims_are_counted_per_answer_and_in_the_report(tmp_pat
 def stored(tmp_path, f1s: dict[str, dict[str, float | None]]) -> Leaderboard:
     """A leaderboard with its records stored: each target's F1@1.0 per prompt id, None for a failed check."""
     prompts = read_prompts(PROMPTS)
-    lb = Leaderboard(prompts, list(f1s), Context(), tmp_path, Console(quiet=True))
+    lb = Leaderboard(prompts, list(f1s), LeaderboardContext(), tmp_path, Console(quiet=True))
     for model, by_prompt in f1s.items():
         for p in prompts:
             f1 = by_prompt[p.id]
@@ -414,7 +414,7 @@ def test_a_resume_with_another_temperature_or_top_k_is_refused(
 
 def test_an_expert_named_twice_is_refused():
     with pytest.raises(ConfigError, match="named twice"):
-        Context(experts=["expert-a", "expert-a", "expert-b"])
+        LeaderboardContext(experts=["expert-a", "expert-a", "expert-b"])
 
 
 def test_an_expert_that_fails_makes_the_leaderboard_exit_1(tmp_path, corpus, experts, scripted):

@@ -73,8 +73,8 @@ def test_the_key_inside_the_explanation_text_is_not_taken_for_the_field():
 
 
 def test_the_judges_winner_confidence_follows_confidence_source():
-    from factcourt.context import Context
-    from factcourt.nodes._shared import read_confidence
+    from factcourt.context.base import BaseContext
+    from factcourt.nodes.helpers import read_confidence
 
     tokens = [
         tok('{"'),
@@ -84,8 +84,8 @@ def test_the_judges_winner_confidence_follows_confidence_source():
         tok('"}'),
     ]
     judge = {"field": "winner", "labels": ("pro", "con", "uncertain")}
-    probabilities, confidence = read_confidence(Context(), tokens, "pro", 0.95, **judge)
+    probabilities, confidence = read_confidence(BaseContext(), tokens, "pro", 0.95, **judge)
     assert confidence == probabilities["pro"] == pytest.approx(0.7)
-    stated = Context(confidence_source="reported")
+    stated = BaseContext(confidence_source="reported")
     assert read_confidence(stated, tokens, "pro", 0.95, **judge)[1] == 0.95
-    assert read_confidence(Context(), None, "pro", 0.95, **judge) == (None, 0.95)
+    assert read_confidence(BaseContext(), None, "pro", 0.95, **judge) == (None, 0.95)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from factcourt.bench.datasets import load_seeds
-from factcourt.bench.longqa import build_seeds, import_review, stored_records, write_outputs
 from factcourt.cli import main
-from factcourt.context import Context
+from factcourt.context.longqa import LongQAContext
 from factcourt.errors import InputError
 from factcourt.graphs.longqa import graph
+from factcourt.inputs import load_seeds
+from factcourt.longqa import build_seeds, import_review, stored_records, write_outputs
 from factcourt.metrics.longqa import build_stats, length_ratio
 from factcourt.nodes.longqa.cluster import topic_clusters
 from factcourt.nodes.longqa.fuse import chosen
@@ -73,7 +73,7 @@ def script_build(
 
 
 def run(seed, **settings):
-    ctx = Context(**{"model": "scripted", "cache": False, **settings})
+    ctx = LongQAContext(**{"model": "scripted", "cache": False, **settings})
     return asyncio.run(graph.ainvoke({"seed": seed}, context=ctx))
 
 
@@ -366,7 +366,7 @@ def test_an_empty_seed_fails_without_a_model_call(scripted):
 
 
 def build(scripted, out, corpus, seeds=None):
-    ctx = Context(model="scripted", cache=False, corpus=corpus)
+    ctx = LongQAContext(model="scripted", cache=False, corpus=corpus)
     records = asyncio.run(build_seeds(seeds or load_seeds(SEEDS), ctx, out, quiet=True))
     return write_outputs(out, records, ctx)
 

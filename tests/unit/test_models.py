@@ -5,7 +5,7 @@ import asyncio
 import pytest
 from langchain_core.messages import HumanMessage
 
-from factcourt.context import Context
+from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
 from factcourt.providers.models import ask, choose
 from factcourt.state import JurorAnswer
@@ -13,7 +13,7 @@ from tests.fakes import juror
 
 
 def test_roles_resolve_to_endpoints(monkeypatch):
-    ctx = Context(role_models={"moderator": "gpt-4o"})
+    ctx = BaseContext(role_models={"moderator": "gpt-4o"})
     assert choose(ctx, "evaluator").endpoint == "embedded"
     assert choose(ctx, "evaluator").method == "json_schema"
     assert choose(ctx, "answer").method == "grammar"  # long-form answers: the string bound holds
@@ -21,14 +21,14 @@ def test_roles_resolve_to_endpoints(monkeypatch):
     assert choose(ctx, "evaluator").name == "gpt-4o-mini"
     assert choose(ctx, "moderator").name == "gpt-4o"
     assert choose(ctx, "moderator").method == "json_schema"
-    vllm = Context(base_url="http://127.0.0.1:8000/v1", model="qwen")
+    vllm = BaseContext(base_url="http://127.0.0.1:8000/v1", model="qwen")
     assert choose(vllm, "clerk").endpoint == "http://127.0.0.1:8000/v1"
     assert choose(vllm, "clerk").method == "function_calling"
 
 
 def test_a_named_model_without_key_or_endpoint_is_a_config_error():
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
-        choose(Context(model="gpt-4o"), "clerk")
+        choose(BaseContext(model="gpt-4o"), "clerk")
 
 
 def call(ctx):
@@ -38,7 +38,7 @@ def call(ctx):
 
 
 def test_usage_is_counted_from_the_server_reply(scripted):
-    answer = call(Context(model="scripted"))
+    answer = call(BaseContext(model="scripted"))
     assert answer.value is not None
     assert answer.usage.calls == 1 and answer.usage.input_tokens == 10
     assert answer.usage.by_role["evaluator"]["output_tokens"] == 5
@@ -46,11 +46,11 @@ def test_usage_is_counted_from_the_server_reply(scripted):
 
 def test_unparsable_answers_are_retried_then_reported(scripted):
     scripted.script["JurorAnswer"] = ["garbage", "{broken", juror("supported")]
-    answer = call(Context(model="scripted", retries=2))
+    answer = call(BaseContext(model="scripted", retries=2))
     assert answer.value.verdict == "supported" and answer.usage.calls == 3
     scripted.calls.clear()
     scripted.script["JurorAnswer"] = ["garbage"]
-    answer = call(Context(model="scripted", retries=1))
+    answer = call(BaseContext(model="scripted", retries=1))
     assert answer.value is None and "unparsable" in answer.error and answer.usage.calls == 2
 
 
@@ -63,27 +63,27 @@ def test_second_identical_call_is_served_by_the_cache(monkeypatch):
         models, "_build", lambda ctx, choice, url, **_: built.append(1) or SimulatedChatModel()
     )
     models._built.clear()
-    first = call(Context(model="sim"))
-    second = call(Context(model="sim"))
+    first = call(BaseContext(model="sim"))
+    second = call(BaseContext(model="sim"))
     assert first.usage.calls == 1 and not first.cached
     assert second.cached and second.usage.calls == 0 and second.value == first.value
-    third = call(Context(model="sim", cache=False))
+    third = call(BaseContext(model="sim", cache=False))
     assert third.usage.calls == 1
 
 
 def test_search_auto_follows_the_keys(monkeypatch):
-    assert Context().search == "local"
+    assert BaseContext().search == "local"
     monkeypatch.setenv("SERPER_API_KEY", "s")
-    assert Context().search == "serper"
+    assert BaseContext().search == "serper"
     monkeypatch.setenv("TAVILY_API_KEY", "t")
-    assert Context().search == "tavily"
-    assert Context(search="local").search == "local"
+    assert BaseContext().search == "tavily"
+    assert BaseContext(search="local").search == "local"
 
 
 def test_a_bug_on_our_side_is_neither_blamed_on_the_endpoint_nor_retried(scripted):
     # raised in our code (here the fake's), not while the client read the reply
     scripted.script["JurorAnswer"] = [TypeError("our bug"), juror("supported")]
-    answer = call(Context(model="scripted", retries=2))
+    answer = call(BaseContext(model="scripted", retries=2))
     assert answer.value is None and len(scripted.calls) == 1
     assert "TypeError: our bug" in answer.error and "chat completion" not in answer.error
 
@@ -104,7 +104,7 @@ def test_a_prompt_over_the_context_window_names_both_sizes_and_is_not_retried(sc
     reply = httpx.Response(400, json={"error": error}, request=request)
     refused = BadRequestError("Error code: 400", response=reply, body=error)
     scripted.script["JurorAnswer"] = [refused, juror("supported")]
-    answer = call(Context(model="scripted", retries=2))
+    answer = call(BaseContext(model="scripted", retries=2))
     assert answer.value is None and len(scripted.calls) == 1
     assert "refused a prompt of 5031 tokens: its context window holds 4096" in answer.error
 
@@ -126,7 +126,7 @@ def test_an_answer_cut_at_max_tokens_is_retried_and_its_tokens_are_counted(scrip
         }
     )
     scripted.script["JurorAnswer"] = [LengthFinishReasonError(completion=cut), juror("supported")]
-    answer = call(Context(model="scripted", retries=1))
+    answer = call(BaseContext(model="scripted", retries=1))
     assert answer.value.verdict == "supported" and answer.usage.calls == 2 and answer.usage.unparsable == 1
     assert answer.usage.input_tokens == 300 + 10 and answer.usage.output_tokens == 64 + 5
 
@@ -182,9 +182,9 @@ def test_a_local_weights_file_is_cached_by_what_it_is_not_by_its_name(tmp_path, 
         path.write_bytes(data)
 
     def cached(path) -> bool:
-        return call(Context(local_weights=str(path), structured_output="function_calling")).cached
+        return call(BaseContext(local_weights=str(path), structured_output="function_calling")).cached
 
-    assert choose(Context(local_weights=str(first)), "evaluator").endpoint == "embedded"
+    assert choose(BaseContext(local_weights=str(first)), "evaluator").endpoint == "embedded"
     assert not cached(first) and cached(first)
     assert not cached(second) and cached(second)
     first.write_bytes(b"three")
@@ -196,7 +196,7 @@ def test_a_local_weights_file_is_cached_by_what_it_is_not_by_its_name(tmp_path, 
 
 def test_missing_local_weights_are_a_config_error_before_any_call(tmp_path):
     with pytest.raises(ConfigError, match="no such GGUF file"):
-        call(Context(local_weights=str(tmp_path / "missing.gguf")))
+        call(BaseContext(local_weights=str(tmp_path / "missing.gguf")))
 
 
 def test_a_fresh_ask_has_the_embedded_server_evaluate_the_whole_prompt():
@@ -206,7 +206,7 @@ def test_a_fresh_ask_has_the_embedded_server_evaluate_the_whole_prompt():
 
     loop = asyncio.new_event_loop()
     try:
-        ctx = Context()
+        ctx = BaseContext()
         embedded = ModelChoice("evaluator", "qwen", "embedded", "json_schema")
         fresh = chat_model(ctx, embedded, loop, "http://127.0.0.1:9/v1", fresh=True)
         cached = chat_model(ctx, embedded, loop, "http://127.0.0.1:9/v1")

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from factcourt.bench.datasets import load, read_evidence_file
+from factcourt.bench.datasets import load
 from factcourt.errors import InputError
-from factcourt.inputs import decode
-from factcourt.nodes.decompose import chunk, locate, split_sentences
+from factcourt.inputs import decode, read_evidence_file
+from factcourt.nodes.agents.clerk import chunk, locate, split_sentences
 
 
 def test_decode_utf8_bom_and_utf16():

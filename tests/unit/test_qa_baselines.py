@@ -6,16 +6,16 @@ import re
 import pytest
 
 from factcourt.bench.baselines import MAD_AGENTS, MAD_ROUNDS, cot, mad, self_reflection
+from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case
 from factcourt.bench.methods import predict
 from factcourt.bench.runner import run_bench
-from factcourt.context import Context
 from factcourt.state import Evidence
 
 Q = "Where is Mount Everest?"
 A = "Mount Everest is in Africa."
 K = [Evidence(text="Mount Everest, in the Himalayas of Asia, is Earth's highest mountain.", url="u")]
-CTX = Context(model="scripted", search="given", cache=False)
+CTX = BenchContext(model="scripted", search="given", cache=False)
 
 
 def check(conclusion, reasoning="Step by step [E1]."):
@@ -80,7 +80,7 @@ def test_a_failed_mad_turn_is_recorded_and_the_agents_last_good_answer_stands(sc
         return check("no_hallucination" if agent == 1 or round_ == 2 else "hallucination")
 
     scripted.script["HallucinationCheck"] = [answer]
-    ctx = Context(model="scripted", search="given", cache=False, retries=0)
+    ctx = BenchContext(model="scripted", search="given", cache=False, retries=0)
     verdict, error, trace = asyncio.run(mad(ctx, Q, A, K))
     # round 2: agent 1 failed (its round-1 no_hallucination stands), agents 2 and 3 say none
     assert (verdict, error) == ("supported", None)
@@ -89,7 +89,7 @@ def test_a_failed_mad_turn_is_recorded_and_the_agents_last_good_answer_stands(sc
 
 def test_mad_with_no_answer_at_all_fails_with_the_reasons_never_a_verdict(scripted):
     scripted.script["HallucinationCheck"] = [TimeoutError("model down")]
-    ctx = Context(model="scripted", search="given", cache=False, retries=0)
+    ctx = BenchContext(model="scripted", search="given", cache=False, retries=0)
     verdict, error, _ = asyncio.run(mad(ctx, Q, A, K))
     assert verdict is None and error.startswith("no MAD agent answered: round 1 agent 1:")
 
@@ -101,7 +101,7 @@ def test_an_empty_answer_is_not_judged_and_costs_no_call(scripted, method):
 
 
 def test_with_local_search_cot_searches_the_question_once(scripted, corpus):
-    ctx = Context(model="scripted", search="local", corpus=corpus, cache=False)
+    ctx = BenchContext(model="scripted", search="local", corpus=corpus, cache=False)
     scripted.script["HallucinationCheck"] = [check("hallucination")]
     case = Case(id="c", claim="x", question=Q, answer=A)
     prediction = asyncio.run(predict("cot", case, ctx))

@@ -1,6 +1,6 @@
 """Deterministic resolution of a claim's leading pronoun or vague reference (the Clerk's guard)."""
 
-from factcourt.nodes.references import resolve, subject_of, unresolved
+from factcourt.nodes.agents.references import resolve, subject_of, unresolved
 
 
 def test_subject_of_an_english_sentence_is_its_leading_name():

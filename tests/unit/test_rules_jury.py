@@ -1,7 +1,7 @@
 """Each jury rule's routing, counted in model and search calls with a scripted model."""
 
 import factcourt
-from factcourt.context import PRESETS
+from factcourt.context.claims import PRESETS
 from tests.fakes import juror
 
 CLAIM = "The Eiffel Tower is in Paris."

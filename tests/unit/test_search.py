@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from factcourt.context import Context
+from factcourt.context.base import BaseContext
 from factcourt.errors import BackendError, ConfigError, InputError
 from factcourt.providers import search
 from factcourt.providers.search import LocalBM25, load_corpus
@@ -49,9 +49,9 @@ def test_jsonl_and_folder_corpora(tmp_path):
 def test_missing_keys_are_config_errors():
     search._backends.clear()
     with pytest.raises(ConfigError, match="TAVILY_API_KEY"):
-        search.backend(Context(search="tavily"))
+        search.backend(BaseContext(search="tavily"))
     with pytest.raises(ConfigError, match="SERPER_API_KEY"):
-        search.backend(Context(search="serper"))
+        search.backend(BaseContext(search="serper"))
 
 
 def test_tavily_error_replies_become_errors(monkeypatch):
@@ -81,7 +81,7 @@ class Flaky:
 
 
 def test_backend_errors_are_retried_then_raised_never_empty(monkeypatch):
-    ctx = Context(search="tavily", retries=2, cache=False)
+    ctx = BaseContext(search="tavily", retries=2, cache=False)
     flaky = Flaky(failures=1)
     monkeypatch.setattr(search, "backend", lambda _ctx: flaky)
     found, real = search.search(ctx, "q")
@@ -94,7 +94,7 @@ def test_backend_errors_are_retried_then_raised_never_empty(monkeypatch):
 
 
 def test_search_results_are_cached(monkeypatch):
-    ctx = Context(search="tavily")
+    ctx = BaseContext(search="tavily")
     flaky = Flaky(failures=0)
     monkeypatch.setattr(search, "backend", lambda _ctx: flaky)
     assert search.search(ctx, "same")[1] is True
@@ -134,7 +134,7 @@ class DownAfter(Flaky):
 def test_a_search_failing_mid_debate_fails_the_claim_and_drops_the_verdicts_given(scripted, monkeypatch):
     # documents the current behaviour: the claim gets no verdict, its turns stay in the transcript
     import factcourt
-    from factcourt.context import PRESETS
+    from factcourt.context.claims import PRESETS
     from tests.fakes import juror
 
     down = DownAfter(good=1)
@@ -190,7 +190,7 @@ def _jsonl(path, text):
 def _local(corpus, query="Where is Paris?"):
     """A local search as a new run makes it: the corpus is read again."""
     search._backends.clear()
-    found, real = search.search(Context(search="local", corpus=str(corpus), top_k=1), query)
+    found, real = search.search(BaseContext(search="local", corpus=str(corpus), top_k=1), query)
     return [e.text for e in found], real
 
 
@@ -215,7 +215,7 @@ def test_one_relative_corpus_path_from_two_folders_is_two_corpora(tmp_path, monk
     monkeypatch.chdir(tmp_path / "two")
     assert _local("c.jsonl") == (["Paris is in Texas too."], True)
     # without a new run too: the process keeps one index per corpus, not per string typed
-    found, _ = search.search(Context(search="local", corpus="c.jsonl", top_k=1), "Where is Paris?")
+    found, _ = search.search(BaseContext(search="local", corpus="c.jsonl", top_k=1), "Where is Paris?")
     assert [e.text for e in found] == ["Paris is in Texas too."]
 
 
@@ -239,7 +239,7 @@ def test_a_long_running_process_searches_a_corpus_edited_while_it_runs(tmp_path)
 
     corpus = tmp_path / "c.jsonl"
     _jsonl(corpus, "Paris is in France.")
-    ctx = Context(search="local", corpus=str(corpus), top_k=1)
+    ctx = BaseContext(search="local", corpus=str(corpus), top_k=1)
     search._backends.clear()
     assert [e.text for e in search.search(ctx, "Where is Paris?")[0]] == ["Paris is in France."]
     _jsonl(corpus, "Paris is in Texas too.")
@@ -260,7 +260,7 @@ def test_a_folder_corpus_is_walked_again_only_after_a_pause(tmp_path, monkeypatc
     walks = []
     real_identity = search.corpus_identity
     monkeypatch.setattr(search, "corpus_identity", lambda path: walks.append(path) or real_identity(path))
-    ctx = Context(search="local", corpus=str(folder), top_k=1)
+    ctx = BaseContext(search="local", corpus=str(folder), top_k=1)
     search._backends.clear()
     for query in ("Where is Paris?", "Where do lions live?", "What orbits the Earth?"):
         search.search(ctx, query)
@@ -276,7 +276,7 @@ def test_a_folder_corpus_that_fails_to_load_fails_again_at_once(tmp_path, monkey
     folder.mkdir()
     for number, text in enumerate(["Paris is in France.", *OTHERS]):
         (folder / f"{number}.txt").write_text(text, encoding="utf-8")
-    ctx = Context(search="local", corpus=str(folder), top_k=1)
+    ctx = BaseContext(search="local", corpus=str(folder), top_k=1)
     search._backends.clear()
     search.search(ctx, "Where is Paris?")
     monkeypatch.setattr(search, "FOLDER_RECHECK_S", 0.0)
@@ -292,7 +292,7 @@ def test_a_folder_corpus_that_fails_to_load_fails_again_at_once(tmp_path, monkey
 
 def test_the_shipped_corpus_is_served_from_the_cache_by_the_next_run():
     search._backends.clear()
-    ctx = Context(search="local")
+    ctx = BaseContext(search="local")
     assert search.search(ctx, "Eiffel Tower Paris")[1] is True
     search._backends.clear()
     assert search.search(ctx, "Eiffel Tower Paris")[1] is False

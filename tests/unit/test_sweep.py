@@ -6,8 +6,8 @@ import pytest
 
 from factcourt.bench import methods as bench_methods
 from factcourt.bench import sweep
+from factcourt.bench.context import BenchContext
 from factcourt.bench.sweep import best, replay
-from factcourt.context import Context
 from factcourt.state import Usage
 
 
@@ -72,7 +72,7 @@ def replayed(monkeypatch):
 
 
 def run(datasets, out, limit=4):
-    ctx_for = lambda evidence: Context(model="sim", search=evidence, cache=False)  # noqa: E731
+    ctx_for = lambda evidence: BenchContext(model="sim", search=evidence, cache=False)  # noqa: E731
     return sweep.run_sweep([(d, "given") for d in datasets], ctx_for, out, limit=limit, part="all")
 
 

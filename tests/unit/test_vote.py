@@ -1,7 +1,7 @@
 """Golden tests of the judge's majority vote and its tie-break (no model call)."""
 
-from factcourt.nodes.judge_vote import majority
-from factcourt.rules import final_turns
+from factcourt.nodes.claims.judge_vote import majority
+from factcourt.nodes.claims.rules import final_turns
 from factcourt.state import Turn
 
 

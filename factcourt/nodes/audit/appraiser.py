@@ -7,9 +7,8 @@ import random
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import poor
-from factcourt.nodes._shared import clip, emit, fence
 from factcourt.nodes.audit.common import (
     EXAMPLE_CHARS,
     OBJECTS,
@@ -20,6 +19,7 @@ from factcourt.nodes.audit.common import (
     refused,
     taxonomy_of,
 )
+from factcourt.nodes.helpers import clip, emit, fence
 from factcourt.prompts import conversation
 from factcourt.state import Appraisal, AppraiserTurn, AuditState, Scenario
 
@@ -54,7 +54,7 @@ def scenario_name(text: str) -> str:
     return "_".join(text.strip().lower().replace("-", " - ").split()).replace("_-_", "-")
 
 
-async def appraiser(state: AuditState, runtime: Runtime[Context]) -> dict:
+async def appraiser(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
     """Propose a scenario, or stop; a turn that does not parse counts as one not accepted."""
     ctx = runtime.context
     obj = current_object(state)

@@ -8,7 +8,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from factcourt.context import Context
+from factcourt.context.audit import AuditContext
 from factcourt.providers.models import Answer, ask
 from factcourt.state import AuditCase, AuditState, CaseRecord, Scenario
 
@@ -64,7 +64,7 @@ def objects_problem(objects: list[str]) -> str | None:
 
 
 async def consult(
-    ctx: Context, role: str, schema: Any, messages: list[BaseMessage], *, run_name: str, **kwargs: Any
+    ctx: AuditContext, role: str, schema: Any, messages: list[BaseMessage], *, run_name: str, **kwargs: Any
 ) -> Answer:
     """``ask`` with the agent's own temperature and answer length (the paper's per agent)."""
     own = {
@@ -78,7 +78,7 @@ async def consult(
     return await ask(settings, role, schema, messages, run_name=run_name, tags=tags, **kwargs)
 
 
-def target_context(ctx: Context, **overrides: Any) -> Context:
+def target_context(ctx: AuditContext, **overrides: Any) -> AuditContext:
     """The target's settings: its model (role 'target', else the auditor's) with its model_settings."""
     return ctx.for_model(ctx.role_models.get("target") or ctx.model, **overrides)
 
@@ -115,7 +115,7 @@ def case_json(cases: list[AuditCase]) -> str:
     return json.dumps([c.model_dump() for c in cases], ensure_ascii=False, indent=1)
 
 
-def refused(state: AuditState, ctx: Context, obj: str) -> dict:
+def refused(state: AuditState, ctx: AuditContext, obj: str) -> dict:
     """One more Appraiser turn without a new scenario; enough in a row stop the object's taxonomy."""
     refusals = state.get("refusals", 0) + 1
     if refusals < ctx.audit_rejections:

@@ -13,10 +13,10 @@ from collections import Counter
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import verdict_label
-from factcourt.nodes._shared import emit, fence
 from factcourt.nodes.audit.common import case_question, consult
+from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation, prompt
 from factcourt.state import AuditState, CaseRecord, Usage
 
@@ -49,7 +49,7 @@ def majority(answers: list[str]) -> str:
     return answers[labels.index(top)]
 
 
-async def evaluate_case(ctx: Context, record: CaseRecord) -> CaseRecord:
+async def evaluate_case(ctx: AuditContext, record: CaseRecord) -> CaseRecord:
     """Grade the target on one case; a case without reference or grade is dropped, with why."""
     assert record.case is not None
     question = case_question(record.case)
@@ -115,7 +115,7 @@ async def evaluate_case(ctx: Context, record: CaseRecord) -> CaseRecord:
     )
 
 
-async def evaluate(state: AuditState, runtime: Runtime[Context]) -> dict:
+async def evaluate(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
     """Evaluate the first pending case and add it to the memory pool (one step per case)."""
     record, *rest = state["pending"]
     done = await evaluate_case(runtime.context, record)

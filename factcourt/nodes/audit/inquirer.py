@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
-from factcourt.nodes._shared import emit
+from factcourt.context.audit import AuditContext
 from factcourt.nodes.audit.common import OBJECTS, consult, current_object, new_record, records_of, taxonomy_of
+from factcourt.nodes.helpers import emit
 from factcourt.prompts import conversation
 from factcourt.state import AuditCases, AuditState
 
 
-async def inquirer(state: AuditState, runtime: Runtime[Context]) -> dict:
+async def inquirer(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
     """Take the next scenario of the queue and write its seed cases.
 
     Seeds that do not parse after the retries are one dropped entry of the memory pool, so the

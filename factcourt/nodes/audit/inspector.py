@@ -7,10 +7,10 @@ from dataclasses import replace
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.audit import AuditContext
 from factcourt.errors import BackendError
-from factcourt.nodes._shared import clip
 from factcourt.nodes.audit.common import OBJECTS, case_json, consult, current_object
+from factcourt.nodes.helpers import clip
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.search import search, tokenize
 from factcourt.state import AuditCase, AuditCases, AuditState, Evidence, Usage
@@ -26,7 +26,7 @@ def quoted(piece: str, found: list[Evidence]) -> bool:
     return not words or len(words & seen) >= len(words) / 2
 
 
-async def unquoted_pieces(ctx: Context, cases: list[AuditCase]) -> tuple[list[list[str]], Usage]:
+async def unquoted_pieces(ctx: AuditContext, cases: list[AuditCase]) -> tuple[list[list[str]], Usage]:
     """Per case, the evidence pieces a search of the corpus cannot find ([evidence] cases only)."""
     settings, usage, failing = replace(ctx, top_k=WIKI_RESULTS), Usage(), []
     for case in cases:
@@ -40,12 +40,12 @@ async def unquoted_pieces(ctx: Context, cases: list[AuditCase]) -> tuple[list[li
     return failing, usage
 
 
-def wiki_checked(ctx: Context) -> bool:
+def wiki_checked(ctx: AuditContext) -> bool:
     """Whether the corpus check runs: it is on and there is a search backend to ask."""
     return ctx.audit_wiki_check and ctx.retrieval_enabled
 
 
-async def inspector(state: AuditState, runtime: Runtime[Context]) -> dict:
+async def inspector(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
     """One Quality Inspector pass over the pending cases, more while the corpus check fails.
 
     A pass that does not parse, or returns another number of cases, leaves the cases as they

@@ -6,9 +6,8 @@ import random
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import poor
-from factcourt.nodes._shared import clip, fence
 from factcourt.nodes.audit.common import (
     EXAMPLE_CHARS,
     OBJECTS,
@@ -18,6 +17,7 @@ from factcourt.nodes.audit.common import (
     new_record,
     records_of,
 )
+from factcourt.nodes.helpers import clip, fence
 from factcourt.prompts import conversation
 from factcourt.state import AuditCase, AuditState, CaseRecord
 
@@ -55,7 +55,7 @@ def format_example(record: CaseRecord) -> str:
     )
 
 
-async def prober(state: AuditState, runtime: Runtime[Context]) -> dict:
+async def prober(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
     """Write one new case; one that does not parse is a dropped entry of the memory pool."""
     ctx = runtime.context
     obj, scenario = current_object(state), state["scenario"]

@@ -6,9 +6,9 @@ import re
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
-from factcourt.nodes._shared import emit, fence
+from factcourt.context.audit import AuditContext
 from factcourt.nodes.audit.common import OBJECTS, consult, current_object, refused, taxonomy_of
+from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
 from factcourt.state import AppraiserTurn, AuditState
 
@@ -27,7 +27,7 @@ def parse_decision(text: str) -> bool:
     return found[-1].lower() == "yes"
 
 
-async def scenario_judge(state: AuditState, runtime: Runtime[Context]) -> dict:
+async def scenario_judge(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
     """Accept the proposal (it joins the taxonomy and the queue) or reject it.
 
     A name already in the taxonomy is rejected without a call; a judge answer that does not

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
-from factcourt.nodes._shared import emit
+from factcourt.context.audit import AuditContext
 from factcourt.nodes.audit.common import INITIAL_TAXONOMY, OBJECTS, objects_problem
+from factcourt.nodes.helpers import emit
 from factcourt.state import AuditState, Scenario
 
 
-async def next_object(state: AuditState, runtime: Runtime[Context]) -> dict:
+async def next_object(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
     """Start the next object from its initial taxonomy (or end the audit after the last)."""
     ctx = runtime.context
     objects = state.get("objects") or list(OBJECTS)

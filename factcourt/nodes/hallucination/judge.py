@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
-from factcourt.nodes._shared import emit, fence, read_confidence
+from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.hallucination.protocol import (
     EMPTY,
     agreed_conclusion,
@@ -16,6 +15,7 @@ from factcourt.nodes.hallucination.protocol import (
     weighted_dispute,
 )
 from factcourt.nodes.hallucination.team_turn import item_fields
+from factcourt.nodes.helpers import emit, fence, read_confidence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import AgentView, HallucinationState, JudgeAnswer, Judgement, TeamRound
@@ -35,7 +35,7 @@ def _ruling(j: Judgement) -> str:
     return f"R{j.round}: winner {j.winner}, dispute {j.dispute:.2f}: {fence(clip(j.reasoning, RULING_CHARS))}"
 
 
-async def judge(state: HallucinationState, runtime: Runtime[Context]) -> dict:
+async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
     """Score the round; a judge that fails ends the debate with the last good state."""
     ctx, round_ = runtime.context, state["round"]
     teams = teams_of_round(state.get("teams", []), round_)

@@ -10,8 +10,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from factcourt.context import Context
-from factcourt.nodes._shared import clip, clip_to_budget, fence
+from factcourt.context.hallucination import HallucinationContext
+from factcourt.nodes.helpers import clip, clip_to_budget, fence
 from factcourt.state import (
     HALU_PERSPECTIVES,
     HALU_TEAMS,
@@ -53,7 +53,9 @@ def agreed_conclusion(pro: TeamRound | None, con: TeamRound | None) -> HaluConcl
     return pro.conclusion
 
 
-def stop_reason(judgement: Judgement, round_: int, ctx: Context, agreed: HaluConclusion | None) -> Stop:
+def stop_reason(
+    judgement: Judgement, round_: int, ctx: HallucinationContext, agreed: HaluConclusion | None
+) -> Stop:
     """Why the debate stops after ``round_``, or ``next_round``: consensus first, then epsilon.
 
     Under the 'checked' rule (``hallucination_judge``) an early stop needs the record to bear the

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
-from factcourt.nodes._shared import emit, fence
+from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.hallucination.protocol import (
     clip,
     final_label,
@@ -15,6 +14,7 @@ from factcourt.nodes.hallucination.protocol import (
     teams_of_round,
 )
 from factcourt.nodes.hallucination.team_turn import item_fields
+from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import HallucinationFinding, HallucinationReport, HallucinationState, RefinerAnswer
@@ -71,7 +71,7 @@ def _verbatim(span: str, *texts: str) -> bool:
     return bool(needle) and any(needle in " ".join(t.lower().split()) for t in texts)
 
 
-async def refiner(state: HallucinationState, runtime: Runtime[Context]) -> dict:
+async def refiner(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
     """Write the report; the label comes from the judge, both teams or the agents' vote, never a guess."""
     ctx = runtime.context
     rounds = max((t.round for t in state.get("teams", [])), default=0)

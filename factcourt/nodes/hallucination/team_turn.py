@@ -13,9 +13,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
-from factcourt.nodes._shared import emit, fence, format_evidence, ground_citations, shown_evidence
+from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.hallucination.protocol import OPPONENT_CHARS, clip, visible_history, vote
+from factcourt.nodes.helpers import emit, fence, format_evidence, ground_citations, shown_evidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.state import (
@@ -54,7 +54,7 @@ def _grounded(text: str, knowledge: list[Evidence]) -> str:
     return ground_citations(text, shown_evidence(knowledge))[0]
 
 
-async def agent_turn(task: AgentTask, runtime: Runtime[Context]) -> dict:
+async def agent_turn(task: AgentTask, runtime: Runtime[HallucinationContext]) -> dict:
     """One agent's analysis (or a whole team's, in one call); a failure is recorded, not raised."""
     ctx = runtime.context
     team, role, round_, language = task["team"], task["role"], task["round"], task["language"]
@@ -144,7 +144,9 @@ def _without_comprehensive(
     )
 
 
-async def _conclude(ctx: Context, state: HallucinationState, team: HaluTeam) -> tuple[TeamRound, Any]:
+async def _conclude(
+    ctx: HallucinationContext, state: HallucinationState, team: HaluTeam
+) -> tuple[TeamRound, Any]:
     round_, language = state["round"], state["language"]
     views = [v for v in state.get("views", []) if v.team == team and v.round == round_]
     if "comprehensive" not in ctx.hallucination_agents:
@@ -185,7 +187,7 @@ async def _conclude(ctx: Context, state: HallucinationState, team: HaluTeam) -> 
     return result, answer.usage
 
 
-async def comprehensive(state: HallucinationState, runtime: Runtime[Context]) -> dict:
+async def comprehensive(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
     """Each team's Comprehensive agent (both at once): the team's conclusion and summary."""
     done = await asyncio.gather(*(_conclude(runtime.context, state, team) for team in HALU_TEAMS))
     update: dict = {"teams": [result for result, _ in done]}

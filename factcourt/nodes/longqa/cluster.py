@@ -13,7 +13,7 @@ import numpy as np
 from langgraph.runtime import Runtime
 from scipy.cluster.hierarchy import fcluster, linkage
 
-from factcourt.context import Context
+from factcourt.context.longqa import LongQAContext
 from factcourt.providers.search import tokenize
 from factcourt.state import LongQAState
 
@@ -48,7 +48,7 @@ def topic_clusters(texts: list[str], max_distance: float) -> list[list[int]]:
     return sorted(clusters, key=lambda group: group[0])
 
 
-async def cluster(state: LongQAState, runtime: Runtime[Context]) -> dict:
+async def cluster(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict:
     """Group the seed's sub-questions into candidate clusters."""
     ids = list(state.get("sub_questions", {}))
     questions = [state["sub_questions"][i] for i in ids]

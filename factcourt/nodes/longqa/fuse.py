@@ -6,8 +6,8 @@ import re
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
-from factcourt.nodes._shared import emit, fence
+from factcourt.context.longqa import LongQAContext
+from factcourt.nodes.helpers import emit, fence
 from factcourt.nodes.longqa.sub_questions import restates
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
@@ -42,7 +42,7 @@ def not_fused(question: str, seed: str) -> str | None:
     return None
 
 
-async def fuse(state: LongQAState, runtime: Runtime[Context]) -> dict:
+async def fuse(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict:
     """Ask the model to choose candidates and write the long-form question."""
     ctx, seed = runtime.context, state["seed"]
     candidates = [[state["sub_questions"][i] for i in group] for group in state["clusters"]]

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.longqa import LongQAContext
 from factcourt.errors import BackendError
-from factcourt.nodes._shared import emit, language_for
-from factcourt.nodes.hallucination.gather import (
+from factcourt.nodes.agents.gatherer import (
     decompose,
     refine_knowledge,
     search_fragments,
     search_queries,
 )
+from factcourt.nodes.helpers import emit, language_for
 from factcourt.nodes.longqa.cluster import topic_clusters
 from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
 from factcourt.state import Evidence, KnowledgeTriple, LongQAState, Seed, Usage
@@ -58,7 +58,9 @@ def distinct(statements: list[tuple[str, list[Evidence]]]) -> list[tuple[str, li
     return [statements[group[0]] for group in groups]
 
 
-async def web_queries(ctx: Context, question: str, language: str) -> tuple[list[str], Usage, str | None]:
+async def web_queries(
+    ctx: LongQAContext, question: str, language: str
+) -> tuple[list[str], Usage, str | None]:
     """The question verbatim, then the gatherer's keywords and sub-questions (semantic expansion)."""
     decomposed = await decompose(ctx, question, language, "longqa")
     note = None
@@ -67,7 +69,7 @@ async def web_queries(ctx: Context, question: str, language: str) -> tuple[list[
     return search_queries(question, decomposed.value), decomposed.usage, note
 
 
-async def gather_knowledge(state: LongQAState, runtime: Runtime[Context]) -> dict:
+async def gather_knowledge(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict:
     """Knowledge triples for the seed, from its own knowledge and search."""
     ctx = runtime.context
     seed = Seed.model_validate(state["seed"])  # Studio and the HTTP API send it as a JSON object

@@ -7,8 +7,8 @@ import re
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
-from factcourt.nodes._shared import fence
+from factcourt.context.longqa import LongQAContext
+from factcourt.nodes.helpers import fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import FactSubQuestions, KnowledgeTriple, LongQAState
@@ -47,7 +47,7 @@ def known_topic(answer: str, topics: list[str]) -> str:
     return next((t for t in topics if t.lower() == key), OTHER_TOPIC)
 
 
-async def write_sub_questions(state: LongQAState, runtime: Runtime[Context]) -> dict:
+async def write_sub_questions(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict:
     """Ask for the sub-questions; a fact left without one, or with the seed again, is noted and left out."""
     ctx, seed = runtime.context, state["seed"]
     facts = kept_facts(state.get("triples", []))

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.longqa import LongQAContext
 from factcourt.errors import BackendError
-from factcourt.nodes._shared import emit
-from factcourt.nodes.hallucination.gather import search_fragments
-from factcourt.nodes.verifier import verify_once
+from factcourt.nodes.agents.gatherer import search_fragments
+from factcourt.nodes.agents.verifier import verify_once
+from factcourt.nodes.helpers import emit
 from factcourt.providers.search import uncovered_language
 from factcourt.state import Evidence, FactOutcome, FactTask, Turn, Usage
 
@@ -36,7 +36,7 @@ def fact_outcome(turn: Turn, theta: float) -> tuple[FactOutcome, str]:
     return "kept", f"supported with confidence {turn.confidence:.2f}"
 
 
-async def verify_fact(task: FactTask, runtime: Runtime[Context]) -> dict:
+async def verify_fact(task: FactTask, runtime: Runtime[LongQAContext]) -> dict:
     """Judge one fact on its fragments and, where search can find it, on the fact searched."""
     ctx, triple = runtime.context, task["triple"]
     fact = triple.knowledge.text

@@ -9,14 +9,14 @@ import weakref
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
-from factcourt.nodes._shared import emit, fence
+from factcourt.context.pyramid import PyramidContext
+from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask, choose
 from factcourt.state import ExpertTask, LongAnswer, ModelAnswer, PyramidState
 
 
-async def answer_question(ctx: Context, model: str, question: str, language: str) -> ModelAnswer:
+async def answer_question(ctx: PyramidContext, model: str, question: str, language: str) -> ModelAnswer:
     """Ask ``model`` (with its own settings from ``model_settings``) to answer ``question`` at length."""
     start = time.monotonic()
     reply = await ask(
@@ -41,7 +41,7 @@ _embedded_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lo
 )
 
 
-def _embedded_turn(ctx: Context, model: str) -> contextlib.AbstractAsyncContextManager:
+def _embedded_turn(ctx: PyramidContext, model: str) -> contextlib.AbstractAsyncContextManager:
     """Embedded experts answer one at a time, other experts in parallel.
 
     A process keeps one embedded server: a second local model's start would stop the first's
@@ -52,7 +52,7 @@ def _embedded_turn(ctx: Context, model: str) -> contextlib.AbstractAsyncContextM
     return _embedded_turns.setdefault(asyncio.get_running_loop(), asyncio.Lock())
 
 
-async def expert_answer(task: ExpertTask, runtime: Runtime[Context]) -> dict:
+async def expert_answer(task: ExpertTask, runtime: Runtime[PyramidContext]) -> dict:
     """One expert's answer: the one given with the input, else asked now."""
     if task["answer"].strip():
         answer = ModelAnswer(model=task["expert"], text=task["answer"].strip())
@@ -65,7 +65,7 @@ async def expert_answer(task: ExpertTask, runtime: Runtime[Context]) -> dict:
     return {"expert_answers": [answer], "usage": answer.usage}
 
 
-async def answers_in(state: PyramidState, runtime: Runtime[Context]) -> dict:
+async def answers_in(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict:
     """Every expert has answered or failed: the Clerk's turn (a join, so its branches start once)."""
     answers = state.get("expert_answers", [])
     emit("expert_answers", answered=sum(1 for a in answers if not a.error), experts=len(answers))

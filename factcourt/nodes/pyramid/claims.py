@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
-from factcourt.nodes._shared import emit
-from factcourt.nodes.decompose import split_claims
+from factcourt.context.pyramid import PyramidContext
+from factcourt.nodes.agents.clerk import split_claims
+from factcourt.nodes.helpers import emit
 from factcourt.state import ExpertClaims, ExpertTask
 
 
-async def expert_claims(task: ExpertTask, runtime: Runtime[Context]) -> dict:
+async def expert_claims(task: ExpertTask, runtime: Runtime[PyramidContext]) -> dict:
     """Split the expert's answer; an answer the Clerk failed on entirely marks the expert failed."""
     claims, dropped, usage = await split_claims(
         runtime.context, task["answer"], task["question"], task["language"]

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from factcourt.context import Context
-from factcourt.nodes._shared import bounded, concurrency, fence
+from factcourt.context.pyramid import PyramidContext
+from factcourt.nodes.helpers import bounded, concurrency, fence
 from factcourt.prompts import conversation
 from factcourt.providers.embeddings import similarities
 from factcourt.providers.models import ask
@@ -34,7 +34,7 @@ def proposals(row: np.ndarray, threshold: float, most: int, among: Sequence[int]
 
 
 async def same_fact(
-    ctx: Context, language: str, claim: str, candidates: list[str]
+    ctx: PyramidContext, language: str, claim: str, candidates: list[str]
 ) -> tuple[int | None, Usage, str | None]:
     """The position of the candidate stating the same fact as ``claim`` (None: none), the usage, an error."""
     for position, candidate in enumerate(candidates):
@@ -60,7 +60,7 @@ async def same_fact(
 
 
 async def match_claims(
-    ctx: Context, language: str, claims: list[str], golden: list[str]
+    ctx: PyramidContext, language: str, claims: list[str], golden: list[str]
 ) -> tuple[list[int | None], Usage, list[str]]:
     """For each claim, the index of the golden claim stating the same fact (None: none).
 

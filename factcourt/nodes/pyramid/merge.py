@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.pyramid import PyramidContext
 from factcourt.metrics.response import layer_weight, pyramid_layer
-from factcourt.nodes._shared import emit, language_for
+from factcourt.nodes.helpers import emit, language_for
 from factcourt.nodes.pyramid.match import proposals, same_fact
 from factcourt.providers.embeddings import similarities
 from factcourt.state import GoldenClaim, Pyramid, PyramidState, Usage
 
 
 async def merge_claims(
-    ctx: Context, language: str, stated: list[tuple[str, str]]
+    ctx: PyramidContext, language: str, stated: list[tuple[str, str]]
 ) -> tuple[list[tuple[str, list[str], list[str]]], Usage, list[str]]:
     """Merge (expert, claim) pairs into facts: (text, experts that state it, its member claims).
 
@@ -44,7 +44,7 @@ async def merge_claims(
     return [(texts[first], experts, members) for first, experts, members in facts], usage, notes
 
 
-async def merge(state: PyramidState, runtime: Runtime[Context]) -> dict:
+async def merge(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict:
     """Build the pyramid from the experts that gave claims; the others are named with the reason."""
     ctx = runtime.context
     answers = {a.model: a for a in state.get("expert_answers", [])}

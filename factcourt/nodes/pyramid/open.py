@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from factcourt.context import Context
+from factcourt.context.pyramid import PyramidContext
 from factcourt.errors import InputError
 from factcourt.inputs import long_question
-from factcourt.nodes._shared import language_for
+from factcourt.nodes.helpers import language_for
 from factcourt.state import PyramidState
 
 
@@ -16,7 +16,7 @@ def question_problem(question: str) -> str | None:
     return "the question is empty" if not question or not question.strip() else long_question(question)
 
 
-async def open_pyramid(state: PyramidState, runtime: Runtime[Context]) -> dict:
+async def open_pyramid(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict:
     """Check the question and fix the language of every prompt that follows (the question's)."""
     question = state.get("question", "")
     if problem := question_problem(question):

@@ -1,0 +1,120 @@
+"""The command line: ``factcourt check | verify | detect | audit | pyramid | leaderboard | models | ...``.
+
+One module per command group parses, calls the API (``factcourt.api``) and renders; a new
+group is one module here and one entry in ``build_parser``. Exit codes: 0 done, 1 the run
+failed, 2 bad input or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+import warnings
+
+from factcourt.cli import audit, bench, claims, detect, leaderboard, longqa, report, tools
+from factcourt.cli.shared import err, fail, output_lock
+from factcourt.errors import FactcourtError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="factcourt",
+        description="Check what an LLM wrote: agents debate each claim over retrieved evidence. "
+        "With no OPENAI_API_KEY it runs offline on an embedded llama.cpp model and a "
+        "local Wikipedia corpus.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    for group in (claims, tools, bench, detect, leaderboard, longqa, audit, report):
+        group.add_commands(sub)
+    _debug_everywhere(parser)
+    return parser
+
+
+def _debug_everywhere(parser: argparse.ArgumentParser) -> None:
+    """Accept ``--debug`` after any subcommand too, as the error messages suggest it."""
+    for action in parser._actions:  # argparse lists subcommands only here
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                # SUPPRESS: a subcommand without the flag leaves the main parser's value alone
+                command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS)
+                _debug_everywhere(command)
+
+
+def _quiet_unstarted_steps_on_ctrl_c() -> None:
+    """Ctrl-C drops the run's steps that had not started, and Python warns of each such coroutine.
+
+    Nothing is lost (a resumable run resumes from its checkpoints), so the warnings ("coroutine
+    'arun_with_retry' was never awaited") are noise before "interrupted": silenced from the Ctrl-C on.
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous) or getattr(previous, "quiets_unstarted", False):
+        return  # ignored (a background job), or wrapped by an earlier main() in this process
+
+    def on_ctrl_c(signum: int, frame: object) -> None:
+        warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+        previous(signum, frame)
+
+    on_ctrl_c.quiets_unstarted = True  # type: ignore[attr-defined]
+    if threading.current_thread() is threading.main_thread():  # where Python allows handlers
+        signal.signal(signal.SIGINT, on_ctrl_c)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run a command and map errors to exit codes."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from factcourt.api import stop_servers_on_exit
+
+    stop_servers_on_exit()  # main() may run again in this process (tests) after a Ctrl-C
+    _quiet_unstarted_steps_on_ctrl_c()
+    try:
+        with output_lock(args):
+            return args.func(args)
+    except FactcourtError as exc:
+        fail(str(exc))
+        return exc.exit_code
+    except KeyboardInterrupt:
+        from factcourt.api import stop_servers
+
+        stop_servers()
+        err.print("[yellow]interrupted[/]")
+        return 130
+    except Exception as exc:  # noqa: BLE001
+        if args.debug:
+            raise
+        # its first line: a library's message (pydantic's, say) runs to many; --debug shows them
+        said = next(iter(str(exc).strip().splitlines()), "")
+        fail(f"{type(exc).__name__}: {said} (run with --debug for details)")
+        return 1
+    finally:
+        from factcourt.tracing import flush_traces
+
+        flush_traces()
+
+
+def run() -> None:
+    """Console entry point: ``main``, then an exit that no pending trace upload can delay.
+
+    With tracing on and LangSmith unreachable, the client's exit handlers retry for tens of
+    seconds; :func:`flush_traces` already gave uploads a bounded chance, so the process ends
+    here without running them (the embedded model server is left first).
+    """
+    code = main()
+    from factcourt.tracing import tracing_enabled
+
+    if not tracing_enabled():
+        sys.exit(code)
+    from factcourt.api import leave_servers
+
+    leave_servers()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -1,0 +1,225 @@
+"""``factcourt audit``: audit a model's fact-checking ability (FACT-AUDIT, graph ``audit``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+
+from factcourt.cli.report import add_html_option, prepare_html
+from factcourt.cli.shared import (
+    add_settings,
+    err,
+    fail,
+    out,
+    prepare_out_folder,
+    say_how_it_runs,
+    settings_values,
+)
+from factcourt.context.audit import AUDIT_SCALES, AuditContext
+from factcourt.errors import ConfigError, InputError
+from factcourt.report import write_html
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Run the audit (``--runs`` times) with a progress display and write the reports.
+
+    Exit 1 if nothing was graded (in a run, with ``--runs``), 2 on bad input.
+    """
+    from factcourt.api import audit_context, audit_objects, audit_run_key, preflight
+    from factcourt.audit_report import runs_json, write_runs
+
+    if args.runs < 1:
+        raise InputError(f"--runs must be at least 1, not {args.runs}")
+    values = settings_values(args)
+    if args.auditor_model:
+        if "model" in values and values["model"] != args.auditor_model:
+            raise ConfigError("--auditor-model and --model name different models: give one")
+        values["model"] = args.auditor_model
+    ctx = audit_context(args.scale, args.target_model, args.target_base_url, values, {})
+    objects = audit_objects(args.objects)
+    folder = Path(args.out)
+    prepare_out_folder(folder)  # not after the audit: write_audit would fail with hours of work
+    prepare_html(args)
+    preflight(ctx)
+    if args.runs == 1:
+        code, report = _audit_once(objects, ctx, args, folder)
+        if args.html:
+            write_html(args.html, report, "audit", folder)
+        return code
+    reports, empty = [], []
+    for k in range(1, args.runs + 1):
+        # a run of its own: its seed picks other examples and keys other sampled answers
+        run_ctx = replace(ctx, audit_seed=ctx.audit_seed + k - 1)
+        run_folder = folder / f"run-{k}"
+        report = _finished_run(run_folder, audit_run_key(objects, run_ctx))
+        if report is not None:  # the same command after a crash goes on where it stopped
+            err.print(
+                f"[bold]run {k} of {args.runs}: finished before[/] (read back from {escape(str(run_folder))})"
+            )
+        else:
+            err.print(f"[bold]run {k} of {args.runs}[/] (audit_seed={run_ctx.audit_seed})")
+            code, report = _audit_once(objects, run_ctx, args, run_folder)
+            if code == 2:
+                return code
+        reports.append(report)
+        if not report["counts"]["graded"]:
+            empty.append(k)
+    summary = runs_json(reports)
+    paths = write_runs(summary, folder)
+    if args.html:
+        write_html(args.html, summary, "audit", folder)
+    overall = summary["overall"]
+    if overall["runs"]:
+        out.print(
+            f"over {overall['runs']} run{'s' if overall['runs'] > 1 else ''}: "
+            + "  ".join(_spread(name, overall[m], unit) for name, m, unit in _OVER_RUNS)
+        )
+    out.print(f"[dim]wrote {escape(', '.join(str(p) for p in paths.values()))}[/]")
+    if empty:
+        fail(
+            f"run {', '.join(map(str, empty))} graded nothing: the figures are over "
+            f"{overall['runs']} of {args.runs} runs"
+        )
+        return 1
+    return 0
+
+
+_OVER_RUNS = (("IMR", "imr", "%"), ("JFR", "jfr", "%"), ("Grade", "grade", ""))
+
+
+def _spread(name: str, metric: dict[str, Any], unit: str) -> str:
+    """``IMR 40.00 ± 5.00%``; a single run has no sd, so none is shown."""
+    sd = "" if metric["sd"] is None else f" ± {metric['sd']:.2f}"
+    return f"{name} {metric['mean']:.2f}{sd}{unit}"
+
+
+def _finished_run(folder: Path, key: str) -> dict[str, Any] | None:
+    """The report of a run finished with these objects and settings, if ``folder`` holds one."""
+    import json
+
+    try:
+        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if report.get("run_key") != key or report.get("error") or not report["counts"]["graded"]:
+        return None  # another audit's, or one to redo
+    return report
+
+
+def _audit_once(
+    objects: list[str], ctx: AuditContext, args: argparse.Namespace, folder: Path
+) -> tuple[int, dict]:
+    """One audit: run it, write its reports to ``folder``, say how it went; (exit code, report)."""
+    from factcourt.api import audit_run_key
+    from factcourt.audit_report import write_audit
+
+    report = asyncio.run(run_audit(objects, ctx, args.quiet, args.keep_checkpoint))
+    report |= {"run_key": audit_run_key(objects, ctx)}
+    paths = write_audit(report, folder)
+    if report["models"]["self_audit"]:
+        err.print("[yellow]note:[/] the auditor is the target: a self-audit flatters it (see report.md)")
+    if report["error"]:
+        fail(report["error"])
+        return 2, report
+    overall, c = report["overall"], report["counts"]
+    if overall["n"]:
+        out.print(
+            f"IMR {overall['imr']:.2f}%  JFR {overall['jfr']:.2f}%  Grade {overall['grade']:.2f}  over "
+            f"{overall['n']} graded cases ({c['target_failed']} the target failed, {c['dropped']} dropped)"
+        )
+    out.print(f"[dim]wrote {escape(', '.join(str(p) for p in paths.values()))}[/]")
+    if not c["graded"]:
+        fail(f"no case was graded: {_first_reason(report)}")
+        return 1, report
+    return 0, report
+
+
+def _first_reason(report: dict[str, Any]) -> str:
+    reasons = [r["error"] for r in report["cases"] if r["error"]] + report["notes"]
+    return reasons[0] if reasons else "no case was written"
+
+
+async def run_audit(objects: list[str], ctx: AuditContext, quiet: bool, keep: bool) -> dict:
+    """The audit's report, under the checkpointer (a crashed one resumes), drawing its progress."""
+    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from factcourt.api import aaudit
+    from factcourt.metrics.audit import poor
+    from factcourt.progress import Progress
+
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.completed} graded"),
+        TextColumn("{task.fields[imr]}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=quiet,
+    )
+    task = progress.add_task("starting", total=None, imr="")
+    graded = low = 0
+
+    def on_event(chunk: dict) -> None:
+        nonlocal graded, low
+        if chunk["event"] == "run":
+            say_how_it_runs(chunk, quiet, "this audit (graded cases are not redone)")
+        elif chunk["event"] == "audit_scenario":
+            progress.update(task, description=f"{chunk['object']} / {chunk['scenario']}")
+        elif chunk["event"] == "audit_case" and chunk["status"] == "graded":
+            graded, low = graded + 1, low + poor(chunk["grade"])
+            progress.update(task, completed=graded, imr=f"running IMR {100 * low / graded:.1f}%")
+
+    with progress:
+        return await aaudit(objects, settings=ctx, keep_checkpoint=keep, progress=on_event)
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register ``audit``."""
+    p = sub.add_parser(
+        "audit",
+        help="audit a model's fact-checking ability (FACT-AUDIT)",
+        description="Agents write test cases for the target model per scenario of a taxonomy of "
+        "complex claims, fake news and social rumors, grade its verdicts and justifications 1-10, "
+        "probe its weak spots and add scenarios where it fails. Writes report.md, report.json, "
+        "cases.jsonl and imr_by_scenario.png to --out. A killed audit resumes when run again with "
+        "the same options. Exit 0 done, 1 no case graded (in some run, with --runs), 2 bad input.",
+    )
+    p.add_argument("--target-model", required=True, help="the model under audit: local, a model name, ...")
+    p.add_argument("--target-base-url", help="the target's OpenAI-compatible endpoint, if not the auditor's")
+    p.add_argument("--auditor-model", help="the model of every auditing agent (default: as --model)")
+    p.add_argument(
+        "--objects",
+        nargs="+",
+        metavar="OBJECT",
+        help="objects to audit, in order: complex_claim fake_news social_rumor (default all)",
+    )
+    p.add_argument(
+        "--scale",
+        choices=list(AUDIT_SCALES),
+        default="paper",
+        help="'paper': the paper's numbers (30 graded cases per scenario, up to 16 scenarios per object); "
+        "'smoke': 2 scenarios per object, 3 cases each, at most 1 added (about 150 calls). "
+        "--set audit_...=N changes any of them",
+    )
+    p.add_argument("--out", required=True, help="folder for the reports")
+    p.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="audit N times, with audit_seed, audit_seed+1, ... (the paper reports the mean and sd "
+        "of 3 runs): each run's reports go to OUT/run-K, the mean ± sd to OUT/runs.md and runs.json; "
+        "the same command again goes on after the last finished run",
+    )
+    add_html_option(p)
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument(
+        "--keep-checkpoint", action="store_true", help="keep the audit's checkpoints after it finishes"
+    )
+    add_settings(p)
+    p.set_defaults(func=cmd_audit)

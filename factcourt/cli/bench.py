@@ -1,0 +1,530 @@
+"""``factcourt bench ...`` and ``factcourt synth-sft``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from factcourt.bench.context import BenchContext
+from factcourt.bench.methods import METHODS
+from factcourt.cli.report import add_html_option, prepare_html
+from factcourt.cli.shared import (
+    add_settings,
+    at_least_one,
+    fail,
+    number,
+    prepare_out,
+    prepare_out_folder,
+    read_text,
+    settings_from,
+    settings_values,
+)
+from factcourt.errors import ConfigError, FactcourtError
+from factcourt.report import write_html
+
+out = Console()
+
+
+def levels(value: str) -> tuple[int, ...]:
+    """An argparse type: comma-separated numbers from 1, e.g. 1,4,8."""
+    try:
+        return tuple(at_least_one(item.strip()) for item in value.split(","))
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"comma-separated whole numbers from 1 (e.g. 1,4,8), not {value!r}"
+        ) from None
+
+
+def cmd_bench_run(args: argparse.Namespace) -> int:
+    """Compare methods on a labelled dataset."""
+    from factcourt.bench.report import Prices
+    from factcourt.bench.runner import run_bench
+
+    if args.evidence:
+        args.search = args.evidence
+    args.no_cache = not args.cache  # cached answers would hide the cost of later methods
+    prepare_out_folder(Path(args.out))
+    prepare_html(args)
+    ctx = settings_from(args, BenchContext)
+    prices = Prices(args.price_input, args.price_output, args.price_search)
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    summary = asyncio.run(
+        run_bench(
+            Path(args.dataset),
+            methods,
+            ctx,
+            Path(args.out),
+            limit=args.limit,
+            seed=args.seed,
+            balanced=args.balanced,
+            part=args.part,
+            prices=prices,
+            report_only=args.report_only,
+        )
+    )
+    out.print((Path(args.out) / "report.md").read_text(encoding="utf-8"), markup=False)
+    out.print(
+        f"[dim]reports in {escape(args.out)}: report.json, report.md, wrong_predictions.csv "
+        f"({summary['wrong_predictions']} rows), f1_false_vs_cost.png[/]"
+    )
+    if args.html:
+        write_html(args.html, summary, "bench", Path(args.out))
+    failed = {m: r["binary"]["failed"] for m, r in summary["report"].items() if r["binary"]["failed"]}
+    if failed:  # counted as wrong in the report; the same command tries them again
+        fail(
+            f"failed predictions ({', '.join(f'{m} {n}' for m, n in failed.items())}): "
+            "run the same command again to retry them"
+        )
+        return 1
+    return 0
+
+
+def cmd_bench_sweep(args: argparse.Namespace) -> int:
+    """Score candidate default settings on dev data and pick the best within the call budget."""
+    from factcourt.bench.sweep import run_sweep
+
+    args.no_cache = not args.cache
+    prepare_out_folder(Path(args.out))
+    base = settings_from(args, BenchContext)
+    summary = run_sweep(
+        dataset_specs(args.dataset),
+        lambda evidence: BenchContext.make(base, search=evidence),
+        Path(args.out),
+        limit=args.limit,
+        part=args.part,
+    )
+    out.print((Path(args.out) / "sweep.md").read_text(encoding="utf-8"), markup=False)
+    if summary["problem"]:
+        fail(summary["problem"])
+        return 1
+    out.print(f"chosen: {summary['chosen']}  (sweep.json and sweep.md in {escape(args.out)})")
+    return 0
+
+
+def dataset_specs(items: list[str]) -> list[tuple[Path, str]]:
+    """--dataset PATH:EVIDENCE values as (path, evidence condition) pairs."""
+    datasets = []
+    for item in items:
+        path, sep, evidence = item.rpartition(":")
+        if not sep or evidence not in ("given", "local", "tavily", "serper", "none"):
+            raise ConfigError(f"--dataset takes PATH:EVIDENCE (e.g. qa.jsonl:given), not {item!r}")
+        datasets.append((Path(path), evidence))
+    return datasets
+
+
+def cmd_bench_calibrate(args: argparse.Namespace) -> int:
+    """Fit the first pass's calibration for the model in use on the dev parts."""
+    from factcourt.bench.calibrate import run_calibrate
+    from factcourt.providers.calibration import SHIPPED
+
+    args.no_cache = not args.cache
+    prepare_out_folder(Path(args.out))
+    base = settings_from(args, BenchContext)
+    report = asyncio.run(
+        run_calibrate(
+            dataset_specs(args.dataset),
+            lambda evidence: BenchContext.make(base, search=evidence),
+            Path(args.out),
+            limit=args.limit,
+            folder=SHIPPED if args.ship else None,
+        )
+    )
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    slopes = "".join(f", slope over {kind} evidence {a:.3f}" for kind, a in report["slopes"].items())
+    table = Table(title=f"Calibration of {report['model']}: a={report['a']:.3f} b={report['b']:+.3f}{slopes}")
+    for col in (
+        "dataset",
+        "n",
+        "acc raw",
+        "acc held out",
+        "macro-F1 raw",
+        "macro-F1 held out",
+        "ECE raw",
+        "ECE held out",
+    ):
+        table.add_column(col)
+    fmt = lambda x: "n/a" if x is None else f"{x:.3f}"  # noqa: E731
+    for row in report["datasets"]:
+        table.add_row(
+            row["dataset"],
+            str(row["n"]),
+            *(
+                fmt(row.get(f"{kind}_{score}"))
+                for score in ("accuracy", "macro_f1", "ece")
+                for kind in ("raw", "held_out")
+            ),
+        )
+    out.print(table)
+    out.print(f"saved to {escape(str(report['saved']))}; held out: each dataset under the fit of the others")
+    return 0
+
+
+def cmd_bench_clerk(args: argparse.Namespace) -> int:
+    """Rate of self-contained claims on a decontextualisation fixture."""
+    from factcourt.bench.clerk import run
+
+    args.no_cache = not args.cache
+    summary = run(Path(args.fixture), settings_from(args, BenchContext))
+    if args.json:
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        return 0
+    table = Table(title=f"Self-contained claims: {summary['self_contained_rate']:.0%} of {summary['items']}")
+    for col in ("sentence", "claims", "self-contained"):
+        table.add_column(col)
+    for row in summary["rows"]:
+        table.add_row(
+            escape(row["sentence"]),
+            escape(" | ".join(row["claims"]) or "(none)"),
+            "yes" if row["self_contained"] else "NO",
+        )
+    out.print(table)
+    for language, found in summary["by_language"].items():
+        out.print(f"{language}: {found['rate']:.0%} of {found['items']} self-contained")
+    out.print(f"{summary['clerk_calls']} Clerk calls for {summary['responses']} texts")
+    return 0
+
+
+def cmd_bench_corrector(args: argparse.Namespace) -> int:
+    """Minimal corrections of a dataset's FALSE claims, held to the corrector's rubric."""
+    from factcourt.bench.corrector import run
+
+    if args.evidence:
+        args.search = args.evidence
+    args.no_cache = not args.cache
+    summary = run(Path(args.dataset), settings_from(args, BenchContext), limit=args.limit, part=args.part)
+    if args.json:
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        table = Table(
+            title=f"Corrections within the rubric: {summary['rubric_rate']:.0%} of {summary['claims']}"
+        )
+        for col in ("claim", "outcome", "replacement or reason"):
+            table.add_column(col)
+        for row in summary["rows"]:
+            table.add_row(
+                escape(row["claim"]),
+                row["outcome"],
+                escape(row.get("replacement") or row.get("error") or "(removed)"),
+            )
+        out.print(table)
+        out.print(
+            f"fixed {summary['fixed']} (first try {summary['first_try']}), removed {summary['removed']}, "
+            f"failed {summary['failed']}"
+        )
+    if errors := [r["error"] for r in summary["rows"] if r["outcome"] == "error"]:
+        fail(f"{len(errors)} correction call(s) failed, so the rate is not trusted: {errors[0]}")
+        return 1
+    return 0 if summary["claims"] else 2
+
+
+def cmd_bench_perf(args: argparse.Namespace) -> int:
+    """Framework overhead and concurrency on the simulated model."""
+    from factcourt.bench.perf import run_perf
+
+    rows = run_perf(args.claims, args.concurrency, args.latency, args.rule)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    table = Table(title=f"{args.claims} claims, simulated model at {args.latency * 1000:.0f} ms/call")
+    for col in (
+        "concurrency",
+        "calls",
+        "wall s",
+        "critical path s",
+        "bound at concurrency s",
+        "wall / bound",
+        "overhead ms/call",
+    ):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(
+            str(r["concurrency"]),
+            str(r["calls"]),
+            f"{r['wall_s']:.2f}",
+            f"{r['critical_path_s']:.2f}",
+            f"{r['bound_at_concurrency_s']:.2f}",
+            f"{r['wall_over_bound']:.3f}",
+            f"{r['overhead_ms_per_call']:.2f}",
+        )
+    out.print(table)
+    return 0
+
+
+def cmd_bench_engine(args: argparse.Namespace) -> int:
+    """Seconds and tokens per call on the same verifier prompts, repeated."""
+    from factcourt.bench.engine import measure
+
+    if args.evidence:
+        args.search = args.evidence
+    prepare_out(args.append, "--append")
+    summary = asyncio.run(
+        measure(
+            Path(args.dataset),
+            settings_from(args, BenchContext),
+            limit=args.limit,
+            repeats=args.repeats,
+            part=args.part,
+        )
+    )
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        table = Table(title=f"{summary['model']} on {summary['endpoint']} ({summary['structured_output']})")
+        table.add_column("measure")
+        table.add_column("value", justify="right")
+        for key, value in summary.items():
+            if key not in ("endpoint", "model", "structured_output", "dataset", "first_error"):
+                table.add_row(key.replace("_", " "), str(value))
+        out.print(table)
+    if args.append:
+        try:
+            with Path(args.append).open("a", encoding="utf-8") as results:
+                results.write(json.dumps(summary) + "\n")
+        except OSError as exc:  # printed above: nothing is lost
+            raise FactcourtError(f"could not append to {args.append} ({exc.strerror})") from exc
+    if summary["failed_calls"]:
+        calls = summary["prompts"] * summary["repeats"]
+        fail(f"{summary['failed_calls']} of {calls} calls failed; first reason: {summary['first_error']}")
+        return 1
+    return 0
+
+
+def cmd_bench_rules(args: argparse.Namespace) -> int:
+    """One text under each rule."""
+    from factcourt.bench.rules import run_rules
+
+    rows = run_rules(
+        read_text(args.file),
+        [r.strip() for r in args.rules.split(",")],
+        **({"model": args.model} if args.model is not None else {}),
+    )
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    table = Table(title="Cost per claim by rule")
+    for col in (
+        "rule",
+        "claims",
+        "wall s",
+        "calls/claim",
+        "tokens in/out per claim",
+        "searches/claim",
+        "verdicts",
+    ):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(
+            r["rule"],
+            str(r["claims"]),
+            str(r["wall_s"]),
+            str(r["calls_per_claim"]),
+            f"{r['input_tokens_per_claim']}/{r['output_tokens_per_claim']}",
+            str(r["searches_per_claim"]),
+            ", ".join(str(v) for v in r["verdicts"]),
+        )
+    out.print(table)
+    return 0
+
+
+def cmd_bench_server(args: argparse.Namespace) -> int:
+    """The LangGraph server's cold start and per-run overhead."""
+    from factcourt.bench.server import run_server_bench
+
+    print(json.dumps(run_server_bench(args.runs), indent=2))
+    return 0
+
+
+def cmd_synth_sft(args: argparse.Namespace) -> int:
+    """Build Debate-SFT training data."""
+    from factcourt.api import preflight
+    from factcourt.bench.sft import debate_context, synth_sft
+
+    prepare_out(args.out)
+    ctx = debate_context(settings_values(args))  # the options the user gave win over the preset
+    preflight(ctx)
+    counts = asyncio.run(synth_sft(Path(args.dataset), Path(args.out), ctx, args.limit))
+    out.print(
+        f"{counts['written']} samples written to {escape(args.out)} ({counts['corrected']} with a "
+        f"Corrector-written target), {counts['failed']} failed, {counts['skipped']} "
+        "already there"
+    )
+    if counts["failed"]:
+        fail(
+            f"{counts['failed']} samples failed (run again to retry them); first reason: "
+            f"{counts['first_error']}"
+        )
+        return 1
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register the ``bench`` commands and ``synth-sft``."""
+    bench = sub.add_parser("bench", help="benchmarks: quality, cost and speed")
+    bench_sub = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCH")
+
+    p = bench_sub.add_parser(
+        "run",
+        help="compare methods on a labelled dataset",
+        description="Runs each method on the same claims with the same model and retrieval, "
+        "writes every prediction as it finishes (the same command resumes), and "
+        "reports P/R/F1 per label, accuracy, cost and time per claim. Exit 0 done, 1 some "
+        "prediction failed (the same command tries it again), 2 bad input.",
+    )
+    p.add_argument(
+        "--dataset",
+        required=True,
+        help="claims.jsonl or qa.jsonl in the shared schema (meta is never shown to a method)",
+    )
+    p.add_argument(
+        "--methods", default="jury,adversarial,single", help=f"comma-separated, from: {', '.join(METHODS)}"
+    )
+    p.add_argument(
+        "--evidence",
+        choices=["given", "local", "tavily", "serper", "none"],
+        help="evidence condition (same as --search)",
+    )
+    p.add_argument("--limit", type=at_least_one, help="first N cases (after shuffling with --seed)")
+    p.add_argument("--seed", type=int, help="shuffle the cases with this seed before --limit")
+    p.add_argument("--balanced", action="store_true", help="as many TRUE as FALSE cases")
+    p.add_argument(
+        "--part",
+        choices=["all", "dev", "test"],
+        default="all",
+        help="a fixed half of the cases by id: tune on 'dev', report on 'test'",
+    )
+    p.add_argument("--out", default="bench-out", help="folder for predictions and reports")
+    p.add_argument(
+        "--cache",
+        action="store_true",
+        help="reuse cached model answers (cost columns then count only new calls)",
+    )
+    p.add_argument(
+        "--report-only", action="store_true", help="run nothing: rebuild the reports from stored predictions"
+    )
+    price = number(float, 0)
+    p.add_argument("--price-input", type=price, default=0.15, help="$ per 1M input tokens")
+    p.add_argument("--price-output", type=price, default=0.60, help="$ per 1M output tokens")
+    p.add_argument("--price-search", type=price, default=0.0, help="$ per search query")
+    add_html_option(p)
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_run)
+
+    p = bench_sub.add_parser(
+        "sweep",
+        help="candidate default settings: quality against calls per claim",
+        description="Records one run per dataset with the first pass kept and every claim debated, "
+        "then replays every candidate (first pass alone, jurors, rounds, routing at each theta) on "
+        "those claims and picks the best mean macro-F1 within 2.5 model calls per claim.",
+    )
+    p.add_argument(
+        "--dataset",
+        action="append",
+        required=True,
+        help="PATH:EVIDENCE, repeatable (e.g. ../shared/data/halueval_qa/qa.jsonl:given)",
+    )
+    # balanced: one TRUE and one FALSE case at least
+    p.add_argument("--limit", type=number(int, 2), default=12, help="balanced cases per dataset")
+    p.add_argument("--part", choices=["all", "dev", "test"], default="dev")
+    p.add_argument("--out", default="bench-out/sweep")
+    p.add_argument("--cache", action="store_true", help="reuse cached model answers")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_sweep)
+
+    p = bench_sub.add_parser(
+        "calibrate",
+        help="fit the first pass's confidence calibration for the model in use",
+        description="Runs 'plain' (the first pass's first reading) on the balanced dev part of each "
+        "dataset (resumably, a folder each under --out), fits Platt scaling on them pooled and stores "
+        "it with the model's identity and the prompt's digest, where every later run finds it. The "
+        "table gives each dataset's scores raw and under the fit of the other datasets.",
+    )
+    p.add_argument(
+        "--dataset",
+        action="append",
+        required=True,
+        help="PATH:EVIDENCE, repeatable (e.g. ../shared/data/halueval_qa/qa.jsonl:given)",
+    )
+    p.add_argument("--limit", type=number(int, 2), default=40, help="balanced dev cases per dataset")
+    p.add_argument("--out", default="bench-out/calibrate")
+    p.add_argument("--cache", action="store_true", help="reuse cached model answers")
+    p.add_argument("--ship", action="store_true", help="write the fit into the package (developers)")
+    p.add_argument("--json", action="store_true")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_calibrate)
+
+    p = bench_sub.add_parser("clerk", help="rate of self-contained claims on a decontextualisation fixture")
+    p.add_argument(
+        "--fixture", default="tests/fixtures/decontext.jsonl", help="JSONL: response, sentence, expect"
+    )
+    p.add_argument("--cache", action="store_true", help="reuse cached model answers")
+    p.add_argument("--json", action="store_true")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_clerk)
+
+    p = bench_sub.add_parser(
+        "corrector", help="minimal corrections of a dataset's FALSE claims, held to the corrector's rubric"
+    )
+    p.add_argument("--dataset", required=True, help="claims.jsonl in the shared schema")
+    p.add_argument("--evidence", choices=["given", "local", "tavily", "serper"], help="evidence condition")
+    p.add_argument("--limit", type=at_least_one, default=30, help="FALSE claims to correct (30)")
+    p.add_argument("--part", choices=["all", "dev", "test"], default="test")
+    p.add_argument("--cache", action="store_true", help="reuse cached model answers")
+    p.add_argument("--json", action="store_true")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_corrector)
+
+    p = bench_sub.add_parser("perf", help="overhead and concurrency on a simulated model")
+    p.add_argument("--claims", type=at_least_one, default=20)
+    p.add_argument("--concurrency", type=levels, default=(1, 4, 8), help="comma-separated, e.g. 1,4,8")
+    p.add_argument("--latency", type=number(float, 0), default=0.05, help="seconds per simulated call")
+    p.add_argument("--rule", default="free", choices=["free", "mandatory_search", "adaptive"])
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench_perf)
+
+    p = bench_sub.add_parser(
+        "engine",
+        help="seconds and tokens per model call on the same prompts: servers, slots",
+        description="Sends the verifier's first-pass prompts of the same balanced items (the "
+        "'single' method) --repeats times without the cache, as many at once as a run sends "
+        "(--concurrency, or the embedded server's slots), after one "
+        "untimed warm-up call, and reports median seconds and tokens per call and generated tokens "
+        "per second. Compare endpoints with --base-url and --set structured_output=..., slots "
+        "with --set local_slots=N.",
+    )
+    p.add_argument("--dataset", required=True, help="claims.jsonl or qa.jsonl in the shared schema")
+    p.add_argument(
+        "--evidence", choices=["given", "local", "none"], default="given", help="evidence condition"
+    )
+    p.add_argument("--limit", type=at_least_one, default=20, help="prompts (balanced items)")
+    p.add_argument("--repeats", type=at_least_one, default=3, help="times each prompt is sent")
+    p.add_argument("--part", choices=["all", "dev", "test"], default="test")
+    p.add_argument("--append", help="also append the summary as one JSON line to this file")
+    p.add_argument("--json", action="store_true")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_engine)
+
+    p = bench_sub.add_parser("rules", help="one text under each debate rule: time, calls, tokens")
+    p.add_argument("file", help="text file to check")
+    p.add_argument("--rules", default="free,mandatory_search,adaptive")
+    p.add_argument("--model", help="as in check (default: auto)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench_rules)
+
+    p = bench_sub.add_parser("server", help="langgraph dev: cold start and streamed-run overhead")
+    p.add_argument("--runs", type=at_least_one, default=5)
+    p.set_defaults(func=cmd_bench_server)
+
+    p = sub.add_parser("synth-sft", help="build Debate-SFT data (adversarial debate + Corrector)")
+    p.add_argument("--dataset", required=True, help="labelled claims with evidence")
+    p.add_argument("--out", required=True, help="JSONL output (resumes when it exists)")
+    p.add_argument("--limit", type=at_least_one, help="first N cases")
+    add_settings(p)
+    p.set_defaults(func=cmd_synth_sft)

@@ -1,0 +1,238 @@
+"""``factcourt check`` and ``factcourt verify``: the claim court (MAD-Fact's jury, DebateCV's debate)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import difflib
+from collections import Counter
+from pathlib import Path
+
+from rich.markup import escape
+from rich.table import Table
+
+from factcourt.cli.report import add_html_option, prepare_html
+from factcourt.cli.shared import (
+    add_settings,
+    emit_result,
+    fail,
+    out,
+    prepare_out,
+    read_text,
+    run_progress,
+    settings_from,
+    settings_values,
+    warn_if_corpus_misses_language,
+)
+from factcourt.context.claims import ClaimsContext
+
+VERDICT_STYLE = {
+    "supported": "green",
+    "refuted": "red",
+    "not_enough_evidence": "yellow",
+    "conflicting_evidence": "magenta",
+    None: "bold red",
+}
+
+
+def print_report(result: dict) -> None:
+    """A readable table of claims, then scores, drops and usage."""
+    from factcourt.api import LANGUAGE_NOT_COVERED
+
+    table = Table(title="Claims", expand=True)
+    for col, kw in [
+        ("id", {"width": 4}),
+        ("claim", {"ratio": 5}),
+        ("verdict", {"ratio": 2}),
+        ("decided by", {"ratio": 2}),
+        ("evidence", {"ratio": 2}),
+    ]:
+        table.add_column(col, **kw)
+    for c in result["claims"]:
+        verdict = c["verdict"] or f"failed: {c['error']}"
+        if c.get("confidence") is not None:
+            verdict += f" ({c['confidence']:.2f})"
+        if c.get("language_not_covered"):
+            verdict += f"\n{LANGUAGE_NOT_COVERED} ({c['language_not_covered']})"
+        tally = Counter(c["votes"].values())
+        votes = ", ".join(f"{n} {v.replace('_', ' ')}" for v, n in tally.most_common())
+        if c.get("route") == "first_pass":
+            votes = "first pass"
+        elif c.get("summaries"):  # DebateCV: the moderator's verdict, the debaters cast no votes
+            votes = f"moderator (round {c['summaries'][-1]['round']})"
+        elif c.get("route") == "debate":
+            votes = f"jury: {votes}"
+        urls = list(dict.fromkeys(e["url"] for e in c["evidence"] if e["url"]))
+        evidence = f"{len(c['evidence'])}: {urls[0]}" if urls else str(len(c["evidence"]))
+        table.add_row(  # the text, the reasons and the URLs are the user's or a model's: no markup
+            escape(c["id"]),
+            escape(c["text"]),
+            f"[{VERDICT_STYLE.get(c['verdict'], '')}]{escape(verdict)}[/]",
+            votes,
+            escape(evidence),
+        )
+    out.print(table)
+    s = result["scores"]
+    precision = "n/a" if s.get("precision") is None else f"{s['precision']:.2f}"
+    out.print(
+        f"[bold]precision {precision}[/]  supported {s.get('supported', 0)}  refuted "
+        f"{s.get('refuted', 0)}  not enough evidence {s.get('not_enough_evidence', 0)}  "
+        f"conflicting {s.get('conflicting_evidence', 0)}  failed {s.get('failed', 0)}"
+    )
+    if uncovered := result.get("language_not_covered"):
+        out.print(
+            f"[yellow]{uncovered} claim(s): {LANGUAGE_NOT_COVERED}, so their verdicts rest on no "
+            "evidence from it[/]"
+        )
+    for d in result["dropped"]:
+        out.print(f"[dim]dropped ({d['reason']}): {escape(d['sentence'])}[/]")
+    u = result["usage"]
+    out.print(
+        f"[dim]{u['calls']} model calls, {u['input_tokens']} input + {u['output_tokens']} "
+        f"output tokens, {u['search_calls']} searches[/]"
+    )
+    if result.get("correction"):
+        print_correction(result)
+
+
+def print_correction(result: dict) -> None:
+    """The corrected text and a diff against the original."""
+    corrected = result["correction"]["text"]
+    out.rule("corrected text")
+    out.print(corrected, markup=False)
+    out.rule("diff")
+    diff = difflib.unified_diff(
+        result["response"].splitlines(), corrected.splitlines(), "original", "corrected", lineterm=""
+    )
+    out.print("\n".join(diff) or "(no change)", markup=False)
+    for failure in result["correction"].get("failed", []):
+        out.print(
+            f"[yellow]not rewritten ({failure['claim_id']}):[/] {escape(failure['error'])}", highlight=False
+        )
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Check a long-form text."""
+    from factcourt.api import acheck
+
+    text = read_text(args.file)
+    prepare_out(args.out)
+    prepare_html(args)
+    ctx = settings_from(args, ClaimsContext)
+    warn_if_corpus_misses_language(text, ctx)
+    quiet = args.json or args.quiet
+    with run_progress(quiet, "this same text") as progress:
+        result = asyncio.run(
+            acheck(
+                text,
+                args.question or "",
+                ctx,
+                progress=progress,
+                resumable=True,
+                keep_checkpoint=args.keep_checkpoint,
+            )
+        )
+    result |= {"response": text}
+    emit_result(result, args, print_report)
+    return exit_code(result)
+
+
+def exit_code(result: dict) -> int:
+    """0 when every part of the text was checked; 1, with one sentence, when any part failed.
+
+    A failed Clerk call or a failed claim never passes for an empty or partial success: the
+    result still holds everything that was checked, and each failure with its reason.
+    """
+    failed_parts = [d for d in result["dropped"] if d["reason"] == "clerk_failed"]
+    failed_claims = [c for c in result["claims"] if c["verdict"] is None]
+    unrewritten = (result.get("correction") or {}).get("failed", [])
+    if not failed_parts and not failed_claims:
+        if unrewritten:  # --correct: a refuted sentence kept as it was is no "no change"
+            fail(
+                f"{len(unrewritten)} refuted sentence(s) could not be rewritten; first "
+                f"reason: {unrewritten[0]['error']}"
+            )
+            return 1
+        return 0
+    if failed_parts and not result["claims"]:
+        fail(f"the Clerk could not split the text into claims: {failed_parts[0]['error']}")
+    else:
+        reasons = [d["error"] for d in failed_parts] + [c["error"] for c in failed_claims]
+        fail(
+            f"{len(failed_claims)} of {len(result['claims'])} claims and "
+            f"{len(failed_parts)} part(s) of the text could not be checked; first reason: {reasons[0]}"
+        )
+    return 1
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Check one claim."""
+    from factcourt.api import context_with_given, preflight, verify
+    from factcourt.inputs import read_evidence_file
+
+    prepare_out(args.out)
+    prepare_html(args)
+    evidence = read_evidence_file(Path(args.evidence)) if args.evidence else None
+    ctx = context_with_given(ClaimsContext, evidence, settings_values(args), {})
+    preflight(ctx)
+    result = verify(args.claim, evidence, args.question or "", ctx)
+    if result["error"]:
+        emit_result(result, args, lambda r: None)
+        fail(f"the claim could not be checked: {result['error']}")
+        return 1
+
+    def render(r: dict) -> None:
+        out.print(f"[bold]{escape(r['text'])}[/]")
+        out.print(
+            f"verdict: [{VERDICT_STYLE.get(r['verdict'], '')}]{r['verdict']}[/] after {r['rounds']} round(s)"
+        )
+        if r["justification"]:
+            out.print(f"justification: {escape(r['justification'])}")
+        if first := r.get("first_pass"):
+            sure = "" if first["confidence"] is None else f" ({first['confidence']:.2f})"
+            how = "decided there" if r["route"] == "first_pass" else "contested: debated"
+            out.print(f"[dim]first pass: {first['verdict']}{sure}, {how}[/]")
+        for t in r["transcript"]:
+            out.print(f"[dim]R{t['round']} {t['speaker']}: {t['verdict'] or ''} {escape(t['text'])}[/]")
+        out.print(f"[dim]{r['usage']['calls']} model calls, {r['usage']['search_calls']} searches[/]")
+
+    emit_result(result, args, render)
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register ``check`` and ``verify``."""
+    p = sub.add_parser(
+        "check",
+        help="check a long-form text (MAD-Fact pipeline)",
+        description="Split a text into claims, debate each, and score the text.",
+    )
+    p.add_argument("file", nargs="?", default="-", help="text file, or - for standard input")
+    p.add_argument("--question", "-q", help="the question the text answers")
+    p.add_argument("--correct", action="store_true", help="rewrite refuted claims and show a diff")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", help="also write the JSON result to this file")
+    add_html_option(p)
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument(
+        "--keep-checkpoint",
+        action="store_true",
+        help="keep the run's checkpoints after it finishes (by default only a crashed run's are kept, "
+        "to resume it; `factcourt cache --clear` deletes those)",
+    )
+    add_settings(p)
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser(
+        "verify",
+        help="check one claim (DebateCV or jury)",
+        description="Debate one claim, over given evidence or retrieved evidence.",
+    )
+    p.add_argument("--claim", required=True, help="the claim")
+    p.add_argument("--evidence", help="JSON or JSONL file of evidence ({'text', 'url', 'title'})")
+    p.add_argument("--question", "-q", help="context for the claim")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", help="also write the JSON result to this file")
+    add_html_option(p)
+    add_settings(p)
+    p.set_defaults(func=cmd_verify)

@@ -1,0 +1,129 @@
+"""``factcourt detect``: does an answer to a question hallucinate? (graph ``hallucination``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+
+from rich.markup import escape
+from rich.table import Table
+
+from factcourt.cli.report import add_html_option, prepare_html
+from factcourt.cli.shared import (
+    add_settings,
+    emit_result,
+    fail,
+    out,
+    prepare_out,
+    run_progress,
+    settings_values,
+)
+from factcourt.context.hallucination import HALLUCINATION_AGENTS, HallucinationContext
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    """Debate whether the answer hallucinates; exit 1 when the item could not be judged."""
+    from factcourt.api import adetect, context_with_given, preflight
+    from factcourt.inputs import read_evidence_file
+
+    prepare_out(args.out)
+    prepare_html(args)
+    overrides: dict = {}
+    if args.layout:
+        overrides["hallucination_layout"] = args.layout
+    if args.epsilon is not None:
+        overrides["epsilon"] = args.epsilon
+    if args.judge:
+        overrides["hallucination_judge"] = args.judge
+    if args.without:
+        overrides["hallucination_agents"] = [a for a in HALLUCINATION_AGENTS if a not in args.without]
+    knowledge = read_evidence_file(Path(args.knowledge), "--knowledge") if args.knowledge else None
+    ctx = context_with_given(HallucinationContext, knowledge, settings_values(args), overrides)
+    preflight(ctx)
+    with run_progress(args.json or args.quiet, "this detection") as progress:
+        result = asyncio.run(adetect(args.question, args.answer, knowledge, ctx, progress=progress))
+    emit_result(result, args, print_detection)
+    if result["error"]:
+        fail(f"the answer could not be judged: {result['error']}")
+        return 1
+    return 0
+
+
+def print_detection(result: dict) -> None:
+    """The verdict, the hallucinations found with their spans and evidence, notes and cost."""
+    if result["error"]:
+        return
+    style = "green" if result["label"] == 1 else "red"
+    verdict = "no hallucination (1)" if result["label"] == 1 else "hallucination (0)"
+    dispute = "n/a" if result["dispute"] is None else f"{result['dispute']:.2f}"
+    out.print(f"[bold {style}]{verdict}[/]  decided by the {result['decided_by']}", highlight=False)
+    p = result["p_no_hallucination"]
+    out.print(
+        f"[dim]{result['rounds']} round(s), stopped: {result['stop_reason']}, winner "
+        f"{result['winner']}, last dispute {dispute}"
+        + ("" if p is None else f", judge's P(no hallucination) {p:.2f}")
+        + "[/]"
+    )
+    if result["explanation"]:
+        out.print(result["explanation"], markup=False)
+    if result["findings"]:
+        table = Table(title="Hallucinations found", expand=True)
+        for col, ratio in (("type", 2), ("p", 1), ("span", 4), ("evidence", 5)):
+            table.add_column(col, ratio=ratio)
+        for f in result["findings"]:
+            span = f["span"] if f["verbatim"] else f"{f['span']} (not verbatim)"
+            table.add_row(escape(f["type"]), f"{f['probability']:.2f}", escape(span), escape(f["evidence"]))
+        out.print(table)
+    for note in result["notes"]:
+        out.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    u = result["usage"]
+    out.print(
+        f"[dim]{u['calls']} model calls, {u['input_tokens']} input + {u['output_tokens']} output "
+        f"tokens, {u['search_calls']} searches, {len(result['knowledge'])} knowledge statements[/]"
+    )
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register ``detect``."""
+    p = sub.add_parser(
+        "detect",
+        help="does an answer to a question hallucinate? (IMPD-MACD debate)",
+        description="Pro and Con teams (Logic, Context-Consistency, Factual and Comprehensive "
+        "agents) debate whether the answer hallucinates, a judge scores the dispute each round, "
+        "and a refiner reports the label (1 = no hallucination, 0 = hallucination), the types "
+        "found, their spans and the evidence. Exit 0 judged, 1 not judged (e.g. search down), "
+        "2 bad input.",
+    )
+    p.add_argument("--question", "-q", required=True, help="the question")
+    p.add_argument("--answer", "-a", required=True, help="the answer to check")
+    p.add_argument(
+        "--knowledge",
+        help="JSON or JSONL file of knowledge ({'text', 'url', 'title'} or strings); used alone "
+        "(search 'given') unless --search is set",
+    )
+    p.add_argument(
+        "--layout",
+        choices=["agents", "team"],
+        help="'agents': the paper's 8 calls a round (default); 'team': one call per team",
+    )
+    p.add_argument("--epsilon", type=float, help="stop when the judge's dispute falls to this (0.2)")
+    p.add_argument(
+        "--judge",
+        choices=["checked", "paper"],
+        help="'checked' (default): the teams' agreement must bear out an early stop and stands over "
+        "a contrary last ruling; 'paper': the judge's word alone stops and decides",
+    )
+    p.add_argument(
+        "--without",
+        action="append",
+        choices=list(HALLUCINATION_AGENTS),
+        default=[],
+        help="ablation: leave this agent out of both teams (repeatable)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", help="also write the JSON result to this file")
+    add_html_option(p)
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    add_settings(p)
+    p.set_defaults(func=cmd_detect)

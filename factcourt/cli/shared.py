@@ -1,0 +1,342 @@
+"""What every ``factcourt`` command shares: consoles, input, settings, progress, output.
+
+The command modules (``cli.claims``, ``cli.detect``, ``cli.audit``, ...) all build on these, and
+``cli`` registers them, so these live below all of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import math
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
+from factcourt.context.base import ROLES, BaseContext
+from factcourt.context.claims import PRESETS
+from factcourt.errors import ConfigError, FactcourtError
+from factcourt.inputs import decode, read_text_file
+from factcourt.progress import Progress
+
+err = Console(stderr=True)
+out = Console()
+
+
+def fail(sentence: str) -> None:
+    """Print a failure's one sentence, escaped.
+
+    It holds user text (file names, claims, a model's words): '[red]' or 'a[i]' in it is shown,
+    not read as console markup.
+    """
+    err.print(f"[red]error:[/] {escape(sentence)}", highlight=False)
+
+
+def read_text(source: str) -> str:
+    """Read UTF-8 text from a file or '-' (standard input); a wrong encoding is a clear error."""
+    if source == "-":
+        if sys.stdin.isatty():
+            err.print("[dim]reading the text from standard input; end it with Ctrl-D[/]")
+        return decode(sys.stdin.buffer.read(), "standard input")
+    return read_text_file(Path(source))
+
+
+def number(cast: Callable[[str], float], least: float, *, above: bool = False) -> Callable[[str], Any]:
+    """An argparse type: a finite ``cast`` (int or float) from ``least``, or above it when ``above``.
+
+    ``float()`` reads 'nan', 'inf' and '-1' as numbers: a NaN passes every range check, an
+    infinite wait hangs and a negative price or latency gives a table of nonsense.
+    """
+    kind = "a whole number" if cast is int else "a number"
+    bound = f"{'above' if above else 'from'} {least:g}"
+
+    def parse(value: str) -> Any:
+        try:
+            found = cast(value)
+        except ValueError:
+            found = math.nan
+        if not math.isfinite(found) or found < least or (above and found == least):
+            raise argparse.ArgumentTypeError(f"{kind} {bound}, not {value!r}")
+        return found
+
+    parse.__name__ = kind  # argparse names the type in its own messages
+    return parse
+
+
+at_least_one = number(int, 1)
+
+
+def add_settings(parser: argparse.ArgumentParser) -> None:
+    """The options every checking command shares; each fills a context field."""
+    g = parser.add_argument_group("debate")
+    g.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        help="a published system as its paper runs it (every claim debated, no search before the "
+        "debate; the guard on changed verdicts stays on); other options still apply on top. "
+        "Default: the measured best (see README)",
+    )
+    g.add_argument(
+        "--protocol",
+        choices=["jury", "adversarial"],
+        help="who debates a claim the first pass sends on (default jury); by default the first pass "
+        "decides every claim: add --set first_pass=off or a --preset to debate each",
+    )
+    g.add_argument(
+        "--rule",
+        choices=["free", "mandatory_search", "adaptive"],
+        help="debate rule of a debated claim (default free)",
+    )
+    g.add_argument("--jurors", type=int, help="number of jury evaluators (default 2)")
+    g.add_argument("--rounds", type=int, help="debate rounds (default: jury 1, otherwise 3)")
+    g.add_argument("--theta", type=float, help="confidence below which a speaker retrieves (0.7)")
+    g.add_argument(
+        "--first-pass-theta",
+        type=float,
+        help="confidence at which the first pass decides a claim (default 0: it decides every claim; "
+        "0.95 sends the contested ones to the jury)",
+    )
+    g = parser.add_argument_group("models and search")
+    g.add_argument("--model", help="model for every role: auto, local, sim, or a model name")
+    g.add_argument("--base-url", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...)")
+    g.add_argument(
+        "--role-model",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help=f"per-role model; roles: {', '.join(ROLES)}",
+    )
+    g.add_argument(
+        "--search",
+        choices=["auto", "local", "tavily", "serper", "given", "none"],
+        help="search backend (default auto: Tavily or Serper when its key is set, else local "
+        "offline Wikipedia)",
+    )
+    g.add_argument("--corpus", help="local corpus: JSONL file or folder of .txt files")
+    g = parser.add_argument_group("run")
+    g.add_argument(
+        "--concurrency",
+        type=int,
+        help="claims checked at once (default 4; the embedded model: its local_slots)",
+    )
+    g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    g.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="any other context setting, VALUE as JSON (e.g. --set use_roles=false)",
+    )
+
+
+def settings_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the options name (preset, flags, --set), as JSON values."""
+    values: dict[str, Any] = dict(PRESETS[args.preset]) if getattr(args, "preset", None) else {}
+    for option, key in [
+        ("protocol", "protocol"),
+        ("rule", "rule"),
+        ("jurors", "jurors"),
+        ("rounds", "rounds"),
+        ("theta", "theta"),
+        ("first_pass_theta", "first_pass_theta"),
+        ("model", "model"),
+        ("base_url", "base_url"),
+        ("search", "search"),
+        ("corpus", "corpus"),
+        ("concurrency", "max_concurrency"),
+    ]:
+        if getattr(args, option, None) is not None:
+            values[key] = getattr(args, option)
+    if getattr(args, "no_cache", False):
+        values["cache"] = False
+    if getattr(args, "correct", False):
+        values["correct"] = True
+    role_models = {}
+    for item in getattr(args, "role_model", []):
+        role, sep, model = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--role-model takes ROLE=MODEL, not {item!r}")
+        role_models[role] = model
+    if role_models:
+        values["role_models"] = role_models
+    for item in getattr(args, "set", []):
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--set takes KEY=VALUE, not {item!r}")
+        try:
+            values[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            values[key] = raw
+    return values
+
+
+Kind = TypeVar("Kind", bound=BaseContext)
+
+
+def settings_from(args: argparse.Namespace, kind: type[Kind]) -> Kind:
+    """Turn the parsed options into the command's ``kind`` of context, checked before any call."""
+    from factcourt.api import preflight
+
+    ctx = kind.make(settings_values(args))
+    preflight(ctx)
+    return ctx
+
+
+@contextlib.contextmanager
+def run_progress(quiet: bool, what: str) -> Iterator[Callable[[dict], None]]:
+    """A progress bar drawn from a run's events: the hook the API hands each of them.
+
+    ``what`` names the run where it resumes a crashed one or runs beside a live one.
+    """
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[last]}"),
+        console=err,
+        transient=True,
+        disable=quiet,
+    )
+    task = progress.add_task("decomposing", total=None, last="")
+
+    def on_event(chunk: dict) -> None:
+        if chunk["event"] == "run":
+            say_how_it_runs(chunk, quiet, what)
+        elif chunk["event"] == "claims":
+            progress.update(task, description="checking claims", total=chunk["count"])
+        elif chunk["event"] == "verdict":
+            progress.advance(task)
+            progress.update(task, last=f"{chunk['claim_id']}: {chunk['verdict'] or 'failed'}")
+        elif chunk["event"] == "turn_done":
+            progress.update(task, last=f"{chunk['claim_id']} {chunk['speaker']} r{chunk['round']}")
+
+    with progress:
+        yield on_event
+
+
+def say_how_it_runs(run: dict[str, Any], quiet: bool, what: str) -> None:
+    """Say that a resumable run resumes a crashed one, or runs beside a live one.
+
+    Crashed runs an older factcourt saved cannot resume after the update moved the classes
+    their states name: they were cleared, and the user is told so once.
+    """
+    if run["cleared_unreadable"]:
+        err.print(
+            f"[yellow]{run['cleared_unreadable']} interrupted run(s) saved by an older factcourt cannot "
+            "resume after its update and were cleared: run them again[/]"
+        )
+    if run["beside_live_run"]:
+        err.print(
+            f"[yellow]a run of {what} is still going in another process: this one runs on its own "
+            "and does not resume it[/]"
+        )
+    if run["resumed"] and not quiet:
+        err.print(f"[yellow]resuming the interrupted run of {what}[/]")
+
+
+def emit_result(result: dict, args: argparse.Namespace, render) -> None:
+    """Print JSON (``--json``) or the readable report, then write ``--out``.
+
+    Printed first: a write that fails after the run (the folder removed meanwhile) then loses
+    nothing that was not already shown.
+    """
+    text = json.dumps(result, ensure_ascii=False, indent=2)
+    if args.json:
+        print(text, flush=True)
+    else:
+        render(result)
+    if args.out:
+        try:
+            Path(args.out).write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            kept = "; the result is printed above" if args.json else ""
+            raise FactcourtError(f"could not write --out {args.out} ({exc.strerror}){kept}") from exc
+    if getattr(args, "html", None):
+        from factcourt.report import write_html
+
+        write_html(args.html, result)
+
+
+def warn_if_corpus_misses_language(text: str, ctx: BaseContext) -> None:
+    """Say once, before the run, that the local corpus holds nothing in the text's language.
+
+    The shipped corpus is English Wikipedia: Chinese claims find nothing in it and would come
+    back "not enough evidence" with no hint why. Each such claim is also marked in the result.
+    """
+    from factcourt.api import LANGUAGE_NOT_COVERED, uncovered_language
+
+    if language := uncovered_language(ctx, text):
+        corpus = ctx.corpus or "(English Wikipedia)"
+        err.print(
+            f"[yellow]warning:[/] the local corpus {escape(corpus)} holds no '{language}' text, so such "
+            f"claims are marked '{LANGUAGE_NOT_COVERED}' and mostly come back 'not enough "
+            "evidence'; search the web (--search tavily or serper, with its key) or give a corpus "
+            "in that language with --corpus"
+        )
+
+
+def prepare_out(out_path: str | None, flag: str = "--out") -> None:
+    """Check the file ``flag`` names and create its folder before the run, so no result is lost at the end."""
+    if not out_path:
+        return
+    path = Path(out_path)
+    if path.is_dir():
+        raise ConfigError(
+            f"{flag} {out_path} is a folder: give the file to write, e.g. {path / 'result.json'}"
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{flag}: cannot create the folder for {out_path}: {exc.strerror}") from exc
+    if not os.access(path.parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ConfigError(f"{flag}: cannot write {out_path}: permission denied")
+
+
+@contextlib.contextmanager
+def output_lock(args: argparse.Namespace) -> Any:
+    """Hold what a command writes (``--out``, ``--append``) for the whole command.
+
+    Two runs into one ``--out`` at once each found nothing stored and made and wrote every
+    record (and model call) twice; the second now waits, then goes on from what the first
+    stored. The lock files live in the cache folder, not beside the user's files.
+    """
+    from filelock import FileLock, Timeout
+
+    from factcourt.paths import cache_dir
+
+    with contextlib.ExitStack() as held:
+        for flag in ("out", "append"):
+            if not (written := getattr(args, flag, None)):
+                continue
+            digest = hashlib.sha1(str(Path(written).expanduser().resolve()).encode("utf-8")).hexdigest()
+            folder = cache_dir() / "outputs"
+            folder.mkdir(exist_ok=True)
+            lock = FileLock(folder / f"{digest[:16]}.lock")
+            try:
+                lock.acquire(timeout=0)
+            except Timeout:
+                err.print(f"[yellow]another run is writing {escape(written)}: waiting for it to end[/]")
+                lock.acquire()
+            held.callback(lock.release)
+        yield
+
+
+def prepare_out_folder(folder: Path) -> None:
+    """Create ``--out``'s folder of reports before the run and check that it takes files."""
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"--out must be a folder: {folder} is a file")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--out: cannot create the folder {folder}: {exc.strerror}") from exc
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out: cannot write in the folder {folder}: permission denied")

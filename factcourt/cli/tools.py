@@ -1,0 +1,123 @@
+"""``factcourt models | cache | serve | assistants``: the models, the cache and the LangGraph server."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+from pathlib import Path
+
+from rich.markup import escape
+from rich.table import Table
+
+from factcourt.cli.shared import number, out
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    """Show which model each role uses and where its weights are."""
+    from factcourt.api import models_by_role
+
+    table = Table(title="Models by role")
+    for col in ("role", "model", "endpoint", "structured output", "weights"):
+        table.add_column(col)
+    for role, c in models_by_role(args.model):
+        weights = c.weights
+        if weights:
+            weights += " (present)" if Path(weights).exists() else " (fetched on first use)"
+        table.add_row(role, escape(c.name), escape(c.endpoint), c.method, escape(weights))
+    out.print(table)
+    return 0
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    """Show what the cache directory holds; ``--clear`` deletes the caches and crashed runs."""
+    from factcourt.api import clear_cache
+    from factcourt.paths import cache_dir
+
+    if args.clear:
+        answers, deleted, live = clear_cache()
+        out.print(
+            f"deleted {answers} cached answers and searches and the checkpoints of {deleted} "
+            f"unfinished run(s); {live} live run(s) kept"
+        )
+    table = Table(title=f"Cache: {escape(str(cache_dir()))}")
+    for col in ("file", "MB"):
+        table.add_column(col)
+    for path in sorted(p for p in cache_dir().rglob("*") if p.is_file()):
+        table.add_row(escape(str(path.relative_to(cache_dir()))), f"{path.stat().st_size / 1e6:.2f}")
+    out.print(table)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run ``langgraph dev`` for this project (Studio and the HTTP API)."""
+    from factcourt.server import PROJECT_ROOT, check_port_free, langgraph_dev
+
+    check_port_free(args.port)
+    command, env = langgraph_dev(args.port, reload=not args.no_reload)
+    os.chdir(PROJECT_ROOT)  # langgraph.json's graph paths resolve against the working directory
+    os.execvpe(command[0], command, env)
+    return 0  # not reached
+
+
+def cmd_assistants(args: argparse.Namespace) -> int:
+    """Create one assistant per graph, protocol and rule on a running server."""
+    from factcourt.server import create_standard_assistants
+
+    made = asyncio.run(create_standard_assistants(args.url, args.timeout))
+    table = Table(title=f"Assistants on {escape(args.url)}")
+    for col in ("name", "assistant_id", "context"):
+        table.add_column(col)
+    for a in made:
+        table.add_row(escape(a["name"]), a["assistant_id"], escape(json.dumps(a.get("context") or {})))
+    out.print(table)
+    return 0
+
+
+def port_number(value: str) -> int:
+    """A TCP port, 1 to 65535, or a usage error (exit 2)."""
+    try:
+        port = int(value)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, not {value!r}")
+    return port
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register ``models``, ``cache``, ``serve`` and ``assistants``."""
+    p = sub.add_parser("models", help="show the model each role uses")
+    p.add_argument("--model", help="as in check")
+    p.set_defaults(func=cmd_models)
+
+    p = sub.add_parser("cache", help="show the cache directory; --clear empties it")
+    p.add_argument(
+        "--clear",
+        action="store_true",
+        help="delete the cached answers and searches and the checkpoints of unfinished runs that "
+        "are not live (the model weights stay)",
+    )
+    p.set_defaults(func=cmd_cache)
+
+    p = sub.add_parser("serve", help="start the LangGraph server and Studio (langgraph dev)")
+    p.add_argument("--port", type=port_number, default=2024)
+    p.add_argument("--no-reload", action="store_true")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "assistants",
+        help="create the standard assistants on a LangGraph server",
+        description="One assistant per claim graph (factcheck, verify), protocol and "
+        "rule, e.g. factcheck-jury-adaptive, and one per hallucination layout (hallucination-agents, "
+        "hallucination-team). Existing ones are kept.",
+    )
+    p.add_argument("--url", default="http://127.0.0.1:2024", help="the server's URL")
+    p.add_argument(
+        "--timeout",
+        type=number(float, 0, above=True),
+        default=30.0,
+        help="seconds to wait for each reply (30)",
+    )
+    p.set_defaults(func=cmd_assistants)

@@ -1,0 +1,308 @@
+"""Run-time configuration that every graph shares: models, endpoints, the embedded server, search, cache.
+
+Every field is a JSON value with a description, so LangGraph Studio draws a form that explains
+itself. Each system's graph takes a subclass holding only its own fields (``factcourt.context.claims``,
+``.hallucination``, ...), so its Studio form shows what that graph reads. Providers resolve the
+names (models, search backends) into objects; secrets are read from the environment only and
+never stored here.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field, fields
+from functools import cache
+from typing import Any, ClassVar, Literal, Self, get_type_hints
+
+from pydantic import TypeAdapter, ValidationError
+
+from factcourt.errors import ConfigError
+from factcourt.providers.server_registry import KEEP_ALIVE_S, WAIT_S
+
+# FACT-AUDIT's agents (graph `audit`); 'target' is the model under audit
+AUDIT_ROLES = (
+    "appraiser",
+    "scenario_judge",
+    "inquirer",
+    "inspector",
+    "reference",
+    "reference_check",
+    "target",
+    "grader",
+    "prober",
+)
+ROLES = (
+    "clerk",
+    "evaluator",
+    "debater",
+    "moderator",
+    "judge",
+    "corrector",
+    "query",
+    "gatherer",
+    "refiner",
+    "matcher",
+    *AUDIT_ROLES,
+)
+
+
+def describe(text: str, default: Any = None, factory: Any = None) -> Any:
+    """A field with its description, which Studio shows in the graph's form."""
+    if factory is not None:
+        return field(default_factory=factory, metadata={"description": text})
+    return field(default=default, metadata={"description": text})
+
+
+# the system contexts, in the order they were defined: a key unknown to one names the command of another
+SYSTEMS: list[type[BaseContext]] = []
+
+
+@dataclass(kw_only=True)
+class BaseContext:
+    """Settings every run has, whatever graph it runs."""
+
+    command: ClassVar[str] = ""
+    """The ``factcourt`` command whose ``--set`` takes this context's keys (named in errors)."""
+
+    model: str = describe(
+        "Chat model for every role. 'auto': gpt-4o-mini when OPENAI_API_KEY is set, else the "
+        "embedded local model. 'local': the embedded llama.cpp model; 'local:qwen-1.5b' (the "
+        "default), 'local:qwen-0.5b', 'local:smollm2': a shipped local model by name. "
+        "'sim:LATENCY': the simulated model (load tests, demos). Any other name is sent to the "
+        "endpoint as is.",
+        "auto",
+    )
+    base_url: str | None = describe(
+        "OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, LM Studio). Default: "
+        "OPENAI_BASE_URL, else OpenAI when a key is set, else the embedded server.",
+    )
+    role_models: dict[str, str] = describe(
+        "Per-role model overrides, e.g. {'moderator': 'gpt-4o'}. Roles: " + ", ".join(ROLES),
+        factory=dict,
+    )
+    local_weights: str | None = describe(
+        "GGUF file the embedded llama.cpp server loads. Default: Qwen2.5-Coder-1.5B-Instruct "
+        "Q4_K_M, fetched once into the user cache.",
+    )
+    structured_output: Literal["auto", "grammar", "json_schema", "function_calling", "json_mode"] = describe(
+        "How structured answers are requested. 'auto': json_schema on OpenAI and the embedded "
+        "llama.cpp server, function calling on other endpoints, and for long-form answers on the "
+        "embedded server 'grammar' (the schema's LLGuidance grammar, which enforces string "
+        "bounds that this server's json_schema leaves open; for verdicts it cost accuracy).",
+        "auto",
+    )
+    logprobs: bool = describe(
+        "Ask OpenAI and the embedded server for the answer's token log-probabilities, so a "
+        "verdict's confidence is read from the model rather than from what it says.",
+        True,
+    )
+    local_slots: int = describe(
+        "Requests the embedded llama.cpp server decodes in parallel, and claims checked at once on it "
+        "(more slots gave no throughput on 2 cores: factcourt bench engine).",
+        1,
+    )
+    local_threads: int = describe("CPU threads of the embedded server; 0 = every core.", 0)
+    local_keep_alive: float = describe(
+        "Seconds the embedded server, shared by every factcourt process of the machine, stays up "
+        "after its last user ended, so that the next command finds it loaded.",
+        KEEP_ALIVE_S,
+    )
+    local_wait_s: float = describe(
+        "Seconds to wait for another factcourt process's embedded server with other weights or "
+        "settings to stop (one runs per machine) before giving up.",
+        WAIT_S,
+    )
+    temperature: float = describe("Sampling temperature of every agent.", 0.0)
+    max_tokens: int = describe("Most tokens one agent answer may have.", 512)
+    timeout_s: float = describe(
+        "Seconds before a model call gives up. A time-out is not retried (a model that did not "
+        "answer in this time rarely does on the next try): raise it for a slow local model.",
+        120.0,
+    )
+    retries: int = describe(
+        "Retries of a model call that could not connect, got a server error or an answer that "
+        "does not parse, and of a failed search.",
+        2,
+    )
+    confidence_source: Literal["logprobs", "reported"] = describe(
+        "Where a verdict's confidence comes from: the token log-probabilities of the verdict "
+        "(falls back to the reported value when the endpoint gives none) or the number the "
+        "model writes.",
+        "logprobs",
+    )
+
+    search: Literal["auto", "local", "tavily", "serper", "given", "none"] = describe(
+        "Search backend. 'auto': tavily when TAVILY_API_KEY is set, else serper when "
+        "SERPER_API_KEY is set, else local. 'local': BM25 over a corpus (default: offline "
+        "Wikipedia summaries), "
+        "'tavily' (TAVILY_API_KEY), 'serper' (SERPER_API_KEY), 'given' (only the evidence that "
+        "came with the input), 'none' (ablation: no retrieval).",
+        "auto",
+    )
+    corpus: str | None = describe(
+        "Local corpus: a JSONL file ({'text', 'title', 'id'|'url'}) or a folder of .txt files. "
+        "Default: the offline Wikipedia lead summaries.",
+    )
+    top_k: int = describe("Evidence pieces kept per search.", 3)
+
+    model_settings: dict[str, dict[str, Any]] = describe(
+        "Settings of single expert or target models, by name, over this run's, e.g. "
+        "{'deepseek-r1': {'base_url': 'https://...', 'temperature': 0.6}}.",
+        factory=dict,
+    )
+    answer_max_tokens: int = describe(
+        "Most tokens of an expert's or a target model's long-form answer (it is also held to "
+        "2,400 characters, so a constrained model closes it in time).",
+        2048,
+    )
+    answer_timeout_s: float = describe(
+        "Seconds a long-form answer may take, when more than timeout_s: 2,048 tokens at 10-20 "
+        "tokens a second on a 2-core CPU take minutes.",
+        600.0,
+    )
+
+    language: Literal["auto", "en", "zh"] = describe(
+        "Language of prompts: 'auto' detects Chinese text.", "auto"
+    )
+    max_concurrency: int = describe("Claims checked at the same time.", 4)
+    cache: bool = describe("Cache model and search calls in SQLite under the user cache.", True)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "command" in cls.__dict__:
+            SYSTEMS.append(cls)
+
+    def __post_init__(self) -> None:
+        """Check every value against its field's type, then each class's own ranges."""
+        self._check_types()
+        self.validate()
+
+    def validate(self) -> None:
+        """Resolve 'auto' search and check the shared ranges; a subclass checks its own after these."""
+        if self.search == "auto":
+            self.search = (
+                "tavily"
+                if os.environ.get("TAVILY_API_KEY")
+                else "serper"
+                if os.environ.get("SERPER_API_KEY")
+                else "local"
+            )
+        # an empty name (--model "$UNSET") would quietly start the embedded model
+        if not self.model.strip() or not all(m.strip() for m in self.role_models.values()):
+            raise ConfigError("a model name is empty: name one (auto, local, sim, or an endpoint's model)")
+        bad_roles = [r for r in self.role_models if r not in ROLES]
+        if bad_roles:
+            raise ConfigError(f"unknown model role(s) {bad_roles}; choose from {list(ROLES)}")
+        self.at_least(
+            top_k=1,
+            max_concurrency=1,
+            retries=0,
+            max_tokens=1,
+            local_slots=1,
+            local_threads=0,
+            local_keep_alive=0,
+            local_wait_s=0,
+            answer_max_tokens=1,
+        )
+        if not 0.0 <= self.temperature <= 2.0:
+            raise ConfigError(f"temperature must be in [0, 2], not {self.temperature}")
+        if self.timeout_s <= 0:
+            raise ConfigError(f"timeout_s must be more than 0 seconds, not {self.timeout_s}")
+
+    def at_least(self, **bounds: float) -> None:
+        """Lower bounds that a wrong --set would otherwise break silently (retries=-1 makes no call)."""
+        for name, least in bounds.items():
+            if getattr(self, name) < least:
+                raise ConfigError(f"{name} must be at least {least}, not {getattr(self, name)}")
+
+    def in_unit_range(self, *names: str) -> None:
+        """Fields that are shares or probabilities: each in [0, 1]."""
+        for name in names:
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"{name} must be in [0, 1], not {getattr(self, name)}")
+
+    def _check_types(self) -> None:
+        # --set, the server and the API pass JSON values: 'banana' for a float fails here, in
+        # one sentence, and not at the first model call
+        for f in fields(self):
+            value = getattr(self, f.name)
+            try:
+                setattr(self, f.name, _adapter(type(self), f.name).validate_python(value))
+            except ValidationError as exc:
+                said = exc.errors()[0]["msg"]
+                raise ConfigError(f"{f.name}={value!r}: {said[0].lower()}{said[1:]}") from None
+            validated = getattr(self, f.name)  # the texts 'nan' and 'inf' validate to floats too
+            # NaN is false in every range check, and an infinite time-out waits on a hung server forever
+            if isinstance(validated, float) and not math.isfinite(validated):
+                said = "not a number" if math.isnan(validated) else "not a finite number"
+                raise ConfigError(f"{f.name}={validated!r}: {said}")
+
+    @property
+    def retrieval_enabled(self) -> bool:
+        """Whether agents may search (off for 'given', 'none' and the no-search ablation)."""
+        return self.search not in ("given", "none")
+
+    def trace_metadata(self) -> dict[str, Any]:
+        """What a run's trace is filed under (LangSmith metadata)."""
+        return {"search": self.search}
+
+    def for_model(self, name: str, **overrides: Any) -> Self:
+        """The run's settings for an expert or target model: it answers with ``name`` in every role."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values.update(
+            model=name,
+            role_models={},
+            max_tokens=self.answer_max_tokens,
+            timeout_s=max(self.timeout_s, self.answer_timeout_s),
+        )
+        values.update(self.model_settings.get(name, {}), **overrides)
+        return type(self).from_dict(values)
+
+    @classmethod
+    def adjust(cls, values: dict[str, Any]) -> dict[str, Any]:
+        """What settings named together imply for this system (nothing, unless a subclass says so)."""
+        return values
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any] | None) -> Self:
+        """Build a context from JSON values, rejecting unknown keys with a clear error.
+
+        A key of another system's context names the command that takes it.
+        """
+        values = dict(values or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        for key in unknown:
+            if owner := next((s for s in SYSTEMS if key in s.__dict__.get("__annotations__", {})), None):
+                raise ConfigError(
+                    f"{key} is a setting of `factcourt {owner.command}`, not of `factcourt {cls.command}`"
+                )
+        if unknown:
+            raise ConfigError(
+                f"unknown setting(s) {unknown}; see `factcourt {cls.command or 'check'} --help`"
+            )
+        return cls(**values)
+
+    @classmethod
+    def project(cls, settings: BaseContext, **overrides: Any) -> Self:
+        """Build this context from another's values (a wider one, e.g. the bench's), plus ``overrides``."""
+        known = {f.name for f in fields(cls)}
+        values = {f.name: getattr(settings, f.name) for f in fields(settings) if f.name in known}
+        return cls.from_dict({**values, **cls.adjust(overrides)})
+
+    @classmethod
+    def make(cls, settings: dict[str, Any] | BaseContext | None = None, **overrides: Any) -> Self:
+        """Build this context from a dict or an existing context plus keyword overrides.
+
+        What the settings imply (``adjust``) is read from the dict and the overrides; a context
+        passed in was already read that way.
+        """
+        if isinstance(settings, BaseContext):
+            return cls.project(settings, **overrides)
+        return cls.from_dict(cls.adjust({**(settings or {}), **overrides}))
+
+
+@cache
+def _adapter(kind: type[BaseContext], name: str) -> TypeAdapter:
+    return TypeAdapter(get_type_hints(kind)[name])

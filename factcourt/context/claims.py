@@ -1,0 +1,146 @@
+"""Settings of the claim court (graphs ``factcheck``, ``verify``): MAD-Fact's jury, DebateCV's debate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from factcourt.context.base import BaseContext, describe
+from factcourt.errors import ConfigError
+
+# The published systems as their papers run them: no search before the debate, no first pass.
+PRESETS: dict[str, dict[str, Any]] = {
+    "madfact": {"protocol": "jury", "evidence_first": False, "first_pass": "off", "jurors": 3, "rounds": 2},
+    "debatecv": {"protocol": "adversarial", "evidence_first": False, "first_pass": "off", "rounds": 3},
+}
+JURY_ROLES = ("General Public", "Critic", "News Author", "Scientist", "Psychologist", "Data Analyst")
+# Settings that name a debate: given explicitly, they debate every claim rather than change only
+# the claims a first pass would leave contested (on the default, none)
+DEBATE_SETTINGS = ("protocol", "rule", "jurors", "rounds")
+# the first pass's readings, in the order they are taken: (evidence order, label order in the question)
+LABEL_READINGS = (("given", "supported_first"), ("given", "refuted_first"), ("reversed", "supported_first"))
+
+
+def debate_when_named(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the first pass off when they name a debate and say nothing of the first pass."""
+    if any(k in values for k in DEBATE_SETTINGS) and not {"first_pass", "first_pass_theta"} & values.keys():
+        return {**values, "first_pass": "off"}
+    return values
+
+
+@dataclass(kw_only=True)
+class ClaimsContext(BaseContext):
+    """Settings of one claim check: the first pass, the debate and its rule, the corrector."""
+
+    command: ClassVar[str] = "check"
+
+    protocol: Literal["jury", "adversarial"] = describe(
+        "Who debates: 'jury' (MAD-Fact role-played evaluators, majority vote) or 'adversarial' "
+        "(DebateCV Affirmative vs Negative, moderator decides).",
+        "jury",
+    )
+    rule: Literal["free", "mandatory_search", "adaptive"] = describe(
+        "Debate rule. jury: 'free' = round 1 retrieves when unsure, later rounds answer directly; "
+        "'mandatory_search' = every round-1 turn retrieves first; 'adaptive' = unanimous round 1 "
+        "goes straight to the vote, else every round-2 turn retrieves first. adversarial: 'free' "
+        "= debaters retrieve when unsure; 'mandatory_search' = evidence retrieved before round 1; "
+        "'adaptive' = the moderator may stop after any round.",
+        "free",
+    )
+    # jurors, rounds and first_pass_theta: from `bench sweep` and the test runs (README, "Measured here")
+    jurors: int = describe("Number of jury evaluators (the first N roles).", 2)
+    roles: list[str] = describe(
+        "Jury roles by name; empty = the first N of: " + ", ".join(JURY_ROLES), factory=list
+    )
+    rounds: int = describe(
+        "Debate rounds: the jury's rounds, or the adversarial round limit. "
+        "0 = the default (jury 1, adversarial 3; MAD-Fact as published: 2).",
+        0,
+    )
+    theta: float = describe(
+        "Confidence threshold: a speaker below it retrieves evidence and answers again.", 0.7
+    )
+    first_pass_theta: float = describe(
+        "The first pass decides a claim when its verdict's confidence is at or above this. 0 (the "
+        "default, measured best on the embedded model): it decides every claim; 0.95 sends the "
+        "contested ones to the jury ('routed' in the benchmark).",
+        0.0,
+    )
+    evidence_first: bool = describe(
+        "Search for the claim itself before anyone speaks (BM25 costs milliseconds, a model "
+        "call seconds; without evidence the small model leans to 'refuted').",
+        True,
+    )
+    first_pass: Literal["route", "record", "off"] = describe(
+        "One verifier call before the debate. 'route': it decides the claims it is sure of "
+        "(confidence >= first_pass_theta) and only the contested ones are debated; 'record': it runs and "
+        "is kept in the result but every claim is debated (for sweeps); 'off': MAD-Fact as "
+        "published.",
+        "route",
+    )
+    first_pass_votes: bool = describe(
+        "When a contested claim is debated, the first pass's verdict joins the jury's vote.", False
+    )
+    label_readings: int = describe(
+        "Most readings of the first pass's verdict: the first reads the label over the evidence as "
+        "given; while the calibrated confidence stays below vote_below, the next asks with the labels "
+        "in the other order, the third over the evidence in reverse order; their mean log-odds decide.",
+        1,
+    )
+    vote_below: float = describe(
+        "Calibrated confidence under which the first pass takes another reading (up to label_readings).",
+        0.75,
+    )
+    calibration: Literal["auto", "off"] = describe(
+        "'auto': the first pass's probability is Platt-scaled by the fit stored for its model and "
+        "prompt (`factcourt bench calibrate`; shipped for the embedded default), raw where none is "
+        "stored; 'off': raw. The raw probability is always kept in the JSON.",
+        "auto",
+    )
+    use_roles: bool = describe("Ablation: false makes every evaluator an identical checker.", True)
+    use_debate: bool = describe("Ablation: false stops after one round (no debate).", True)
+
+    correct: bool = describe("Rewrite the response when claims are refuted (corrector).", False)
+    max_claims: int = describe("Most claims checked per response (a guard on cost).", 60)
+
+    def validate(self) -> None:
+        """The shared checks, then the jury's size and roles, the thresholds and the readings."""
+        super().validate()
+        self.at_least(max_claims=1)
+        if self.jurors < 1 or self.jurors > len(JURY_ROLES) and not self.roles:
+            raise ConfigError(f"jurors must be between 1 and {len(JURY_ROLES)}, not {self.jurors}")
+        unknown = [r for r in self.roles if r not in JURY_ROLES]
+        if unknown:
+            raise ConfigError(f"unknown jury role(s) {unknown}; choose from {list(JURY_ROLES)}")
+        self.in_unit_range("theta", "first_pass_theta", "vote_below")
+        self.at_least(rounds=0, label_readings=1)
+        if self.label_readings > len(LABEL_READINGS):
+            raise ConfigError(
+                f"label_readings must be at most {len(LABEL_READINGS)}, not {self.label_readings}"
+            )
+
+    @classmethod
+    def adjust(cls, values: dict[str, Any]) -> dict[str, Any]:
+        """A debate named (protocol, rule, jurors, rounds) debates every claim: see ``debate_when_named``."""
+        return debate_when_named(super().adjust(values))
+
+    def trace_metadata(self) -> dict[str, Any]:
+        """The protocol and rule beside the search."""
+        return {"protocol": self.protocol, "rule": self.rule, **super().trace_metadata()}
+
+    @property
+    def max_rounds(self) -> int:
+        """Rounds of this run: one without debate, else the set or default number."""
+        if not self.use_debate:
+            return 1
+        return self.rounds or (3 if self.protocol == "adversarial" else 1)
+
+    @property
+    def speakers(self) -> list[str]:
+        """Names of the debaters, in speaking order."""
+        if self.protocol == "adversarial":
+            return ["Affirmative", "Negative"]
+        names = self.roles or list(JURY_ROLES[: self.jurors])
+        if not self.use_roles:
+            return [f"Evaluator {i + 1}" for i in range(len(names))]
+        return list(names)

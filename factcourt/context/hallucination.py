@@ -1,0 +1,66 @@
+"""Settings of the hallucination debate (graph ``hallucination``, IMPD-MACD)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from factcourt.context.base import BaseContext, describe
+from factcourt.errors import ConfigError
+
+HALLUCINATION_AGENTS = ("logic", "consistency", "factual", "comprehensive")
+
+
+@dataclass(kw_only=True)
+class HallucinationContext(BaseContext):
+    """Settings of one hallucination debate: its teams, judge and stopping."""
+
+    command: ClassVar[str] = "detect"
+
+    rounds: int = describe("Round limit of the hallucination debate; 0 = the default (3).", 0)
+    epsilon: float = describe(
+        "Hallucination debate: it stops when the judge's weighted dispute (0 = the teams agree, "
+        "1 = opposite) falls to this or below, or at consensus, else at 'rounds' (default 3).",
+        0.2,
+    )
+    hallucination_layout: Literal["agents", "team"] = describe(
+        "Hallucination debate: 'agents' = the paper's layout (Logic, Context-Consistency and "
+        "Factual agents per team in parallel, then a Comprehensive agent: 8 calls a round); "
+        "'team' = each team answers in one call with the three perspectives as fields (2).",
+        "agents",
+    )
+    hallucination_judge: Literal["checked", "paper"] = describe(
+        "Hallucination debate, how far the judge's word goes: 'checked' = an early stop needs both "
+        "teams to have concluded alike and the judge to name that side, and at the end both teams' "
+        "agreed conclusion stands over a contrary last ruling (the 1.5B judge named winners its "
+        "teams and reasoning contradicted); 'paper' = the judge's consensus flag or a dispute at "
+        "epsilon stops the debate and its last ruling is the label, as in IMPD-MACD.",
+        "checked",
+    )
+    hallucination_agents: list[str] = describe(
+        "Hallucination debate: the agents each team has (ablations leave one out): "
+        + ", ".join(HALLUCINATION_AGENTS),
+        factory=lambda: list(HALLUCINATION_AGENTS),
+    )
+
+    def validate(self) -> None:
+        """The shared checks, then the round limit, epsilon and the agents of each team."""
+        super().validate()
+        self.at_least(rounds=0)
+        self.in_unit_range("epsilon")
+        bad_agents = [a for a in self.hallucination_agents if a not in HALLUCINATION_AGENTS]
+        if bad_agents:
+            raise ConfigError(
+                f"unknown hallucination agent(s) {bad_agents}; choose from {list(HALLUCINATION_AGENTS)}"
+            )
+        if not set(self.hallucination_agents) & {"logic", "consistency", "factual"}:
+            raise ConfigError("hallucination_agents needs at least one of logic, consistency, factual")
+        if self.hallucination_layout == "team" and set(self.hallucination_agents) != set(
+            HALLUCINATION_AGENTS
+        ):
+            raise ConfigError("agent ablations need hallucination_layout 'agents' (one call per agent)")
+
+    @property
+    def hallucination_rounds(self) -> int:
+        """Round limit of the hallucination debate: 'rounds', else 3 (the paper's middle rounds)."""
+        return self.rounds or 3

@@ -1,0 +1,1 @@
+"""Agents more than one system asks: the Clerk, the single-call verifier, the knowledge gatherer."""

@@ -1,0 +1,264 @@
+"""The Clerk (MAD-Fact): split a long-form response into atomic, check-worthy claims."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import re
+
+from langgraph.runtime import Runtime
+
+from factcourt.context.base import BaseContext
+from factcourt.context.claims import ClaimsContext
+from factcourt.errors import InputError
+from factcourt.nodes.agents.references import resolve, subject_of, unresolved
+from factcourt.nodes.helpers import emit, fence, language_for
+from factcourt.prompts import conversation
+from factcourt.providers.models import ask
+from factcourt.state import (
+    Claim,
+    ClerkClaim,
+    ClerkOutput,
+    DroppedSentence,
+    FactcheckState,
+    ResolvedClaims,
+    Usage,
+)
+
+MAX_RESPONSE_CHARS = 100_000
+CHUNK_CHARS = 1200
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
+
+
+def response_problem(text: str) -> str | None:
+    """Why a response cannot be checked, or None."""
+    if not text or not text.strip():
+        return "the text to check is empty"
+    if len(text) > MAX_RESPONSE_CHARS:
+        return (
+            f"the text has {len(text):,} characters; the limit is {MAX_RESPONSE_CHARS:,}: "
+            "split it and check the parts"
+        )
+    return None
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of English or Chinese text."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def chunk(text: str, limit: int = CHUNK_CHARS) -> list[str]:
+    """Group whole sentences into chunks of at most ``limit`` characters.
+
+    A longer sentence stays whole, so no sentence is cut or dropped.
+    """
+    chunks: list[str] = []
+    for sentence in split_sentences(text):
+        if chunks and len(chunks[-1]) + 1 + len(sentence) <= limit:
+            chunks[-1] += " " + sentence
+        else:
+            chunks.append(sentence)
+    return chunks
+
+
+def locate(sentence: str, response: str) -> tuple[int, int] | None:
+    """Character span of ``sentence`` in ``response``: exact, then the closest sentence.
+
+    The Clerk read the text fenced ('<' as '‹'), so it is looked for there: the fence swaps one
+    character for one, so the offsets are the response's.
+    """
+    if not sentence.strip():
+        return None
+    response, sentence = fence(response), fence(sentence)
+    start = response.find(sentence)
+    if start >= 0:
+        return start, start + len(sentence)
+    candidates = split_sentences(response)
+    best = difflib.get_close_matches(sentence, candidates, n=1, cutoff=0.6)
+    if best and (start := response.find(best[0])) >= 0:
+        return start, start + len(best[0])
+    return None
+
+
+def same_sentence(a: str, b: str) -> bool:
+    """Whether two sentences are the same up to case, spacing and small edits."""
+    a, b = " ".join(a.split()).lower(), " ".join(b.split()).lower()
+    return bool(a and b) and (a in b or b in a or difflib.SequenceMatcher(None, a, b).ratio() > 0.7)
+
+
+def _content(text: str) -> set[str]:
+    """Words of three or more letters, lower-cased, and every CJK character."""
+    latin = {w for w in re.findall(r"[^\W\d_]{3,}", text.lower()) if not re.search(r"[\u3400-\u9fff]", w)}
+    return latin | set(re.findall(r"[\u3400-\u9fff]", text))
+
+
+def states_its_sentence(claim: str, sentence: str) -> bool:
+    """Whether a claim shares a content word with the sentence it was taken from.
+
+    A small Clerk sometimes fills the claim field with a label ("True") instead of the claim.
+    """
+    said = _content(sentence)
+    return not said or bool(_content(claim) & said)
+
+
+def uncovered(part: str, output: ClerkOutput) -> list[str]:
+    """Sentences of ``part`` that yielded neither a claim nor a drop reason."""
+    said = [c.sentence for c in output.claims] + [d.sentence for d in output.dropped]
+    return [s for s in split_sentences(part) if not any(same_sentence(s, x) for x in said)]
+
+
+async def _clerk(ctx: BaseContext, language: str, question: str, part: str, name: str) -> tuple:
+    """Ask the Clerk about ``part``: its output (None when it failed), the error, and the usage.
+
+    Sentences it skipped are asked again (with the whole part as context, so their pronouns can
+    be resolved), then kept whole as claims, so no sentence disappears silently (small local
+    models skip list items).
+    """
+    messages = conversation(language, "CLERK", question=question, response=fence(part))
+    answer = await ask(ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"])
+    usage, output = answer.usage, answer.value
+    if output is None:
+        return None, answer.error, usage
+    missing = uncovered(part, output)
+    if missing:
+        again = await ask(
+            ctx,
+            "clerk",
+            ClerkOutput,
+            conversation(
+                language,
+                "CLERK_AGAIN",
+                question=question,
+                response=fence(part),
+                sentences="\n".join(f"- {fence(s)}" for s in missing),
+            ),
+            run_name=f"{name} (skipped sentences)",
+            tags=["clerk"],
+        )
+        usage += again.usage
+        if again.value is not None:
+            output.claims += again.value.claims
+            output.dropped += again.value.dropped
+        output.claims += [ClerkClaim(sentence=s, claim=s) for s in uncovered(part, output)]
+    return output, None, usage
+
+
+async def _resolve(
+    ctx: BaseContext, language: str, question: str, part: str, vague: list[ClerkClaim], name: str
+) -> Usage:
+    """Rewrite claims with unresolved references in place; keep a rewrite only when it resolves.
+
+    A rewrite must name a subject the text itself names: a small model otherwise guesses one.
+    """
+    answer = await ask(
+        ctx,
+        "clerk",
+        ResolvedClaims,
+        conversation(
+            language,
+            "CLERK_RESOLVE",
+            question=question,
+            response=fence(part),
+            claims="\n".join(f"{i + 1}. {fence(c.claim)}" for i, c in enumerate(vague)),
+        ),
+        run_name=f"{name} (resolve references)",
+        tags=["clerk"],
+    )
+    rewrites = answer.value.claims if answer.value else []
+    for claim, rewrite in zip(vague, rewrites, strict=False):
+        if rewrite.strip() and not unresolved(rewrite, language) and _named_in(rewrite, part, language):
+            claim.claim = rewrite.strip()
+    return answer.usage
+
+
+def _named_in(rewrite: str, text: str, language: str) -> bool:
+    """Whether the subject ``rewrite`` opens with is written in ``text``."""
+    name = subject_of(rewrite, language)
+    return name is not None and name.lower() in text.lower()
+
+
+def _resolve_in_order(items: list[tuple[str, ClerkClaim]], response: str, language: str) -> None:
+    """Resolve leading references by rule, in reading order, in place.
+
+    Each claim reads the sentences before its own and the claims already resolved, so a
+    pronoun at the start of a later chunk still finds the subject named in an earlier one.
+    """
+    sentences, done = split_sentences(response), []
+    for _, item in items:
+        where = next((i for i, s in enumerate(sentences) if same_sentence(s, item.sentence)), len(sentences))
+        resolved = resolve(item.claim, sentences[:where] + done, language)
+        if resolved is not None:
+            item.claim = resolved
+        done.append(item.claim)
+
+
+async def split_claims(
+    ctx: BaseContext, response: str, question: str, language: str
+) -> tuple[list[Claim], list[DroppedSentence], Usage]:
+    """The Clerk's claims of ``response`` (each with its source span), the dropped sentences and the usage.
+
+    Asked chunk by chunk; a chunk the Clerk failed on is one dropped part with the reason.
+    """
+    question = fence(question)
+    parts = chunk(response)
+    answers = await asyncio.gather(
+        *(_clerk(ctx, language, question, part, f"clerk chunk {i + 1}") for i, part in enumerate(parts))
+    )
+    usage, items, dropped = Usage(), [], []
+    for part, (output, error, spent) in zip(parts, answers, strict=True):
+        usage += spent
+        if output is None:
+            dropped.append(DroppedSentence(sentence=part, reason="clerk_failed", error=error))
+            continue
+        sentences = split_sentences(part)
+        claimed = [c.sentence for c in output.claims]
+        dropped += [
+            DroppedSentence(sentence=d.sentence, reason=d.reason)
+            for d in output.dropped
+            # a sentence that also yielded a claim is checked, not dropped
+            if any(same_sentence(d.sentence, s) for s in sentences)
+            and not any(same_sentence(d.sentence, c) for c in claimed)
+        ]
+        for item in output.claims:
+            if not states_its_sentence(item.claim, item.sentence):
+                # the sentence itself is a claim of the response; the label is nothing to check
+                item = item.model_copy(update={"claim": item.sentence})
+            items.append((part, item))
+    _resolve_in_order(items, response, language)
+    for number, part in enumerate(parts):
+        vague = [item for where, item in items if where == part and unresolved(item.claim, language)]
+        if vague:
+            usage += await _resolve(ctx, language, question, part, vague, f"clerk chunk {number + 1}")
+    claims, seen = [], set()
+    for _, item in items:
+        key = " ".join(item.claim.lower().split())
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        if not any(ch.isalnum() for ch in key):  # a stray backtick or bullet is no claim
+            dropped.append(DroppedSentence(sentence=item.claim, reason="not_verifiable"))
+        elif unresolved(item.claim, language):  # never verified against a guessed subject
+            dropped.append(DroppedSentence(sentence=item.claim, reason="unresolved_reference"))
+        elif len(claims) >= ctx.max_claims:
+            dropped.append(DroppedSentence(sentence=item.claim, reason="over_limit"))
+        else:
+            claims.append(
+                Claim(
+                    id=f"c{len(claims) + 1}",
+                    text=item.claim.strip(),
+                    sentence=item.sentence,
+                    span=locate(item.sentence, response),
+                )
+            )
+    return claims, dropped, usage
+
+
+async def decompose(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict:
+    """Ask the Clerk chunk by chunk; keep every claim's source span and every drop's reason."""
+    ctx, response = runtime.context, state.get("response", "")
+    if problem := response_problem(response):
+        raise InputError(problem)
+    language = language_for(ctx.language, response)
+    claims, dropped, usage = await split_claims(ctx, response, state.get("question", ""), language)
+    emit("claims", count=len(claims), dropped=len(dropped))
+    return {"claims": claims, "dropped": dropped, "language": language, "usage": usage}

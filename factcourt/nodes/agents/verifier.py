@@ -1,0 +1,182 @@
+"""Single-call judgements: the label reading of the first pass (and ``plain``), and ``single``.
+
+The first pass reads the verdict's probability from the label's first token before any
+reasoning (``read_label``); ``plain`` is its first reading alone, so the default's gain over
+``plain`` is what calibration and the extra readings add. ``single`` reasons first, then
+gives a verdict (``verify_once``), as the verifier did before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from scipy.special import expit
+
+from factcourt.context.claims import LABEL_READINGS, ClaimsContext
+from factcourt.metrics.calibration import logit
+from factcourt.nodes.helpers import (
+    EVIDENCE_SHOWN,
+    fence,
+    format_evidence,
+    ground_citations,
+    read_confidence,
+    shown_evidence,
+)
+from factcourt.prompts import conversation, prompt
+from factcourt.providers.calibration import evidence_kind, leaning, stored
+from factcourt.providers.logprobs import label_distribution
+from factcourt.providers.models import ask
+from factcourt.state import Evidence, Label, Rating, Turn, Usage
+
+FIRST_PASS = "First pass"
+LABELS = ("supported", "refuted")
+# Probabilities are kept to 3 decimals: the server's arithmetic differs in the last digits with
+# what its prompt cache held, and a verdict must not (the cold/warm test holds it to that).
+DIGITS = 3
+
+
+@dataclass
+class Reading:
+    """One label-only reading: the label, P(supported) when the endpoint gives logprobs, or why none."""
+
+    verdict: str | None
+    p_true: float | None
+    error: str | None
+    usage: Usage
+
+
+async def read_label(
+    ctx: ClaimsContext,
+    claim: str,
+    evidence: list[Evidence],
+    *,
+    language: str,
+    question: str = "",
+    reading: int = 0,
+    run_name: str,
+    tags: list[str],
+) -> Reading:
+    """One label-only reading (``LABEL_READINGS[reading]``) of ``claim`` over ``evidence``."""
+    order, labels = LABEL_READINGS[reading]
+    shown = evidence[-EVIDENCE_SHOWN:]
+    answer = await ask(
+        ctx,
+        "evaluator",
+        Label,
+        conversation(
+            language,
+            "LABEL",
+            evidence=format_evidence(shown if order == "given" else shown[::-1]),
+            question=fence(question) or "(none)",
+            claim=fence(claim),
+            labels=prompt(language, f"LABELS:{labels}"),
+        ),
+        run_name=run_name,
+        tags=tags,
+        fresh=True,  # the same verdict and confidence whatever the server's cache held
+    )
+    if answer.value is None:
+        return Reading(None, None, answer.error, answer.usage)
+    logprobs = answer.logprobs if ctx.confidence_source == "logprobs" else None
+    found = label_distribution(logprobs, "verdict", LABELS)
+    p_true = round(found["supported"], DIGITS) if found else None
+    verdict = answer.value.verdict if p_true is None else "supported" if p_true >= 0.5 else "refuted"
+    return Reading(verdict, p_true, None, answer.usage)
+
+
+async def decide_by_labels(
+    ctx: ClaimsContext,
+    claim: str,
+    evidence: list[Evidence],
+    *,
+    language: str,
+    question: str = "",
+    run_name: str,
+    tags: list[str],
+) -> tuple[Turn, Usage]:
+    """The first pass: label readings until the calibrated confidence reaches ``vote_below``.
+
+    The readings' mean log-odds is calibrated (Platt scaling is linear in log-odds, so this is
+    the mean of the calibrated log-odds), and the verdict is the likelier label. A reading
+    without logprobs gives its label and no confidence, and is the only one taken.
+    """
+    calibration = await asyncio.to_thread(stored, ctx)  # files: the server's event loop must not block
+    kind = evidence_kind(ctx.search)
+    usage, odds = Usage(), []
+    for index in range(ctx.label_readings):
+        reading = await read_label(
+            ctx,
+            claim,
+            evidence,
+            language=language,
+            question=question,
+            reading=index,
+            run_name=run_name,
+            tags=tags,
+        )
+        usage += reading.usage
+        if reading.verdict is None:
+            return Turn(speaker=FIRST_PASS, round=0, failed=reading.error, calls=index + 1), usage
+        if reading.p_true is None:
+            return Turn(speaker=FIRST_PASS, round=0, verdict=reading.verdict), usage
+        odds.append(logit(reading.p_true))
+        raw = round(float(expit(sum(odds) / len(odds))), DIGITS)
+        p_true = round(calibration.apply(raw, kind), DIGITS) if calibration else raw
+        if max(p_true, 1.0 - p_true) >= ctx.vote_below:
+            break
+    turn = Turn(
+        speaker=FIRST_PASS,
+        round=0,
+        # the side of the boundary, not of a rounded 0.5: a flat slope shows 0.5 either way
+        verdict="supported" if leaning(raw, calibration) else "refuted",
+        confidence=max(p_true, round(1.0 - p_true, DIGITS)),
+        probabilities={"supported": p_true, "refuted": round(1.0 - p_true, DIGITS)},
+        raw_probabilities={"supported": raw, "refuted": round(1.0 - raw, DIGITS)},
+        readings=[round(float(expit(o)), DIGITS) for o in odds],
+        calls=len(odds),
+    )
+    return turn, usage
+
+
+async def verify_once(
+    ctx: ClaimsContext,
+    claim: str,
+    evidence: list[Evidence],
+    *,
+    language: str,
+    question: str = "",
+    run_name: str,
+    tags: list[str],
+) -> tuple[Turn, Usage]:
+    """Ask one verifier for a verdict on ``claim`` over ``evidence``."""
+    answer = await ask(
+        ctx,
+        "evaluator",
+        Rating,
+        conversation(
+            language,
+            "SINGLE",
+            question=fence(question) or "(none)",
+            claim=fence(claim),
+            evidence=format_evidence(evidence),
+        ),
+        run_name=run_name,
+        tags=tags,
+    )
+    if answer.value is None:
+        return Turn(speaker=FIRST_PASS, round=0, failed=answer.error), answer.usage
+    verdict = answer.value.verdict
+    probabilities, confidence = read_confidence(ctx, answer.logprobs, verdict, None)
+    text, cited, dropped = ground_citations(answer.value.explanation, shown_evidence(evidence))
+    turn = Turn(
+        speaker=FIRST_PASS,
+        round=0,
+        verdict=verdict,
+        confidence=confidence,
+        probabilities=probabilities,
+        text=text,
+        citations=cited,
+        dropped_citations=dropped,
+    )
+    return turn, answer.usage

@@ -1,0 +1,54 @@
+"""The first pass: label readings decide the claims they are sure of; the rest are debated."""
+
+from __future__ import annotations
+
+import logging
+
+from langgraph.runtime import Runtime
+
+from factcourt.context.claims import ClaimsContext
+from factcourt.nodes.agents.verifier import decide_by_labels
+from factcourt.nodes.claims.rules import first_pass_decides, first_pass_unweighed
+from factcourt.nodes.helpers import emit
+from factcourt.state import ClaimState
+
+log = logging.getLogger(__name__)
+
+
+async def first_pass(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
+    """Judge the claim once; it is decided when the verdict's confidence reaches ``first_pass_theta``."""
+    ctx, claim = runtime.context, state["claim"]
+    turn, usage = await decide_by_labels(
+        ctx,
+        claim.text,
+        state.get("evidence", []),
+        language=state["language"],
+        question=state.get("question", ""),
+        run_name="first pass",
+        tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}", "first_pass"],
+    )
+    decided = first_pass_decides(ctx, turn)
+    reason = first_pass_unweighed(ctx, turn)
+    if reason:  # every claim of the run is debated: say so rather than look contested
+        log.warning(
+            "claim %s: %s; first_pass_theta=%s needs the verdict's logprobs: confidence_source=logprobs "
+            "(now %s) on an endpoint that returns them",
+            claim.id,
+            reason,
+            ctx.first_pass_theta,
+            ctx.confidence_source,
+        )
+    emit(
+        "first_pass",
+        claim_id=claim.id,
+        verdict=turn.verdict,
+        confidence=turn.confidence,
+        decided=decided,
+        reason=reason,
+    )
+    # evidence fetched before the first pass belongs to the claim, not to the first juror's turn
+    update = {"first_pass": turn, "decided": decided, "usage": usage, "retrieved_for_turn": False}
+    if turn.failed and ctx.first_pass == "route":
+        # the jury asks the same endpoint: a debate would only fail again, one turn at a time
+        update["error"] = f"the first pass failed: {turn.failed}"
+    return update

@@ -1,0 +1,44 @@
+"""Open one claim's case: validate it and seed the knowledge base with given evidence."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from factcourt.context.claims import ClaimsContext
+from factcourt.nodes.helpers import emit, language_for
+from factcourt.state import Claim, ClaimState, Evidence
+
+MAX_CLAIM_CHARS = 2000
+
+
+def claim_problem(text: str) -> str | None:
+    """Why a claim text cannot be checked, or None."""
+    if not text.strip():
+        return "the claim is empty"
+    if len(text) > MAX_CLAIM_CHARS:
+        return f"the claim has {len(text)} characters; the limit is {MAX_CLAIM_CHARS}"
+    return None
+
+
+async def open_case(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
+    """Start the debate at round 1 with the given evidence in the knowledge base."""
+    # the LangGraph server hands a JSON input over as dicts: the state's models are made here
+    claim = Claim.model_validate(state["claim"])
+    given = [Evidence.model_validate(e) for e in state.get("given_evidence") or []]
+    emit("claim_started", claim_id=claim.id, claim=claim.text)
+    update: dict = {
+        "claim": claim,
+        "given_evidence": given,
+        "round": 1,
+        "turn_in_round": 0,
+        "awaiting_evidence": False,
+        "retrieved_for_turn": False,
+        "unsure_calls": 0,
+        "decided": False,
+        "stop": False,
+        "language": state.get("language") or language_for(runtime.context.language, claim.text),
+    }
+    if problem := claim_problem(claim.text):
+        update["error"] = problem
+    update["evidence"] = [e.model_copy(update={"source": e.source or "given"}) for e in given]
+    return update

@@ -1,0 +1,90 @@
+"""The debate protocols in one table: who speaks with which prompt, what ends a round, who decides.
+
+A new protocol is one row here (and its name in ``ClaimsContext.protocol``); the turn node, the
+rules, the graph's router and the judge read the row rather than test the protocol's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from langchain_core.messages import BaseMessage
+
+from factcourt.context.claims import ClaimsContext
+from factcourt.nodes.helpers import fence
+from factcourt.prompts import conversation, prompt
+from factcourt.state import AgentAnswer, ClaimState, DebaterAnswer, JurorAnswer
+
+
+def _debater_prompt(
+    ctx: ClaimsContext, state: ClaimState, speaker: str, language: str, shared: dict
+) -> list[BaseMessage]:
+    stance = "AFFIRMATIVE_STANCE" if speaker == "Affirmative" else "NEGATIVE_STANCE"
+    return conversation(language, "DEBATER", side=speaker, stance=prompt(language, stance), **shared)
+
+
+def _juror_prompt(
+    ctx: ClaimsContext, state: ClaimState, speaker: str, language: str, shared: dict
+) -> list[BaseMessage]:
+    # the persona comes last so every juror shares the prompt prefix (llama.cpp reuses its cache)
+    persona = prompt(language, f"ROLE:{speaker}") if ctx.use_roles else prompt(language, "NEUTRAL_ROLE")
+    return conversation(
+        language, "JUROR", question=fence(state.get("question", "")), persona=persona, **shared
+    )
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """What one debate protocol does differently."""
+
+    role: str
+    """The model role its speakers answer as."""
+    answer: type[AgentAnswer]
+    """A turn's structured answer."""
+    argument: str
+    """The answer's field that is the turn's text."""
+    messages: Callable[[ClaimsContext, ClaimState, str, str, dict], list[BaseMessage]]
+    """A turn's prompt, from the fields every protocol shows (claim, evidence, pool, ...)."""
+    after_round: Literal["moderate", "rule"]
+    """'moderate': the moderator summarises every round and may stop; 'rule': the rule and the round limit."""
+    verdict: Literal["moderator", "majority"]
+    """Who decides the claim: the moderator's last summary, or the majority of the last turns."""
+    first_round_vote: bool
+    """Whether the first round's majority is kept beside the verdict (a jury's)."""
+    retrieves_first: Callable[[str, int, int], bool]
+    """Under rule ``r``, whether turn ``t`` of round ``n`` starts with a retrieval."""
+    retrieves_when_unsure: Callable[[str, int], bool]
+    """Under rule ``r``, whether an unsure speaker of round ``n`` may retrieve and answer again."""
+
+
+PROTOCOLS: dict[str, Protocol] = {
+    # MAD-Fact: role-played evaluators, majority vote; 'adaptive' retrieves in round 2 (reached
+    # only when round 1 disagreed)
+    "jury": Protocol(
+        role="evaluator",
+        answer=JurorAnswer,
+        argument="explanation",
+        messages=_juror_prompt,
+        after_round="rule",
+        verdict="majority",
+        first_round_vote=True,
+        retrieves_first=lambda rule, round_, turn: (
+            round_ == 1 if rule == "mandatory_search" else rule == "adaptive" and round_ >= 2
+        ),
+        retrieves_when_unsure=lambda rule, round_: rule in ("free", "adaptive") and round_ == 1,
+    ),
+    # DebateCV: Affirmative against Negative, the moderator decides
+    "adversarial": Protocol(
+        role="debater",
+        answer=DebaterAnswer,
+        argument="argument",
+        messages=_debater_prompt,
+        after_round="moderate",
+        verdict="moderator",
+        first_round_vote=False,
+        retrieves_first=lambda rule, round_, turn: rule == "mandatory_search" and round_ == 1 and turn == 0,
+        retrieves_when_unsure=lambda rule, round_: rule in ("free", "adaptive"),
+    ),
+}

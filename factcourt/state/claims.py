@@ -1,0 +1,236 @@
+"""Typed state of the claim court (graphs ``factcheck``, ``verify``): results, corrections, debate turns."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
+
+from factcourt.state.records import (
+    REASONING_CHARS,
+    AgentAnswer,
+    Claim,
+    DroppedSentence,
+    Evidence,
+    Probability,
+    Turn,
+    Usage,
+    Verdict,
+    add_usage,
+    text,
+)
+
+
+class RoundSummary(BaseModel):
+    """The moderator's summary of a round."""
+
+    round: int
+    summary: str
+    new_insights: bool
+    gaps: str = ""
+    stop: bool
+    verdict: Verdict
+    justification: str
+
+
+class ClaimResult(BaseModel):
+    """The outcome of checking one claim."""
+
+    claim: Claim
+    verdict: Verdict | None = None
+    justification: str = ""
+    votes: dict[str, Verdict] = Field(default_factory=dict)
+    confidence: float | None = None
+    p_true: float | None = Field(
+        default=None,
+        description="probability that the claim is true, from logprobs (calibrated where a fit is stored)",
+    )
+    p_true_raw: float | None = Field(default=None, description="p_true before calibration")
+    route: Literal["first_pass", "debate"] | None = Field(
+        default=None, description="decided by the first pass, or debated"
+    )
+    first_pass: Turn | None = Field(default=None, description="the one-call verdict before any debate")
+    first_round_verdict: Verdict | None = Field(default=None, description="the jury's round-1 majority")
+    rounds: int = 0
+    turns: list[Turn] = Field(default_factory=list)
+    summaries: list[RoundSummary] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = None
+    uncovered_language: str | None = Field(
+        default=None,
+        description="the claim's language when the local corpus holds none of it: no evidence could be found",
+    )
+
+
+class Edit(BaseModel):
+    """One change the corrector made to the response."""
+
+    original: str
+    replacement: str
+    span: tuple[int, int] | None = None
+    claim_id: str
+    evidence: list[str] = Field(default_factory=list, description="URLs it rests on")
+
+
+class CorrectionFailure(BaseModel):
+    """A sentence the corrector could not rewrite (it stays as it was)."""
+
+    claim_id: str
+    error: str | None
+
+
+class Correction(BaseModel):
+    """The corrector's output: the revised response, its edits and the rewrites that failed."""
+
+    text: str
+    edits: list[Edit] = Field(default_factory=list)
+    failed: list[CorrectionFailure] = Field(default_factory=list)
+
+
+class JurorAnswer(AgentAnswer):
+    """An evaluator's answer in a jury turn."""
+
+    # the reasoning comes first: grammar-constrained local models write fields in order, and a
+    # verdict written before its reason is a guess
+    explanation: str = text("why, citing evidence numbers like [E1]", REASONING_CHARS)
+    verdict: Verdict
+    confidence: Probability = Field(
+        ge=0.0, le=1.0, description="probability, 0 to 1, that your own verdict is correct"
+    )
+    search_query: str = text("a new web search query that would help, or empty", 120, default="")
+
+
+class DebaterAnswer(AgentAnswer):
+    """A debater's argument in an adversarial turn."""
+
+    argument: str = text("the argument, citing evidence as [E1] (content, URL)", 400)
+    citations: list[int] = Field(default_factory=list, description="numbers of cited evidence")
+    confidence: Probability = Field(
+        ge=0.0, le=1.0, description="probability, 0 to 1, that your side is right"
+    )
+    search_query: str = text("a new web search query that would help, or empty", 120, default="")
+
+
+class ModeratorAnswer(AgentAnswer):
+    """The moderator's end-of-round decision."""
+
+    summary: str = text("the new insights of this round", 300)
+    new_insights: bool = Field(description="did this round add anything not said before?")
+    gaps: str = text("evidence still missing", 200, default="")
+    stop: bool = Field(description="true when the debate has converged")
+    justification: str = text("why, citing the debate and the evidence", 300)
+    verdict: Verdict
+
+
+class FireStep(AgentAnswer):
+    """One step of the FIRE baseline: answer now, or search again."""
+
+    reasoning: str = text("what the evidence so far shows", REASONING_CHARS)
+    action: Literal["answer", "search"]
+    search_query: str = text("the next query, when searching", 120, default="")
+    verdict: Verdict = Field(description="the best verdict now")
+    confidence: Probability = Field(ge=0.0, le=1.0, description="probability the verdict is correct")
+
+
+class CorrectorAnswer(AgentAnswer):
+    """The words of a sentence the evidence contradicts, and what replaces them.
+
+    The corrected sentence is the original with ``wrong`` replaced by ``right``: asked for the
+    whole sentence, the 1.5B model handed it back unchanged for 14 of 30 refuted claims.
+    """
+
+    wrong: str = text("the false words, copied exactly from the sentence", 400)
+    right: str = text("what replaces them, as the evidence states it; empty to remove the sentence", 400)
+
+
+class SftJustification(AgentAnswer):
+    """A justification leading from the debate to the given verdict."""
+
+    justification: str = text("the justification", 600)
+
+
+class ClaimInput(TypedDict, total=False):
+    """What the single-claim graph (``verify``) takes."""
+
+    claim: Claim
+    """The claim to check."""
+    question: str
+    """The question the claim answers, as context (optional)."""
+    given_evidence: list[Evidence]
+    """Evidence supplied with the input (golden setting)."""
+    language: Literal["en", "zh"]
+    """Language of the prompts; detected from the claim when missing."""
+
+
+class ClaimOutput(TypedDict):
+    """What the single-claim graph hands back: one result, appended by the parent."""
+
+    results: Annotated[list[ClaimResult], operator.add]
+    """Checked claims."""
+
+
+class ClaimState(ClaimInput, ClaimOutput, total=False):
+    """Working state of one claim's debate."""
+
+    evidence: Annotated[list[Evidence], operator.add]
+    """The claim's shared knowledge base."""
+    queries: Annotated[list[str], operator.add]
+    """Queries already made for this claim (never repeated)."""
+    turns: Annotated[list[Turn], operator.add]
+    """The message pool: every turn so far."""
+    summaries: Annotated[list[RoundSummary], operator.add]
+    """The moderator's round summaries (adversarial protocol)."""
+    round: int
+    """Round of the next turn, from 1."""
+    turn_in_round: int
+    """Index of the next speaker within the round."""
+    awaiting_evidence: bool
+    """The last speaker was unsure: retrieve, then let it answer again."""
+    retrieved_for_turn: bool
+    """Evidence was fetched for the speaker about to answer."""
+    suggested_query: str
+    """The query the unsure speaker proposed."""
+    unsure_calls: int
+    """Calls spent on an unsure first answer, charged to the speaker's next turn."""
+    first_pass: Turn
+    """The one-call verdict that decides confident claims before any debate."""
+    decided: bool
+    """The first pass was sure enough: no debate."""
+    stop: bool
+    """The moderator closed the debate."""
+    usage: Annotated[Usage, add_usage]
+    """Calls and tokens spent on this claim."""
+    error: str
+    """Why this claim could not be checked."""
+
+
+class FactcheckInput(TypedDict, total=False):
+    """What the long-form graph (``factcheck``) takes."""
+
+    response: str
+    """The long-form text to check."""
+    question: str
+    """The question it answers (optional, helps the Clerk resolve references)."""
+
+
+class FactcheckState(FactcheckInput, total=False):
+    """Working state of a long-form check."""
+
+    language: Literal["en", "zh"]
+    """Language of the response, detected."""
+    claims: list[Claim]
+    """The Clerk's atomic claims."""
+    dropped: list[DroppedSentence]
+    """Sentences left out, with the reason."""
+    results: Annotated[list[ClaimResult], operator.add]
+    """One result per claim, appended by the parallel claim branches."""
+    scores: dict[str, float | int | None]
+    """Response-level counts and precision."""
+    usage: Annotated[Usage, add_usage]
+    """Calls and tokens outside the claim branches (Clerk, corrector)."""
+    correction: Correction | None
+    """The corrector's revised response, when it ran."""

@@ -1,0 +1,282 @@
+"""Typed state of the hallucination debate (graph ``hallucination``, IMPD-MACD)."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
+
+from factcourt.state.records import (
+    REASONING_CHARS,
+    AgentAnswer,
+    ClampedProbability,
+    Evidence,
+    Probability,
+    Usage,
+    add_usage,
+    text,
+)
+
+HaluTeam = Literal["pro", "con"]
+
+
+HaluRole = Literal["logic", "consistency", "factual", "comprehensive"]
+
+
+HaluConclusion = Literal["no_hallucination", "hallucination"]
+
+
+HaluType = Literal["logical", "factual", "context_inconsistency", "false_premise"]
+
+
+HALU_TEAMS: tuple[HaluTeam, ...] = ("pro", "con")
+
+
+HALU_PERSPECTIVES: tuple[HaluRole, ...] = ("logic", "consistency", "factual")
+
+
+# The team's summarised history (the paper's L): a cap on what each round carries forward.
+HISTORY_CHARS = 600
+
+
+class AgentView(BaseModel):
+    """One debater's analysis in one round of the hallucination debate."""
+
+    team: HaluTeam
+    role: HaluRole
+    round: int
+    analysis: str = ""
+    conclusion: HaluConclusion | None = None
+    failed: str | None = Field(default=None, description="why the agent produced no answer")
+
+
+class TeamRound(BaseModel):
+    """A team's result of one round: the Comprehensive agent's conclusion and summary."""
+
+    team: HaluTeam
+    round: int
+    conclusion: HaluConclusion | None = None
+    analysis: str = Field(default="", description="the team's conclusion, explained")
+    summary: str = Field(default="", description="the team's summarised history after this round")
+    false_premise: bool = Field(default=False, description="the question rests on a false premise")
+    by: Literal["comprehensive", "team_call", "vote"] = Field(
+        default="comprehensive",
+        description="who wrote it: the Comprehensive agent, the team's single call, or a vote of the agents",
+    )
+    failed: str | None = Field(default=None, description="why the Comprehensive agent gave no answer")
+
+
+class Judgement(BaseModel):
+    """The judge's scoring of one round (dispute 0 = the teams agree, 1 = opposite)."""
+
+    round: int
+    logic: float
+    fact: float
+    coherence: float
+    overall: float
+    dispute: float = Field(description="weighted dispute J_t of the four scores")
+    consensus: bool
+    winner: Literal["pro", "con", "uncertain"]
+    confidence: float | None = Field(
+        default=None,
+        description="the judge's confidence in its winner: the winner's token probability, else the c_t"
+        " it states (per confidence_source); None in runs made before it was asked",
+    )
+    winner_probabilities: dict[str, float] | None = Field(
+        default=None, description="pro, con and uncertain as read from the winner's tokens, when they gave it"
+    )
+    feedback: str = ""
+    reasoning: str = ""
+
+
+class HallucinationFinding(BaseModel):
+    """One hallucination the report names, with its probability, span and evidence."""
+
+    type: HaluType
+    probability: float
+    span: str = Field(default="", description="the part of the answer (or question) it concerns")
+    verbatim: bool = Field(
+        default=False, description="the span occurs word for word in the answer or question"
+    )
+    evidence: str = Field(default="", description="the knowledge that shows it")
+
+
+class HallucinationReport(BaseModel):
+    """The Refiner's report: label 1 = no hallucination, 0 = hallucination."""
+
+    label: Literal[0, 1] | None = None
+    verdict: HaluConclusion | None = None
+    decided_by: Literal["teams", "judge", "vote"] | None = None
+    winner: Literal["pro", "con", "uncertain"] | None = None
+    first_round_label: Literal[0, 1] | None = Field(
+        default=None, description="the label after round 1: the debate's flips compare it with the label"
+    )
+    rounds: int = 0
+    stop_reason: str = ""
+    dispute: float | None = None
+    p_no_hallucination: float | None = Field(
+        default=None,
+        description="the deciding judge's confidence turned towards label 1; None when the teams or a"
+        " vote decided",
+    )
+    findings: list[HallucinationFinding] = Field(default_factory=list)
+    explanation: str = ""
+    notes: list[str] = Field(default_factory=list, description="failed agents, judge or refiner")
+    error: str | None = Field(default=None, description="why the item could not be judged")
+
+
+class PerspectiveAnswer(AgentAnswer):
+    """A Logic, Context-Consistency or Factual agent's analysis."""
+
+    analysis: str = text("your key points, citing knowledge as [E1]", 500)
+    conclusion: HaluConclusion
+
+
+def _false_premise() -> Any:
+    return Field(description="true when the question itself rests on a false premise")
+
+
+def _team_summary() -> Any:
+    return text("the team's debate so far, condensed (earlier summary plus this round)", HISTORY_CHARS)
+
+
+class ComprehensiveAnswer(AgentAnswer):
+    """A team's Comprehensive agent: the team's conclusion and its summarised history."""
+
+    analysis: str = text("the team's conclusion explained: the issues found, with evidence", 500)
+    false_premise: bool = _false_premise()
+    summary: str = _team_summary()
+    conclusion: HaluConclusion
+
+
+class TeamAnswer(AgentAnswer):
+    """A whole team in one call: the three perspectives as fields, then the conclusion."""
+
+    logic: str = text("Logic: the reasoning from question to answer", 300)
+    consistency: str = text("Context consistency: does it answer the question, without contradiction", 300)
+    factual: str = text("Factual: each fact checked against the knowledge, citing [E1]", 300)
+    false_premise: bool = _false_premise()
+    summary: str = _team_summary()
+    conclusion: HaluConclusion
+
+
+class JudgeAnswer(AgentAnswer):
+    """The judge's scoring of a round of the hallucination debate."""
+
+    reasoning: str = text(
+        "what the knowledge shows about the answer's main claim and which team's conclusion it supports,"
+        " citing [E1]",
+        500,
+    )
+    logic_dispute: ClampedProbability = Field(
+        ge=0.0, le=1.0, description="0 = the teams agree on the reasoning, 1 = opposite"
+    )
+    fact_dispute: ClampedProbability = Field(
+        ge=0.0, le=1.0, description="0 = they agree on the facts, 1 = opposite"
+    )
+    coherence_dispute: ClampedProbability = Field(
+        ge=0.0,
+        le=1.0,
+        description="0 = they agree on whether it answers the question coherently, 1 = opposite",
+    )
+    overall_dispute: ClampedProbability = Field(
+        ge=0.0, le=1.0, description="0 = they agree overall, 1 = opposite"
+    )
+    consensus: bool = Field(description="true when the teams now agree on whether the answer hallucinates")
+    winner: Literal["pro", "con", "uncertain"] = Field(
+        description="pro: the answer has no hallucination; con: it hallucinates; uncertain: not decided"
+    )
+    confidence: ClampedProbability = Field(
+        ge=0.0, le=1.0, description="probability, 0 to 1, that the winner you named is right"
+    )
+    feedback: str = text("what each team must address next round", 300)
+
+
+class RefinerFinding(BaseModel):
+    """One hallucination as the Refiner writes it."""
+
+    type: HaluType
+    probability: Probability = Field(ge=0.0, le=1.0, description="probability, 0 to 1, that it is real")
+    span: str = text("the words of the answer (or question) concerned, verbatim", 200)
+    evidence: str = text("the knowledge that shows it, citing [E1]", 300)
+
+
+class RefinerAnswer(AgentAnswer):
+    """The Refiner's report of the debate."""
+
+    explanation: str = text("the verdict explained: relevance of answer to question, issues, evidence", 500)
+    findings: list[RefinerFinding] = Field(
+        default_factory=list, description="each hallucination found; empty when there is none"
+    )
+
+
+class HallucinationCheck(AgentAnswer):
+    """One agent's step-by-step check of an answer (the CoT and MAD baselines)."""
+
+    reasoning: str = text(
+        "step by step: what is asked, what the answer claims, what the knowledge shows", REASONING_CHARS
+    )
+    conclusion: HaluConclusion
+
+
+class HallucinationInput(TypedDict, total=False):
+    """What the hallucination graph (``hallucination``) takes."""
+
+    question: str
+    """The question."""
+    answer: str
+    """The answer to check for hallucination."""
+    given_knowledge: list[Evidence]
+    """Knowledge that came with the input (used with search 'given')."""
+    language: Literal["en", "zh"]
+    """Language of the prompts; detected from the question and answer when missing."""
+
+
+class HallucinationState(HallucinationInput, total=False):
+    """Working state of a hallucination debate."""
+
+    knowledge: list[Evidence]
+    """K_ext: the concise knowledge statements every agent sees."""
+    fragments: list[Evidence]
+    """What the searches returned, before refinement."""
+    sub_questions: list[str]
+    """The gathering agent's sub-questions."""
+    queries: list[str]
+    """Queries searched."""
+    gather_notes: list[str]
+    """What the gathering went without: a failed decomposition, statements their sources do not state."""
+    round: int
+    """The round being debated, from 1."""
+    views: Annotated[list[AgentView], operator.add]
+    """Every agent's analysis, all rounds (parallel branches append)."""
+    teams: Annotated[list[TeamRound], operator.add]
+    """Each team's conclusion and summary per round."""
+    judgements: Annotated[list[Judgement], operator.add]
+    """The judge's scores per round."""
+    judge_error: str
+    """Why the judge failed (the debate ended with the last good state)."""
+    stop_reason: str
+    """Why the debate ended: consensus, dispute_below_epsilon, max_rounds, judge_failed."""
+    report: HallucinationReport
+    """The Refiner's report."""
+    usage: Annotated[Usage, add_usage]
+    """Calls and tokens spent."""
+    error: str
+    """Why the item could not be judged (empty input, search down)."""
+
+
+class AgentTask(TypedDict):
+    """What one debater's branch is sent: the item and exactly the history it may see."""
+
+    team: HaluTeam
+    role: str
+    round: int
+    question: str
+    answer: str
+    knowledge: list[Evidence]
+    language: str
+    own_history: str
+    opponent: str
+    feedback: str

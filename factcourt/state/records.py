@@ -1,0 +1,266 @@
+"""Records every system shares: evidence, claims, turns, usage, and agent outputs several systems ask for."""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, Field
+
+Verdict = Literal["supported", "refuted", "not_enough_evidence", "conflicting_evidence"]
+
+
+VERDICTS: tuple[Verdict, ...] = (
+    "supported",
+    "refuted",
+    "not_enough_evidence",
+    "conflicting_evidence",
+)
+
+
+class Usage(BaseModel):
+    """Model and search calls with the tokens the servers reported."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    search_calls: int = 0
+    unparsable: int = Field(default=0, description="answers that failed validation and were asked again")
+    by_role: dict[str, dict[str, int]] = Field(default_factory=dict)
+
+    def __add__(self, other: Usage) -> Usage:
+        """Sum two usages, role by role."""
+        by_role = {role: dict(v) for role, v in self.by_role.items()}
+        for role, counts in other.by_role.items():
+            mine = by_role.setdefault(role, {})
+            for key, value in counts.items():
+                mine[key] = mine.get(key, 0) + value
+        return Usage(
+            calls=self.calls + other.calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            search_calls=self.search_calls + other.search_calls,
+            unparsable=self.unparsable + other.unparsable,
+            by_role=by_role,
+        )
+
+    @classmethod
+    def model_call(cls, role: str, input_tokens: int, output_tokens: int) -> Usage:
+        """Usage of one model call made by ``role``."""
+        counts = {"calls": 1, "input_tokens": input_tokens, "output_tokens": output_tokens}
+        return cls(**counts, by_role={role: dict(counts)})
+
+    @classmethod
+    def search_call(cls) -> Usage:
+        """Usage of one search call."""
+        return cls(search_calls=1, by_role={"search": {"search_calls": 1}})
+
+
+def add_usage(left: Usage | None, right: Usage | None) -> Usage:
+    """Reducer for usage fields (tolerates a missing side)."""
+    return (left or Usage()) + (right or Usage())
+
+
+class Evidence(BaseModel):
+    """One retrieved or given piece of evidence."""
+
+    text: str
+    url: str = Field(default="", description="URL, or document id for local corpora")
+    title: str = ""
+    source: str = Field(default="", description="backend that produced it: tavily, local, ...")
+    query: str = Field(default="", description="the query that found it")
+
+
+class Claim(BaseModel):
+    """An atomic, self-contained, check-worthy claim."""
+
+    id: str
+    text: str
+    sentence: str = Field(default="", description="the response sentence it came from")
+    span: tuple[int, int] | None = Field(
+        default=None, description="character offsets of that sentence in the response"
+    )
+
+
+class DroppedSentence(BaseModel):
+    """A sentence the Clerk judged not check-worthy, with its reason."""
+
+    sentence: str
+    reason: Literal[
+        "opinion",
+        "instruction",
+        "advice",
+        "not_verifiable",
+        "other",
+        "clerk_failed",
+        "over_limit",
+        "unresolved_reference",
+    ]
+    error: str | None = Field(default=None, description="why the Clerk failed on it (clerk_failed)")
+
+
+class Turn(BaseModel):
+    """One agent's contribution to a debate."""
+
+    speaker: str
+    round: int
+    verdict: Verdict | None = None
+    confidence: float | None = None
+    text: str = Field(default="", description="explanation or argument")
+    citations: list[int] = Field(default_factory=list, description="evidence numbers cited")
+    retrieved_before: bool = Field(default=False, description="evidence was fetched for it")
+    failed: str | None = Field(default=None, description="why the turn produced no answer")
+    probabilities: dict[str, float] | None = Field(
+        default=None, description="verdict distribution read from the answer's token log-probabilities"
+    )
+    raw_probabilities: dict[str, float] | None = Field(
+        default=None, description="the verdict distribution before calibration (first pass)"
+    )
+    readings: list[float] = Field(
+        default_factory=list, description="raw P(supported) of each label reading (first pass)"
+    )
+    calls: int = Field(default=1, description="model calls the turn took (an unsure first answer adds one)")
+    dropped_citations: int = Field(default=0, description="citations of evidence that was never shown")
+    rejected_change: Verdict | None = Field(
+        default=None,
+        description="a verdict the speaker moved to without new evidence or a flaw of its own; not counted",
+    )
+
+
+class AgentAnswer(BaseModel):
+    """Base of the models agents answer with: their JSON schema is built once.
+
+    langchain asks for the schema of a structured-output model on every call (to label the
+    trace), and pydantic builds it anew each time: an eighth of the framework's time per call.
+    """
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Pydantic's schema, memoised per class and arguments; callers get their own copy."""
+        return copy.deepcopy(_json_schema(cls, args, tuple(sorted(kwargs.items()))))
+
+
+# Room for the reasoning written before a verdict. At 200 characters 55 of 60 first-pass
+# explanations on HaluEval were cut before reaching their conclusion, leaving the verdict a
+# guess; unbounded, the embedded model's reasoning there ran to 606 characters at most.
+REASONING_CHARS = 700
+
+
+def text(description: str, max_chars: int, **kwargs: Any) -> Any:
+    """A free-text answer field whose length the schema bounds.
+
+    The embedded server's LLGuidance grammar (long-form answers) enforces ``maxLength`` while
+    decoding, so a small model cannot ramble past ``max_tokens``; its json_schema output
+    (verdicts) and other endpoints may not. The bound is not validated afterwards, so an
+    endpoint that ignores it is never rejected for a long answer.
+    """
+    return Field(description=description, json_schema_extra={"maxLength": max_chars}, **kwargs)
+
+
+def _as_probability(value: Any) -> Any:
+    """Read 95 or "95%" as 0.95: small models often answer confidence in percent."""
+    if isinstance(value, str):
+        value = value.strip().rstrip("%")
+        try:
+            value = float(value)
+        except ValueError:
+            return value
+    if isinstance(value, int | float) and 1.0 < value <= 100.0:
+        return value / 100.0
+    return value
+
+
+Probability = Annotated[float, BeforeValidator(_as_probability)]
+
+
+def _as_clamped_probability(value: Any) -> Any:
+    """A probability clamped to [0, 1], for the hallucination judge's numbers.
+
+    The constrained output let the 1.5B judge write -1.0 for every dispute score (HaluEval): that
+    says "no dispute", and failing the judge on it ended the debate a round early.
+    """
+    value = _as_probability(value)
+    if isinstance(value, int | float) and not math.isnan(value):
+        return min(1.0, max(0.0, value))
+    return value  # NaN and text fail validation
+
+
+ClampedProbability = Annotated[float, BeforeValidator(_as_clamped_probability)]
+
+
+def _json_schema(cls: type[BaseModel], args: tuple, kwargs: tuple) -> dict[str, Any]:
+    return BaseModel.model_json_schema.__func__(cls, *args, **dict(kwargs))  # type: ignore[attr-defined]
+
+
+class ClerkClaim(BaseModel):
+    """A claim as the Clerk writes it."""
+
+    sentence: str = text("the sentence of the response it comes from, verbatim", 600)
+    claim: str = text("one atomic fact, self-contained: pronouns resolved", 300)
+
+
+class ClerkDrop(BaseModel):
+    """A sentence the Clerk leaves out."""
+
+    sentence: str = text("the sentence, verbatim", 600)
+    reason: Literal["opinion", "instruction", "advice", "not_verifiable", "other"]
+
+
+class ClerkOutput(AgentAnswer):
+    """The Clerk's answer for one chunk of the response."""
+
+    claims: list[ClerkClaim] = Field(default_factory=list)
+    dropped: list[ClerkDrop] = Field(default_factory=list)
+
+
+class ResolvedClaims(AgentAnswer):
+    """The Clerk's self-contained rewrites of claims, in the order given."""
+
+    claims: list[str] = Field(description="each claim rewritten with every reference replaced by its name")
+
+
+class SearchQuery(AgentAnswer):
+    """A new search query for a claim."""
+
+    query: str = text("the query", 120)
+
+
+class Rating(AgentAnswer):
+    """A single verifier's verdict (the ``single`` and ``safe`` baselines)."""
+
+    explanation: str = text("why, citing evidence numbers like [E1]", REASONING_CHARS)
+    verdict: Verdict
+
+
+class Label(AgentAnswer):
+    """The verdict alone, no reasoning first: its probability is read from the label's first token."""
+
+    verdict: Literal["supported", "refuted"]
+
+
+class SubQuestions(AgentAnswer):
+    """The information-gathering agent's decomposition of the question."""
+
+    sub_questions: list[str] = Field(
+        description="at most 3 simpler questions whose answers settle the question",
+        json_schema_extra={"maxItems": 3},
+    )
+    keywords: list[str] = Field(
+        description="at most 5 search keywords: names, titles, places", json_schema_extra={"maxItems": 5}
+    )
+
+
+class KnowledgeStatement(BaseModel):
+    """One concise knowledge statement and the fragments it rests on."""
+
+    statement: str = text("one fact relevant to the question, in one sentence", 300)
+    sources: list[int] = Field(default_factory=list, description="fragment numbers, e.g. [1, 3]")
+
+
+class KnowledgeStatements(AgentAnswer):
+    """The information-gathering agent's deduplicated knowledge."""
+
+    statements: list[KnowledgeStatement] = Field(
+        description="at most 6 statements, no repeats", json_schema_extra={"maxItems": 6}
+    )

@@ -1,0 +1,63 @@
+"""Each graph reads its own context: its Studio form lists the shared settings and its system's, no other."""
+
+import importlib
+import json
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from factcourt.context.audit import AuditContext
+from factcourt.context.base import BaseContext
+from factcourt.context.claims import ClaimsContext
+from factcourt.context.hallucination import HallucinationContext
+from factcourt.context.longqa import LongQAContext
+from factcourt.context.pyramid import PyramidContext
+from factcourt.errors import ConfigError
+
+OWN = {
+    "factcheck": ClaimsContext,
+    "verify": ClaimsContext,
+    "hallucination": HallucinationContext,
+    "pyramid": PyramidContext,
+    "longqa": LongQAContext,
+    "audit": AuditContext,
+}
+GRAPHS = json.loads((Path(__file__).parents[2] / "langgraph.json").read_text())["graphs"]
+
+
+def names(kind: type) -> set[str]:
+    return {f.name for f in fields(kind)}
+
+
+def test_every_served_graph_has_its_own_context():
+    assert set(GRAPHS) == set(OWN)
+
+
+@pytest.mark.parametrize("graph_id", sorted(OWN))
+def test_a_graphs_form_lists_only_its_own_fields(graph_id):
+    module = GRAPHS[graph_id].removeprefix("./").split(":")[0].removesuffix(".py").replace("/", ".")
+    graph = importlib.import_module(module).graph
+    form = set(graph.get_context_jsonschema()["properties"])
+    assert form == names(OWN[graph_id])
+    others = set().union(*(names(k) for k in set(OWN.values()) - {OWN[graph_id]})) - names(OWN[graph_id])
+    assert not form & others
+    assert names(BaseContext) <= form
+
+
+def test_a_system_context_checks_its_own_fields_and_refuses_another_systems():
+    with pytest.raises(ConfigError, match="epsilon must be in"):
+        HallucinationContext(epsilon=2.0)
+    with pytest.raises(ConfigError, match="audit_seeds must be at least 1"):
+        AuditContext(audit_seeds=0)
+    with pytest.raises(ConfigError, match="experts is a setting of `factcourt pyramid`"):
+        AuditContext.from_dict({"experts": ["gpt-4o"]})
+
+
+def test_a_wider_context_gives_each_system_its_part():
+    from factcourt.bench.context import BenchContext
+
+    bench = BenchContext(rounds=2, epsilon=0.3, protocol="adversarial")
+    claims = ClaimsContext.make(bench, rule="adaptive")
+    assert (claims.protocol, claims.rule, claims.rounds) == ("adversarial", "adaptive", 2)
+    assert HallucinationContext.make(bench).epsilon == 0.3
