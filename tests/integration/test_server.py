@@ -112,3 +112,23 @@ def test_assistants_for_each_protocol_and_rule(server):
     assert {a["assistant_id"] for a in again} == {a["assistant_id"] for a in created}
     adaptive = next(a for a in created if a["name"] == "factcheck-jury-adaptive")
     assert adaptive["context"]["rule"] == "adaptive"
+
+
+def test_each_graphs_studio_form_lists_only_its_own_settings(server):
+    """The schema endpoint Studio draws its form from: each graph's context, none of another's."""
+    from dataclasses import fields
+
+    from tests.unit.test_contexts import OWN
+
+    async def forms():
+        client = get_client(url=server["url"])
+        found = {}
+        for graph_id in OWN:
+            [assistant] = await client.assistants.search(graph_id=graph_id, metadata={"created_by": "system"})
+            found[graph_id] = await client.assistants.get_schemas(assistant["assistant_id"])
+        return found
+
+    shown = {graph_id: set(s["context_schema"]["properties"]) for graph_id, s in asyncio.run(forms()).items()}
+    for graph_id, form in shown.items():
+        assert form == {f.name for f in fields(OWN[graph_id])}, graph_id
+    assert "audit_seeds" not in shown["hallucination"] and "epsilon" not in shown["factcheck"]
