@@ -18,12 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from factcourt.context.claims import PROTOCOLS, RULES
+from factcourt.context.hallucination import LAYOUTS
 from factcourt.errors import BackendError, ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds langgraph.json
-PROTOCOLS = ("jury", "adversarial")
-RULES = ("free", "mandatory_search", "adaptive")
-HALLUCINATION_LAYOUTS = ("agents", "team")
 
 
 def langgraph_dev(port: int, *, reload: bool = False) -> tuple[list[str], dict[str, str]]:
@@ -117,7 +116,7 @@ def standard_assistants() -> list[dict[str, Any]]:
             "graph_id": "hallucination",
             "context": {"hallucination_layout": layout},
         }
-        for layout in HALLUCINATION_LAYOUTS
+        for layout in LAYOUTS
     ]
     return claims + hallucination
 

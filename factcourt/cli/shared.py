@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.context.base import ROLES, BaseContext
-from factcourt.context.claims import PRESETS
+from factcourt.context.claims import PRESETS, PROTOCOLS, RULES
 from factcourt.errors import ConfigError, FactcourtError
 from factcourt.inputs import decode, read_text_file
 from factcourt.progress import Progress
@@ -86,13 +86,13 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--protocol",
-        choices=["jury", "adversarial"],
+        choices=PROTOCOLS,
         help="who debates a claim the first pass sends on (default jury); by default the first pass "
         "decides every claim: add --set first_pass=off or a --preset to debate each",
     )
     g.add_argument(
         "--rule",
-        choices=["free", "mandatory_search", "adaptive"],
+        choices=RULES,
         help="debate rule of a debated claim (default free)",
     )
     g.add_argument("--jurors", type=int, help="number of jury evaluators (default 2)")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, get_args
 
 from factcourt.context.base import BaseContext, describe
 from factcourt.errors import ConfigError
@@ -13,6 +13,14 @@ PRESETS: dict[str, dict[str, Any]] = {
     "madfact": {"protocol": "jury", "evidence_first": False, "first_pass": "off", "jurors": 3, "rounds": 2},
     "debatecv": {"protocol": "adversarial", "evidence_first": False, "first_pass": "off", "rounds": 3},
 }
+ProtocolName = Literal["jury", "adversarial"]
+RuleName = Literal["free", "mandatory_search", "adaptive"]
+PROTOCOLS: tuple[str, ...] = get_args(ProtocolName)
+RULES: tuple[str, ...] = get_args(RuleName)
+# what a protocol fixes before any node runs (the rest of its row is nodes/claims/protocols.py):
+# its debaters (None: the jury's roles) and its rounds when none are set
+DEBATERS: dict[str, tuple[str, ...] | None] = {"jury": None, "adversarial": ("Affirmative", "Negative")}
+DEFAULT_ROUNDS: dict[str, int] = {"jury": 1, "adversarial": 3}
 JURY_ROLES = ("General Public", "Critic", "News Author", "Scientist", "Psychologist", "Data Analyst")
 # Settings that name a debate: given explicitly, they debate every claim rather than change only
 # the claims a first pass would leave contested (on the default, none)
@@ -34,12 +42,12 @@ class ClaimsContext(BaseContext):
 
     command: ClassVar[str] = "check"
 
-    protocol: Literal["jury", "adversarial"] = describe(
+    protocol: ProtocolName = describe(
         "Who debates: 'jury' (MAD-Fact role-played evaluators, majority vote) or 'adversarial' "
         "(DebateCV Affirmative vs Negative, moderator decides).",
         "jury",
     )
-    rule: Literal["free", "mandatory_search", "adaptive"] = describe(
+    rule: RuleName = describe(
         "Debate rule. jury: 'free' = round 1 retrieves when unsure, later rounds answer directly; "
         "'mandatory_search' = every round-1 turn retrieves first; 'adaptive' = unanimous round 1 "
         "goes straight to the vote, else every round-2 turn retrieves first. adversarial: 'free' "
@@ -133,13 +141,13 @@ class ClaimsContext(BaseContext):
         """Rounds of this run: one without debate, else the set or default number."""
         if not self.use_debate:
             return 1
-        return self.rounds or (3 if self.protocol == "adversarial" else 1)
+        return self.rounds or DEFAULT_ROUNDS[self.protocol]
 
     @property
     def speakers(self) -> list[str]:
         """Names of the debaters, in speaking order."""
-        if self.protocol == "adversarial":
-            return ["Affirmative", "Negative"]
+        if debaters := DEBATERS[self.protocol]:
+            return list(debaters)
         names = self.roles or list(JURY_ROLES[: self.jurors])
         if not self.use_roles:
             return [f"Evaluator {i + 1}" for i in range(len(names))]

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 from factcourt.context.base import BaseContext, describe
 from factcourt.errors import ConfigError
 
 HALLUCINATION_AGENTS = ("logic", "consistency", "factual", "comprehensive")
+
+
+Layout = Literal["agents", "team"]
+LAYOUTS: tuple[str, ...] = get_args(Layout)
 
 
 @dataclass(kw_only=True)
@@ -23,7 +27,7 @@ class HallucinationContext(BaseContext):
         "1 = opposite) falls to this or below, or at consensus, else at 'rounds' (default 3).",
         0.2,
     )
-    hallucination_layout: Literal["agents", "team"] = describe(
+    hallucination_layout: Layout = describe(
         "Hallucination debate: 'agents' = the paper's layout (Logic, Context-Consistency and "
         "Factual agents per team in parallel, then a Comprehensive agent: 8 calls a round); "
         "'team' = each team answers in one call with the three perspectives as fields (2).",

@@ -61,3 +61,22 @@ def test_a_wider_context_gives_each_system_its_part():
     claims = ClaimsContext.make(bench, rule="adaptive")
     assert (claims.protocol, claims.rule, claims.rounds) == ("adversarial", "adaptive", 2)
     assert HallucinationContext.make(bench).epsilon == 0.3
+
+
+def test_a_protocol_is_named_once_and_every_part_reads_its_row():
+    from factcourt.cli import build_parser
+    from factcourt.context import claims
+    from factcourt.nodes.claims.protocols import PROTOCOLS
+    from factcourt.server import standard_assistants
+
+    assert set(PROTOCOLS) == set(claims.PROTOCOLS) == set(claims.DEBATERS) == set(claims.DEFAULT_ROUNDS)
+    check = next(
+        a
+        for a in build_parser()._subparsers._group_actions[0].choices["check"]._actions
+        if a.dest == "protocol"
+    )
+    assert tuple(check.choices) == claims.PROTOCOLS
+    served = {a["context"]["protocol"] for a in standard_assistants() if "protocol" in a["context"]}
+    assert served == set(claims.PROTOCOLS)
+    debate = claims.ClaimsContext(protocol="adversarial")
+    assert debate.speakers == ["Affirmative", "Negative"] and debate.max_rounds == 3

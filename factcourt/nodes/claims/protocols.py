@@ -1,7 +1,9 @@
 """The debate protocols in one table: who speaks with which prompt, what ends a round, who decides.
 
-A new protocol is one row here (and its name in ``ClaimsContext.protocol``); the turn node, the
-rules, the graph's router and the judge read the row rather than test the protocol's name.
+A new protocol is one row here and its name, debaters and default rounds in
+``factcourt.context.claims`` (``ProtocolName``, ``DEBATERS``, ``DEFAULT_ROUNDS``), which the command
+line and the server's standard assistants read too; the turn node, the rules, the graph's router and
+the judge read the row rather than test the protocol's name.
 """
 
 from __future__ import annotations
