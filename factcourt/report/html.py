@@ -21,6 +21,7 @@ from jinja2 import ChainableUndefined, Environment, PackageLoader
 from markupsafe import Markup
 
 from factcourt.errors import FactcourtError, InputError
+from factcourt.nodes.helpers import fence
 
 KINDS = ("check", "verify", "detect", "leaderboard", "audit", "bench")
 
@@ -164,14 +165,13 @@ def _page_cuts(text: str) -> list[int]:
     return cuts
 
 
-# the agents read untrusted text with '<' and '>' fenced as '‹' and '›', one character for one,
-# and quote it so: it is looked for fenced, at the same offsets
-_FENCED = str.maketrans("<>", "‹›")
-
-
 def _locate(text: str, part: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
-    """The first place of ``part`` in ``text`` that no other located part holds."""
-    text, part = text.translate(_FENCED), part.translate(_FENCED)
+    """The first place of ``part`` in ``text`` that no other located part holds.
+
+    The agents read untrusted text fenced ('<' as '‹', one character for one) and quote it so: it
+    is looked for fenced, at the same offsets.
+    """
+    text, part = fence(text), fence(part)
     at = text.find(part) if part else -1
     while at >= 0:
         end = at + len(part)
