@@ -54,7 +54,13 @@ class ScriptedModel(BaseChatModel):
             answer = answer(prompt)
         if isinstance(answer, Exception):
             raise answer
-        usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+        # 4 of the 10 prompt tokens served from the server's prompt cache, as llama.cpp reports it
+        usage = {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "total_tokens": 15,
+            "input_token_details": {"cache_read": 4},
+        }
         metadata = {}
         if isinstance(answer, dict) and LOGPROBS in answer:
             answer = dict(answer)

@@ -55,6 +55,7 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
         "dollars_per_1000_claims": per(dollars) * 1000,
         "seconds_per_claim": per(sum(r["seconds"] for r in records)),
     }
+    report["roles"] = role_costs(records)
     report["rounds_per_claim"] = per(sum(r.get("detail", {}).get("rounds", 0) for r in records))
     report["calibration"] = reliability([r.get("p_true") for r in records], gold)
     # records of older runs hold no raw probability: theirs was never calibrated
@@ -70,6 +71,54 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
     report["dropped_citations_per_claim"] = per(sum(t.get("dropped_citations", 0) for t in turns))
     report["rejected_changes"] = sum(1 for t in turns if t.get("rejected_change"))
     return report
+
+
+def role_costs(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where a method's time goes, per role: tokens evaluated, served from the prompt cache and written.
+
+    The rates are the server's own over all these calls (llama.cpp's timings), so the floor of a
+    role, evaluated / prompt rate + written / generation rate, is what its tokens cost at best;
+    the rest of its seconds is queueing, HTTP and parsing. Endpoints without timings give no rates.
+    """
+    roles: dict[str, dict[str, int]] = {}
+    for r in records:
+        for role, counts in (r["usage"].get("by_role") or {}).items():
+            if role == "search":
+                continue
+            mine = roles.setdefault(role, {})
+            for key, value in counts.items():
+                mine[key] = mine.get(key, 0) + value
+    n = len(records) or 1
+    total = {k: sum(c.get(k, 0) for c in roles.values()) for k in ("input_tokens", "cached_tokens")}
+    evaluated = {role: c.get("input_tokens", 0) - c.get("cached_tokens", 0) for role, c in roles.items()}
+    prompt_s = sum(c.get("prompt_ms", 0) for c in roles.values()) / 1000
+    predicted_s = sum(c.get("predicted_ms", 0) for c in roles.values()) / 1000
+    prompt_rate = sum(evaluated.values()) / prompt_s if prompt_s else None
+    output_rate = (
+        sum(c.get("output_tokens", 0) for c in roles.values()) / predicted_s if predicted_s else None
+    )
+    table = {}
+    for role, c in roles.items():
+        floor = (
+            evaluated[role] / prompt_rate + c.get("output_tokens", 0) / output_rate
+            if prompt_rate and output_rate
+            else None
+        )
+        table[role] = {
+            "calls_per_claim": c.get("calls", 0) / n,
+            "prompt_tokens_per_claim": c.get("input_tokens", 0) / n,
+            "cached_tokens_per_claim": c.get("cached_tokens", 0) / n,
+            "evaluated_tokens_per_claim": evaluated[role] / n,
+            "output_tokens_per_claim": c.get("output_tokens", 0) / n,
+            "seconds_per_claim": c.get("ms", 0) / 1000 / n,
+            "floor_seconds_per_claim": None if floor is None else floor / n,
+        }
+    return {
+        "by_role": table,
+        "cached_share": total["cached_tokens"] / total["input_tokens"] if total["input_tokens"] else None,
+        "prompt_tokens_per_s": prompt_rate,
+        "output_tokens_per_s": output_rate,
+    }
 
 
 FLOOR = "plain"  # one label-only call: every method is held against it
@@ -147,6 +196,7 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
         "verdict wrong, and the reverse. vs plain: items this method got right and plain (one label-only",
         "call, the floor) wrong, the reverse, and McNemar's exact p of that difference.",
         "",
+        *_role_lines(report),
         "Reliability of P(true) (bin: claims, mean P(true), fraction true):",
         "",
     ]
@@ -160,6 +210,37 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
             )
             lines.append(f"- {method}{name}: {bins or 'no probabilities'} (missing {cal['missing']})")
     return "\n".join(lines) + "\n"
+
+
+def _role_lines(report: dict[str, dict[str, Any]]) -> list[str]:
+    """The per-role cost table of every method that made calls in this run."""
+    head = "| method | role | calls | prompt tokens | from cache | evaluated | written | s | floor s |"
+    lines = [
+        "Cost per claim and role (tokens of this run's new calls; floor: the tokens at the server's rates):",
+        "",
+    ]
+    lines += [head, "|" + "---|" * 9]
+    rates = []
+    for method, r in report.items():
+        costs = r.get("roles") or {}
+        for role, c in (costs.get("by_role") or {}).items():
+            floor = c["floor_seconds_per_claim"]
+            lines.append(
+                f"| {method} | {role} | {c['calls_per_claim']:.2f} | {c['prompt_tokens_per_claim']:.0f} | "
+                f"{c['cached_tokens_per_claim']:.0f} | {c['evaluated_tokens_per_claim']:.0f} | "
+                f"{c['output_tokens_per_claim']:.0f} | {c['seconds_per_claim']:.1f} | "
+                + ("-" if floor is None else f"{floor:.1f}")
+                + " |"
+            )
+        if costs.get("prompt_tokens_per_s"):
+            rates.append(
+                f"- {method}: {costs['cached_share']:.0%} of prompt tokens from the cache; the server "
+                f"evaluated {costs['prompt_tokens_per_s']:.0f} prompt tokens/s and wrote "
+                f"{costs['output_tokens_per_s']:.1f} tokens/s"
+            )
+    if len(lines) == 4:
+        return []  # every answer came from the answer cache: no call, no cost
+    return [*lines, "", *rates, ""]
 
 
 def write_wrong_predictions(records: list[dict[str, Any]], path: Path) -> int:

@@ -146,12 +146,17 @@ QUERY_USER = """<claim>{claim}</claim>
 Queries already made: {queries}
 Write a new query."""
 
-CORRECTOR_SYSTEM = f"""You correct one sentence of a text that a fact-check found wrong.
-"wrong": the words of the sentence that the evidence contradicts, copied exactly from it, as few
-as possible. "right": the words that replace them so that the sentence is true according to the
-evidence, in the sentence's own style: for example "smallest" -> "largest", "in 1887" -> "in
-1889", "will protect" -> "will not protect". No explanation and nothing the evidence does not
-state. If the evidence does not say what is true, leave "right" empty: the sentence is removed.
+# the 1.5B copied a "key: description" line of this prompt as its answer (3 of 30): the fields
+# are shown by example only
+CORRECTOR_SYSTEM = f"""You correct one sentence of a text that a fact-check found wrong: name the
+false words of the sentence and the words that replace them, so that the sentence becomes true
+according to the evidence, in the sentence's own style. Examples:
+{{"wrong": "smallest", "right": "largest"}}
+{{"wrong": "in 1887", "right": "in 1889"}}
+{{"wrong": "will protect", "right": "will not protect"}}
+Copy the false words exactly from the sentence, as few as possible. When the evidence does not
+give the true value, negate the false part ("was arrested" -> "was not arrested"). Write no
+explanation and nothing the evidence does not state.
 {DATA_RULE}"""
 
 CORRECTOR_USER = """<sentence>{sentence}</sentence>
@@ -160,10 +165,11 @@ Verdict: refuted. Reason: {justification}
 <evidence>
 {evidence}
 </evidence>
-Which words of the sentence are wrong, and what replaces them?"""
+Which words of the sentence are false, and what replaces them?"""
 
 CORRECTOR_RETRY = """Your correction was refused: {problem}.
-Copy the wrong words exactly from the sentence, and give only the words that replace them."""
+The sentence is false as written. Copy the false words exactly from the sentence, and give only the
+words that replace them; when the evidence does not give the true value, negate the false part."""
 
 SFT_SYSTEM = f"""You are a Corrector that writes training data for a fact-checking moderator.
 Given a debate, the moderator's summaries of its rounds and the correct verdict, write the

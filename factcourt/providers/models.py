@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import json
 import math
 import os
 import threading
+import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -292,6 +294,34 @@ def _once_per_loop(loop: asyncio.AbstractEventLoop, key: tuple, build: Callable[
         return built[key]
 
 
+# llama.cpp's own account of a call (``timings``: prompt tokens evaluated and from its cache, the
+# milliseconds of each phase); the chat client drops it, so a response hook keeps it for ask()
+_TIMINGS: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.ContextVar(
+    "timings", default=None
+)
+
+
+@contextlib.contextmanager
+def server_timings() -> Iterator[list[dict[str, Any]]]:
+    """Collect the ``timings`` of the chat completions made inside (in this task)."""
+    kept: list[dict[str, Any]] = []
+    token = _TIMINGS.set(kept)
+    try:
+        yield kept
+    finally:
+        _TIMINGS.reset(token)
+
+
+async def _keep_timings(response: Any) -> None:
+    kept = _TIMINGS.get()
+    if kept is None or not response.request.url.path.endswith("/chat/completions"):
+        return
+    await response.aread()
+    with contextlib.suppress(ValueError):
+        if isinstance(body := response.json(), dict) and isinstance(body.get("timings"), dict):
+            kept.append(body["timings"])
+
+
 def _build(ctx: BaseContext, choice: ModelChoice, url: str, *, fresh: bool = False) -> BaseChatModel:
     if choice.endpoint == "simulated":
         from factcourt.providers.simulated import SimulatedChatModel
@@ -303,7 +333,9 @@ def _build(ctx: BaseContext, choice: ModelChoice, url: str, *, fresh: bool = Fal
     common: dict[str, Any] = {
         # langchain-openai shares one async HTTP client per process by default, bound to the
         # first event loop; each of our instances belongs to one loop, so it gets its own
-        "http_async_client": httpx.AsyncClient(timeout=ctx.timeout_s),
+        "http_async_client": httpx.AsyncClient(
+            timeout=ctx.timeout_s, event_hooks={"response": [_keep_timings]}
+        ),
         "temperature": ctx.temperature,
         "timeout": ctx.timeout_s,
         "max_retries": 0,  # ask() retries, and does not retry a time-out
@@ -388,9 +420,13 @@ async def ask(
     config = {"run_name": run_name, "tags": tags or [], "metadata": metadata or {}}
     usage, error, prompt = Usage(), None, list(messages)
     for attempt in range(ctx.retries + 1):
+        started, timings = time.perf_counter(), []
         try:
             async with _turn(ctx, choice):
-                out = await runnable.ainvoke(prompt, config=config)
+                # the clock starts at the turn: waiting for another call's turn is not this call's
+                started = time.perf_counter()
+                with server_timings() as timings:
+                    out = await runnable.ainvoke(prompt, config=config)
             if schema is None:
                 out = _free_text(out, parse)
         except (ValidationError, LengthFinishReasonError) as exc:
@@ -405,7 +441,7 @@ async def ask(
                 break
             await asyncio.sleep(min(0.5 * 2**attempt, 8.0))
             continue
-        usage += _usage_of(role, out.get("raw"), out.get("spent"))
+        usage += _usage_of(role, out.get("raw"), out.get("spent"), time.perf_counter() - started, timings)
         if out.get("parsed") is not None:
             logprobs = _logprobs_of(out.get("raw"))
             said = out.get("text")
@@ -561,12 +597,31 @@ def _turn(ctx: BaseContext, choice: ModelChoice) -> contextlib.AbstractAsyncCont
     return request_turn(ctx.local_slots)
 
 
-def _usage_of(role: str, raw: Any, spent: Any = None) -> Usage:
-    """One call's usage: from the reply, or from the client's completion usage when it raised."""
+def _usage_of(
+    role: str, raw: Any, spent: Any = None, seconds: float = 0.0, timings: list[dict[str, Any]] = ()
+) -> Usage:
+    """One call's usage: from the reply, or from the client's completion usage when it raised.
+
+    The server's ``timings`` (llama.cpp) say how long it evaluated and generated; the cached
+    prompt tokens come from the reply's usage, or from the timings when the reply has none.
+    """
     if spent is not None:
-        return Usage.model_call(role, spent.prompt_tokens or 0, spent.completion_tokens or 0)
-    meta = getattr(raw, "usage_metadata", None) or {}
-    return Usage.model_call(role, int(meta.get("input_tokens", 0)), int(meta.get("output_tokens", 0)))
+        tokens = (spent.prompt_tokens or 0, spent.completion_tokens or 0)
+        details = getattr(spent, "prompt_tokens_details", None)
+        cached = getattr(details, "cached_tokens", 0) or 0
+    else:
+        meta = getattr(raw, "usage_metadata", None) or {}
+        tokens = (int(meta.get("input_tokens", 0)), int(meta.get("output_tokens", 0)))
+        cached = int((meta.get("input_token_details") or {}).get("cache_read") or 0)
+    served = sum(int(t.get("cache_n", 0)) for t in timings)
+    return Usage.model_call(
+        role,
+        *tokens,
+        cached_tokens=cached or served,
+        ms=round(seconds * 1000),
+        prompt_ms=round(sum(float(t.get("prompt_ms", 0)) for t in timings)),
+        predicted_ms=round(sum(float(t.get("predicted_ms", 0)) for t in timings)),
+    )
 
 
 def _logprobs_of(raw: Any) -> list[dict[str, Any]] | None:

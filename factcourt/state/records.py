@@ -20,11 +20,20 @@ VERDICTS: tuple[Verdict, ...] = (
 
 
 class Usage(BaseModel):
-    """Model and search calls with the tokens the servers reported."""
+    """Model and search calls with the tokens the servers reported and the time they took.
+
+    ``cached_tokens`` are prompt tokens the server's prompt cache served (not evaluated again);
+    ``ms`` is the wall time of the calls, ``prompt_ms``/``predicted_ms`` the server's own time
+    evaluating the prompt and generating (llama.cpp reports them; other endpoints leave 0).
+    """
 
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
+    ms: int = 0
+    prompt_ms: int = 0
+    predicted_ms: int = 0
     search_calls: int = 0
     unparsable: int = Field(default=0, description="answers that failed validation and were asked again")
     by_role: dict[str, dict[str, int]] = Field(default_factory=dict)
@@ -36,25 +45,22 @@ class Usage(BaseModel):
             mine = by_role.setdefault(role, {})
             for key, value in counts.items():
                 mine[key] = mine.get(key, 0) + value
-        return Usage(
-            calls=self.calls + other.calls,
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            search_calls=self.search_calls + other.search_calls,
-            unparsable=self.unparsable + other.unparsable,
-            by_role=by_role,
-        )
+        counts = {name: getattr(self, name) + getattr(other, name) for name in _COUNTS}
+        return Usage(**counts, by_role=by_role)
 
     @classmethod
-    def model_call(cls, role: str, input_tokens: int, output_tokens: int) -> Usage:
-        """Usage of one model call made by ``role``."""
-        counts = {"calls": 1, "input_tokens": input_tokens, "output_tokens": output_tokens}
+    def model_call(cls, role: str, input_tokens: int, output_tokens: int, **spent: int) -> Usage:
+        """Usage of one model call made by ``role``; ``spent``: cached_tokens, ms, prompt_ms, predicted_ms."""
+        counts = {"calls": 1, "input_tokens": input_tokens, "output_tokens": output_tokens, **spent}
         return cls(**counts, by_role={role: dict(counts)})
 
     @classmethod
     def search_call(cls) -> Usage:
         """Usage of one search call."""
         return cls(search_calls=1, by_role={"search": {"search_calls": 1}})
+
+
+_COUNTS = tuple(name for name in Usage.model_fields if name != "by_role")
 
 
 def add_usage(left: Usage | None, right: Usage | None) -> Usage:

@@ -439,3 +439,33 @@ def test_report_only_states_the_settings_the_stored_predictions_were_made_under(
     assert bench_cli(tmp_path, dataset, "--report-only", "--search", "none", "--model", "sim:0.5") == 0
     settings = json.loads((tmp_path / "out" / "report.json").read_text())["settings"]
     assert (settings["search"], settings["model"]) == ("given", "sim")
+
+
+def test_the_cost_of_each_role_is_explained_by_its_tokens_at_the_servers_rates():
+    from factcourt.bench.report import Prices, markdown, method_report, role_costs
+    from factcourt.state import Usage
+
+    # two claims; the juror's prompts share a prefix the cache serves, the judge writes more
+    juror = Usage.model_call(
+        "evaluator", 500, 20, cached_tokens=300, ms=8000, prompt_ms=5000, predicted_ms=2000
+    )
+    judge = Usage.model_call("judge", 300, 60, cached_tokens=0, ms=12000, prompt_ms=7500, predicted_ms=6000)
+    records = [{"usage": (juror + judge + Usage.search_call()).model_dump()} for _ in range(2)]
+    costs = role_costs(records)
+    # 500 evaluated tokens in 12.5 s: 40/s; 80 written in 8 s: 10/s
+    assert costs["prompt_tokens_per_s"] == 40 and costs["output_tokens_per_s"] == 10
+    assert costs["cached_share"] == 300 / 800
+    assert set(costs["by_role"]) == {"evaluator", "judge"}  # a search is no model call
+    e = costs["by_role"]["evaluator"]
+    assert (e["calls_per_claim"], e["evaluated_tokens_per_claim"], e["seconds_per_claim"]) == (1, 200, 8)
+    assert e["floor_seconds_per_claim"] == 200 / 40 + 20 / 10
+    # endpoints without timings: tokens, no floor
+    bare = [{"usage": Usage.model_call("judge", 300, 60, ms=900).model_dump()}]
+    assert role_costs(bare)["by_role"]["judge"]["floor_seconds_per_claim"] is None
+    rows = [
+        {"id": "a", "gold": True, "verdict": "supported", "seconds": 20.0, **records[0]},
+        {"id": "b", "gold": False, "verdict": "refuted", "seconds": 20.0, **records[1]},
+    ]
+    text = markdown({"jury": method_report(rows, Prices())})
+    assert "| jury | evaluator | 1.00 | 500 | 300 | 200 | 20 | 8.0 | 7.0 |" in text
+    assert "38% of prompt tokens from the cache" in text

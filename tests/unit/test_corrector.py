@@ -243,6 +243,17 @@ def test_the_corrected_sentence_is_the_original_with_the_wrong_words_replaced():
     assert substituted("长城建于清朝。", "清朝", "明朝") == ("长城建于明朝。", None)
 
 
+def test_swapped_fields_are_read_the_right_way_round():
+    from factcourt.nodes.claims.corrector import substituted
+
+    # the 1.5B once put the correction under "wrong" and the sentence's words under "right"
+    sentence = "Hindus are a minority in Kerala."
+    assert substituted(sentence, "a majority", "a minority") == (
+        "Hindus are a majority in Kerala.",
+        None,
+    )
+
+
 def test_a_respelt_word_is_no_correction_but_a_changed_number_is():
     evidence = ["Hillary Clinton and Trump's campaign.", "It was completed in 1889."]
     sentence = "Links between Trumps campaign and Russia were a hoax by Hilary Clinton."

@@ -42,6 +42,49 @@ def test_usage_is_counted_from_the_server_reply(scripted):
     assert answer.value is not None
     assert answer.usage.calls == 1 and answer.usage.input_tokens == 10
     assert answer.usage.by_role["evaluator"]["output_tokens"] == 5
+    # what the prompt cache served, and how long the call took, per role
+    assert answer.usage.cached_tokens == 4 and answer.usage.by_role["evaluator"]["cached_tokens"] == 4
+    assert answer.usage.by_role["evaluator"]["ms"] >= 0
+
+
+def test_llama_cpp_timings_of_a_reply_are_kept_for_the_call_that_asked():
+    import httpx
+
+    from factcourt.providers.models import _keep_timings, server_timings
+
+    timings = {"prompt_n": 40, "prompt_ms": 800.0, "predicted_n": 5, "predicted_ms": 350.0, "cache_n": 60}
+
+    def reply(path, body):
+        return httpx.Response(200, json=body, request=httpx.Request("POST", f"http://127.0.0.1:1{path}"))
+
+    async def one_call():
+        with server_timings() as kept:
+            await _keep_timings(reply("/v1/chat/completions", {"choices": [], "timings": timings}))
+            await _keep_timings(reply("/tokenize", {"tokens": [1], "timings": timings}))  # not a call
+            await _keep_timings(reply("/v1/chat/completions", {"choices": []}))  # no timings: OpenAI
+        return kept
+
+    assert asyncio.run(one_call()) == [timings]
+    # outside a call nothing is read or kept
+    asyncio.run(_keep_timings(reply("/v1/chat/completions", {"timings": timings})))
+
+
+def test_usage_adds_every_count_role_by_role():
+    from factcourt.state import Usage
+
+    one = Usage.model_call("judge", 10, 2, cached_tokens=6, ms=900, prompt_ms=100, predicted_ms=700)
+    two = one + one + Usage.search_call()
+    assert (two.calls, two.cached_tokens, two.ms, two.prompt_ms, two.predicted_ms) == (2, 12, 1800, 200, 1400)
+    assert two.by_role["judge"] == {
+        "calls": 2,
+        "input_tokens": 20,
+        "output_tokens": 4,
+        "cached_tokens": 12,
+        "ms": 1800,
+        "prompt_ms": 200,
+        "predicted_ms": 1400,
+    }
+    assert two.search_calls == 1
 
 
 def test_unparsable_answers_are_retried_then_reported(scripted):

@@ -111,6 +111,9 @@ def substituted(sentence: str, wrong: str, right: str) -> tuple[str | None, str 
     if core == sentence.strip(" .。\"'“”"):  # the whole sentence rewritten: the guard judges it
         return right, None
     found = sentence.lower().find(core.lower())
+    if found < 0 and (swapped := right.strip(" .。\"'“”")) and swapped.lower() in sentence.lower():
+        # the fields the wrong way round: what it calls right is the sentence's own (false) words
+        return substituted(sentence, swapped, core)
     if found < 0:
         return None, f"the wrong words '{core[:80]}' are not in the sentence"
     return sentence[:found] + right.strip(" .。") + sentence[found + len(core) :], None
