@@ -26,6 +26,9 @@ DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "jury-free": {**MADFACT, "rule": "free"},
     "jury-mandatory_search": {**MADFACT, "rule": "mandatory_search"},
     "jury-adaptive": {**MADFACT, "rule": "adaptive"},
+    # one round of 3 or 5 jurors: what a vote of several readings costs next to one call
+    "jury-3x1": {**MADFACT, "rule": "free", "rounds": 1},
+    "jury-5x1": {**MADFACT, "rule": "free", "jurors": 5, "rounds": 1},
     "adversarial": {**DEBATECV, "rule": "free"},
     "adversarial-adaptive": {**DEBATECV, "rule": "adaptive"},
     "jury-no_roles": {**MADFACT, "rule": "free", "use_roles": False},
