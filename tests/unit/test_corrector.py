@@ -243,6 +243,14 @@ def test_the_corrected_sentence_is_the_original_with_the_wrong_words_replaced():
     assert substituted("长城建于清朝。", "清朝", "明朝") == ("长城建于明朝。", None)
 
 
+def test_a_word_doubled_by_the_substitution_is_no_correction():
+    # the 1.5B named "not" as the wrong words of "is not on": "President Trump is is on ..."
+    sentence = "President Trump is not on supplemental oxygen."
+    assert "repeats" in replacement_problem(sentence, "President Trump is is on supplemental oxygen.", [])
+    # a doubling the sentence already had is the user's
+    assert replacement_problem("It is is wrong.", "It is is right.", ["right"]) is None
+
+
 def test_swapped_fields_are_read_the_right_way_round():
     from factcourt.nodes.claims.corrector import substituted
 

@@ -66,6 +66,10 @@ def replacement_problem(original: str, replacement: str, evidence: list[str]) ->
         return "it changes nothing in the sentence"
     if _spelling_only(before, after):
         return "it changes only spelling, not the false fact"
+    if doubled := next(
+        (a for a, b in zip(after, after[1:]) if a == b and f"{a} {a}" not in " ".join(before)), None
+    ):
+        return f"it repeats '{doubled}': the substitution left a word twice"
     # a report word the sentence itself holds ("Claims that ...") is the user's, not the check's
     if found := next(
         (f for f in _REPORT_WORDS.finditer(replacement) if f.group(0).lower() not in original.lower()), None
