@@ -37,6 +37,10 @@ BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
     "single": baselines.single,
     "fire": baselines.fire,
     "safe": baselines.safe,
+    # DebateCV's baselines (§5.1): run them with --evidence given --set temperature=0.7
+    "cot_claim": baselines.cot_claim,
+    "majority": baselines.majority,
+    "cooperation": baselines.cooperation,
 }
 # The IMPD-MACD paper's baselines: they judge the QA pair itself, as impd does
 QA_BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {

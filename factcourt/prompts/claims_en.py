@@ -256,6 +256,76 @@ SAFE_QUERY_USER = """<claim>{claim}</claim>
 Queries already made: {queries}
 Write the next query."""
 
+# DebateCV's baselines (§5.1). The paper publishes none of their prompts: these are ours, over
+# the same evidence and the four verdicts of its Appendix A.
+DCV_VERDICTS = """Verdicts: "supported" (the evidence supports the claim), "refuted" (the evidence
+contradicts it), "not_enough_evidence" (the evidence is not enough to support or refute it),
+"conflicting_evidence" (the claim is misleading through conflicting evidence or cherry-picking:
+selective or true-but-misleading)."""
+
+CLAIM_COT_SYSTEM = f"""You verify a claim using the evidence provided.
+{DCV_VERDICTS}
+{DATA_RULE}"""
+
+CLAIM_COT_ASK = """Think step by step: what the claim states, what each piece of evidence shows about
+it (cite it as [E1]), and what they add up to. Then give your verdict."""
+
+CLAIM_COT_USER = (
+    """<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+"""
+    + CLAIM_COT_ASK
+)
+
+# Majority (Lin et al.): three CoT agents answer independently, then one call aggregates by vote
+CLAIM_MAJORITY_SYSTEM = CLAIM_COT_SYSTEM
+
+CLAIM_MAJORITY_USER = """<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+<debate>
+{answers}
+</debate>
+<debate> holds the answers of {agents} independent agents to this claim. Decide the final verdict
+by majority vote: the verdict most agents gave. In "reasoning" count the votes."""
+
+# Cooperation (CAMEL): an AI user instructs an AI assistant, one instruction at a time, to solve the
+# CoT task; the assistant's last verdict stands
+COOP_USER_SYSTEM = f"""You are the AI user in a cooperation with an AI assistant. The task is to
+verify a claim with the evidence provided. Give the assistant one instruction at a time that moves
+the task forward (a piece of evidence to examine, a part of the claim to check); set "task_done"
+to true when the assistant's last answer completes the task.
+{DCV_VERDICTS}
+{DATA_RULE}"""
+
+COOP_USER_USER = """<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+<debate>
+{dialogue}
+</debate>
+Task: {task}
+Instruction {turn} of at most {turns}: give your next instruction."""
+
+COOP_ASSISTANT_SYSTEM = f"""You are the AI assistant in a cooperation with an AI user. Carry out the
+user's instruction on the claim and the evidence, then give the verdict your work so far supports.
+{DCV_VERDICTS}
+{DATA_RULE}"""
+
+COOP_ASSISTANT_USER = """<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+<debate>
+{dialogue}
+</debate>
+Instruction: {instruction}
+Carry it out step by step (cite evidence as [E1]), then give your verdict."""
+
 EN: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}
 EN.update({f"LABELS:{order}": labels for order, labels in LABEL_ORDERS.items()})
 EN.update({f"ROLE:{name}": persona for name, persona in ROLES.items()})

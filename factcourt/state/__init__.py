@@ -23,10 +23,12 @@ from factcourt.state.audit import (
     append_records,
 )
 from factcourt.state.claims import (
+    ClaimCot,
     ClaimInput,
     ClaimOutput,
     ClaimResult,
     ClaimState,
+    CoopInstruction,
     Correction,
     CorrectionFailure,
     CorrectorAnswer,
@@ -147,6 +149,7 @@ __all__ = [
     "Claim",
     "ClaimInput",
     "ClaimOutput",
+    "ClaimCot",
     "ClaimResult",
     "ClaimState",
     "ClampedProbability",
@@ -155,6 +158,7 @@ __all__ = [
     "ClerkOutput",
     "ComprehensiveAnswer",
     "Correction",
+    "CoopInstruction",
     "CorrectionFailure",
     "CorrectorAnswer",
     "DebaterAnswer",

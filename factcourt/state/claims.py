@@ -136,6 +136,20 @@ class FireStep(AgentAnswer):
     confidence: Probability = Field(ge=0.0, le=1.0, description="probability the verdict is correct")
 
 
+class ClaimCot(AgentAnswer):
+    """A chain-of-thought verdict on a claim (DebateCV's CoT, Majority and Cooperation baselines)."""
+
+    reasoning: str = text("step by step, citing evidence as [E1]", REASONING_CHARS)
+    verdict: Verdict
+
+
+class CoopInstruction(AgentAnswer):
+    """The AI user's next instruction in a CAMEL cooperation."""
+
+    instruction: str = text("one instruction for the assistant", 300)
+    task_done: bool = Field(description="true when the assistant's last answer completes the task")
+
+
 class CorrectorAnswer(AgentAnswer):
     """The words of a sentence the evidence contradicts, and what replaces them.
 
