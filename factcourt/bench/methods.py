@@ -22,7 +22,9 @@ DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "default": {},
     "routed": {"first_pass_theta": 0.95},  # the dev sweep's pick: contested claims go to the jury
     "default-record": {"first_pass": "record", "jurors": 3, "rounds": 2},  # every claim debated: sweeps
-    "jury": {**MADFACT, "rule": "free"},
+    "jury": {**MADFACT, "rule": "free", "juror_models": []},  # one model, whatever --juror-models says
+    "jury-various": {**MADFACT, "rule": "free"},  # Table 5: a model per juror (--juror-models a,b,c)
+    "jury-judge": {**MADFACT, "rule": "free", "juror_models": [], "jury_judge": "model"},  # §6.2.3's Judge
     "jury-free": {**MADFACT, "rule": "free"},
     "jury-mandatory_search": {**MADFACT, "rule": "mandatory_search"},
     "jury-adaptive": {**MADFACT, "rule": "adaptive"},

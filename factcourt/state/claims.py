@@ -53,6 +53,7 @@ class ClaimResult(BaseModel):
     )
     first_pass: Turn | None = Field(default=None, description="the one-call verdict before any debate")
     first_round_verdict: Verdict | None = Field(default=None, description="the jury's round-1 majority")
+    ruling: Turn | None = Field(default=None, description="the Judge agent's ruling (jury_judge='model')")
     rounds: int = 0
     turns: list[Turn] = Field(default_factory=list)
     summaries: list[RoundSummary] = Field(default_factory=list)
@@ -216,6 +217,8 @@ class ClaimState(ClaimInput, ClaimOutput, total=False):
     """The first pass was sure enough: no debate."""
     stop: bool
     """The moderator closed the debate."""
+    ruling: Turn
+    """The Judge agent's verdict over the jury's last turns (``jury_judge='model'``)."""
     usage: Annotated[Usage, add_usage]
     """Calls and tokens spent on this claim."""
     error: str
