@@ -27,6 +27,7 @@ from factcourt.state import (
     Evidence,
     FireStep,
     HallucinationCheck,
+    MadrCritique,
     SearchQuery,
     Usage,
 )
@@ -35,6 +36,9 @@ FIRE_MAX_STEPS = 5
 SAFE_SEARCHES = 5
 # Du et al. (2023)'s defaults, which the IMPD-MACD paper kept for its MAD baseline
 MAD_AGENTS, MAD_ROUNDS = 3, 2
+# MADR (Kim et al. 2024): critique-and-refine iterations at most (ours: the IMPD paper gives none)
+MADR_ROUNDS = 2
+MADR_FOCUS = ("HALU_MADR_FOCUS_TYPOLOGY", "HALU_MADR_FOCUS_OPEN")
 # DebateCV's Majority (Lin et al.): three independent CoT agents
 MAJORITY_AGENTS = 3
 # CAMEL's cooperation: instructions the AI user gives at most (ours: the paper gives no turn limit)
@@ -396,3 +400,78 @@ async def mad(ctx: BenchContext, question: str, answer: str, given: list[Evidenc
     if label is None:
         return None, "no MAD agent answered: " + "; ".join(errors), trace
     return QA_VERDICTS[label], None, trace
+
+
+async def madr(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
+    """MADR (Kim et al. 2024): a CoT explanation, then debate-and-refine iterations.
+
+    Each iteration two critics review the explanation, one against a typology of errors and one
+    open-ended, each seeing the other's last review; when both find it faithful the debate has
+    converged and the explanation stands, else a refiner revises it with both critiques. At most
+    MADR_ROUNDS iterations; the last explanation's conclusion decides. A failed critique or
+    revision ends the iterations and the last explanation stands.
+    """
+    trace, problem = await _qa_trace(ctx, question, answer, given)
+    if problem:
+        return None, problem, trace
+    item = item_fields(question, answer, trace.evidence)
+    current, error = await _check(
+        ctx, trace, "evaluator", "HALU_COT", item, {"method": "madr", "step": "answer"}
+    )
+    if current is None:
+        return None, error, trace
+    reviews: list[MadrCritique | None] = [None, None]
+    for round_ in range(1, MADR_ROUNDS + 1):
+        explanation = fence(_said(current))
+        reviews = list(
+            await asyncio.gather(
+                *(
+                    _critique(ctx, trace, item, explanation, reviews[1 - n], focus, round_, n + 1)
+                    for n, focus in enumerate(MADR_FOCUS)
+                )
+            )
+        )
+        if None in reviews or all(r.faithful for r in reviews if r):
+            break
+        critiques = "\n".join(
+            f"Reviewer {n + 1}: {clip(r.critique, OPPONENT_CHARS)}" for n, r in enumerate(reviews) if r
+        )
+        seen = {**item, "own": explanation, "critiques": fence(critiques)}
+        step = {"method": "madr", "step": "refine", "round": round_}
+        revised, _ = await _check(ctx, trace, "evaluator", "HALU_MADR_REFINE", seen, step)
+        if revised is None:
+            break
+        current = revised
+    return QA_VERDICTS[1 if current.conclusion == "no_hallucination" else 0], None, trace
+
+
+async def _critique(
+    ctx: BenchContext,
+    trace: Trace,
+    item: dict,
+    explanation: str,
+    other: MadrCritique | None,
+    focus: str,
+    round_: int,
+    critic: int,
+) -> MadrCritique | None:
+    """One MADR critic's review, recorded in the steps."""
+    step = {"method": "madr", "step": "critique", "round": round_, "critic": critic}
+    fields = {
+        **item,
+        "explanation": explanation,
+        "other": fence(clip(other.critique, OPPONENT_CHARS)) if other else EMPTY,
+        "focus": prompt("en", focus),
+    }
+    answer = await ask(
+        ctx,
+        "debater",
+        MadrCritique,
+        conversation("en", "HALU_MADR_CRITIC", **fields),
+        run_name=" ".join(f"{k} {v}" for k, v in step.items()),
+        tags=["method:madr"],
+        metadata=step,
+    )
+    trace.usage += answer.usage
+    trace.steps.append({**step, **(answer.value.model_dump() if answer.value else {"failed": answer.error})})
+    return answer.value

@@ -49,6 +49,7 @@ QA_BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
     "cot": baselines.cot,
     "self_reflection": baselines.self_reflection,
     "mad": baselines.mad,
+    "madr": baselines.madr,
 }
 # IMPD-MACD (graph ``hallucination``) judges the QA pair itself: label 1 (no hallucination) is
 # reported as 'supported', so the TRUE columns are the paper's positive class.
@@ -57,6 +58,8 @@ HALLUCINATION_METHODS: dict[str, dict[str, Any]] = {
     "impd-team": {"hallucination_layout": "team"},  # one call per team: 3 calls a round
     "impd-no_knowledge": {"search": "none"},
     "impd-paper_judge": {"hallucination_judge": "paper"},  # the judge's word alone stops and decides
+    # the paper's judge and J_t = (sum w_i s_i) c_t (Eq. 15)
+    "impd-paper": {"hallucination_judge": "paper", "hallucination_jt": "confidence"},
     **{
         f"impd-no_{agent}": {"hallucination_agents": [a for a in HALLUCINATION_AGENTS if a != agent]}
         for agent in HALLUCINATION_AGENTS

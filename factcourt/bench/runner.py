@@ -64,6 +64,8 @@ PREDICTED_UNDER = (
     "hallucination_layout",
     "hallucination_judge",
     "hallucination_agents",
+    "hallucination_weights",
+    "hallucination_jt",
     "language",
 )
 

@@ -119,6 +119,7 @@ HALLUCINATION_SCHEMAS = {
     "JudgeAnswer",
     "RefinerAnswer",
     "HallucinationCheck",
+    "MadrCritique",
 }
 
 
@@ -137,6 +138,8 @@ def hallucination_answer(schema: str, prompt: str) -> dict[str, Any]:
         return {"analysis": said, "conclusion": conclusion}
     if schema == "HallucinationCheck":
         return {"reasoning": said, "conclusion": conclusion}
+    if schema == "MadrCritique":
+        return {"critique": said, "faithful": True}
     if schema in ("ComprehensiveAnswer", "TeamAnswer"):
         team = (
             {"logic": said, "consistency": said, "factual": said}
