@@ -11,7 +11,7 @@ from factcourt.api import adetect, averify
 from factcourt.bench import baselines
 from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case
-from factcourt.context.claims import PRESETS
+from factcourt.context.claims import OURS, PRESETS
 from factcourt.context.hallucination import HALLUCINATION_AGENTS
 from factcourt.state import Usage
 
@@ -25,11 +25,14 @@ DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "jury": {**MADFACT, "rule": "free", "juror_models": []},  # one model, whatever --juror-models says
     "jury-various": {**MADFACT, "rule": "free"},  # Table 5: a model per juror (--juror-models a,b,c)
     "jury-judge": {**MADFACT, "rule": "free", "juror_models": [], "jury_judge": "model"},  # §6.2.3's Judge
+    "jury-ours": {**MADFACT, "rule": "free", "juror_models": [], **OURS["madfact"]},  # our roles and guard
     "jury-free": {**MADFACT, "rule": "free"},
     "jury-mandatory_search": {**MADFACT, "rule": "mandatory_search"},
     "jury-adaptive": {**MADFACT, "rule": "adaptive"},
-    "adversarial": {**DEBATECV, "rule": "free"},
+    "adversarial": DEBATECV,  # the moderator may stop after round 1 (App. B, Fig. 2)
     "adversarial-adaptive": {**DEBATECV, "rule": "adaptive"},
+    "adversarial-free": {**DEBATECV, "rule": "free"},  # no stop before round 2 (Alg. 1)
+    "adversarial-ours": {**DEBATECV, **OURS["debatecv"]},  # temperature 0, no round-1 stop
     "jury-no_roles": {**MADFACT, "rule": "free", "use_roles": False},
     "jury-no_debate": {**MADFACT, "rule": "free", "use_debate": False},
     "jury-no_search": {**MADFACT, "rule": "free", "search": "none"},

@@ -9,9 +9,33 @@ from factcourt.context.base import BaseContext, describe
 from factcourt.errors import ConfigError
 
 # The published systems as their papers run them: no search before the debate, no first pass.
+# MAD-Fact (§4.2, §6.2.3): N = 3, 2 rounds, Table 1's roles with their retrieval incentive, the
+# agent's own confidence estimate, no guard on changed verdicts. DebateCV (§5.1, App. B): decoding
+# at 0.7, the moderator may end the debate after any round, at most 3 rounds.
 PRESETS: dict[str, dict[str, Any]] = {
-    "madfact": {"protocol": "jury", "evidence_first": False, "first_pass": "off", "jurors": 3, "rounds": 2},
-    "debatecv": {"protocol": "adversarial", "evidence_first": False, "first_pass": "off", "rounds": 3},
+    "madfact": {
+        "protocol": "jury",
+        "evidence_first": False,
+        "first_pass": "off",
+        "jurors": 3,
+        "rounds": 2,
+        "role_texts": "paper",
+        "change_guard": False,
+        "confidence_source": "reported",
+    },
+    "debatecv": {
+        "protocol": "adversarial",
+        "evidence_first": False,
+        "first_pass": "off",
+        "rounds": 3,
+        "temperature": 0.7,
+        "rule": "adaptive",
+    },
+}
+# Our departures from a preset, by name: what measured better here on the embedded model
+OURS: dict[str, dict[str, Any]] = {
+    "madfact": {"role_texts": "neutral", "change_guard": True, "confidence_source": "logprobs"},
+    "debatecv": {"temperature": 0.0, "rule": "free"},
 }
 ProtocolName = Literal["jury", "adversarial"]
 RuleName = Literal["free", "mandatory_search", "adaptive"]

@@ -118,6 +118,9 @@ ROLES_PAPER = {
     "meaningful insights.",
 }
 
+# the ablation "w/o Role-Playing" under the paper's texts: one identical profile (§6.1.5)
+NEUTRAL_ROLE_PAPER = "You are a careful fact-checker, one of the referees in this task."
+
 # The paper publishes no evaluator prompt: this is JUROR_SYSTEM without our rules against neutral
 # verdicts and against changing one's verdict, the role's own text last
 JUROR_PAPER_SYSTEM = f"""You are one evaluator of a jury that decides whether a claim is true; the

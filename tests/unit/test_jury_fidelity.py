@@ -5,13 +5,22 @@ import pytest
 import factcourt
 from factcourt.cli import build_parser
 from factcourt.cli.shared import settings_values
-from factcourt.context.claims import PRESETS, ClaimsContext
+from factcourt.context.claims import OURS, PRESETS, ClaimsContext
 from factcourt.errors import ConfigError
 from factcourt.providers import models
 from tests.fakes import ScriptedModel, juror
 
 CLAIM = "The Eiffel Tower is in Paris."
-BASE = {"cache": False, "search": "none", **PRESETS["madfact"], "rule": "free"}
+# the preset with our roles, guard and confidence, so each test below names what it changes
+BASE = {"cache": False, "search": "none", **PRESETS["madfact"], **OURS["madfact"], "rule": "free"}
+
+
+def test_the_madfact_preset_runs_the_papers_roles_without_our_guard():
+    assert (
+        PRESETS["madfact"] | {"role_texts": "paper", "change_guard": False, "jurors": 3, "rounds": 2}
+        == (PRESETS["madfact"])
+    )
+    assert PRESETS["madfact"]["confidence_source"] == "reported"  # the agent's own estimate (§4.2.2)
 
 
 @pytest.fixture
@@ -48,7 +57,7 @@ def test_the_cli_reads_juror_models_and_the_jury_judge():
 
 def test_paper_roles_are_table_1_verbatim_without_our_rules(scripted):
     scripted.script["JurorAnswer"] = [juror("supported")]
-    factcourt.verify(CLAIM, model="scripted", role_texts="paper", **BASE)
+    factcourt.verify(CLAIM, model="scripted", **{**BASE, "role_texts": "paper"})
     prompts = [p for n, p in scripted.calls if n == "JurorAnswer"]
     assert (
         "When information is insufficient, you tend to search rather than jump to conclusions." in prompts[2]
@@ -74,7 +83,7 @@ def test_without_the_guard_a_changed_verdict_counts(scripted):
     guarded = factcourt.verify(CLAIM, model="scripted", **BASE)
     assert guarded["verdict"] == "supported"
     scripted.calls.clear()
-    free = factcourt.verify(CLAIM, model="scripted", change_guard=False, **BASE)
+    free = factcourt.verify(CLAIM, model="scripted", **{**BASE, "change_guard": False})
     assert free["verdict"] == "refuted" and not any(t["rejected_change"] for t in free["transcript"])
 
 

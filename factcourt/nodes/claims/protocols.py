@@ -35,7 +35,7 @@ def _juror_prompt(
     persona = (
         prompt(language, f"ROLE_PAPER:{speaker}" if paper else f"ROLE:{speaker}")
         if ctx.use_roles
-        else prompt(language, "NEUTRAL_ROLE")
+        else prompt(language, "NEUTRAL_ROLE_PAPER" if paper else "NEUTRAL_ROLE")
     )
     return conversation(
         language,
