@@ -107,6 +107,7 @@ def claim_json(result: ClaimResult) -> dict[str, Any]:
         "route": result.route,
         "first_pass": result.first_pass.model_dump(mode="json") if result.first_pass else None,
         "first_round_verdict": result.first_round_verdict,
+        "ruling": result.ruling.model_dump(mode="json") if result.ruling else None,
         "rounds": result.rounds,
         "transcript": [t.model_dump(mode="json") for t in result.turns],
         "summaries": [s.model_dump(mode="json") for s in result.summaries],

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from factcourt.context.audit import AuditContext
-from factcourt.metrics.audit import by, over_runs, scores
+from factcourt.metrics.audit import by, by_iteration, over_runs, scores
 from factcourt.state import CaseRecord, Usage
 
 
@@ -55,6 +55,12 @@ def audit_json(state: dict[str, Any], ctx: AuditContext) -> dict[str, Any]:
         "by_object": by(graded, lambda r: r.object, _pair),
         "by_mode": by(graded, lambda r: r.case.test_mode, _pair),
         "by_object_mode": by(graded, lambda r: f"{r.object}/{r.case.test_mode}", _pair),
+        "by_iteration": by_iteration(
+            [
+                [_pair(r) for r in graded if (r.object, r.scenario) == key]
+                for key in dict.fromkeys((r.object, r.scenario) for r in graded)
+            ]
+        ),
         "taxonomy": taxonomy,
         "added_scenarios": [s for s in taxonomy if s["added"]],
         "stops": state.get("stops", {}),
@@ -108,6 +114,12 @@ def markdown(report: dict[str, Any], chart: str | None = None) -> str:
         "| test mode | IMR % | JFR % | Grade | Agree % | n |",
         "|---|---|---|---|---|---|",
         *(f"| {mode} | {_cell(s)} |" for mode, s in report["by_mode"].items()),
+        "",
+        "Per probing iteration (Fig. 5): the scores of every scenario's first k graded cases.",
+        "",
+        "| iteration k | IMR % | JFR % | Grade | Agree % | n |",
+        "|---|---|---|---|---|---|",
+        *(f"| {row['iteration']} | {_cell(row)} |" for row in report.get("by_iteration", [])),
         "",
         "## Scenarios (* added by the Appraiser)",
         "",

@@ -1,12 +1,15 @@
-"""Baselines on the same providers: ``single``, ``fire`` and ``safe`` on claims; three on QA pairs.
+"""Baselines on the same providers: six on claims, four on QA pairs.
 
-``single``, ``fire`` and ``safe`` rate a claim; ``cot``, ``self_reflection`` and ``mad`` judge
-whether the answer to a question hallucinates, as the IMPD-MACD paper compares them.
+``single``, ``fire`` and ``safe`` rate a claim as MAD-Fact compares them; ``cot_claim``,
+``majority`` and ``cooperation`` as DebateCV compares them (§5.1). ``cot``, ``self_reflection``,
+``mad`` and ``madr`` judge whether the answer to a question hallucinates, as IMPD-MACD compares them.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
+from typing import Any
 
 from factcourt.bench.context import BenchContext
 from factcourt.inputs import detect_language
@@ -15,15 +18,31 @@ from factcourt.nodes.hallucination.gather import item_problem
 from factcourt.nodes.hallucination.protocol import EMPTY, OPPONENT_CHARS, clip, vote
 from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.nodes.helpers import fence, format_evidence
-from factcourt.prompts import conversation
+from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
-from factcourt.state import Evidence, FireStep, HallucinationCheck, SearchQuery, Usage
+from factcourt.state import (
+    ClaimCot,
+    CoopInstruction,
+    Evidence,
+    FireStep,
+    HallucinationCheck,
+    MadrCritique,
+    SearchQuery,
+    Usage,
+)
 
 FIRE_MAX_STEPS = 5
 SAFE_SEARCHES = 5
 # Du et al. (2023)'s defaults, which the IMPD-MACD paper kept for its MAD baseline
 MAD_AGENTS, MAD_ROUNDS = 3, 2
+# MADR (Kim et al. 2024): critique-and-refine iterations at most (ours: the IMPD paper gives none)
+MADR_ROUNDS = 2
+MADR_FOCUS = ("HALU_MADR_FOCUS_TYPOLOGY", "HALU_MADR_FOCUS_OPEN")
+# DebateCV's Majority (Lin et al.): three independent CoT agents
+MAJORITY_AGENTS = 3
+# CAMEL's cooperation: instructions the AI user gives at most (ours: the paper gives no turn limit)
+COOP_TURNS = 3
 # label 1 (no hallucination) is reported as 'supported', as the impd methods report it
 QA_VERDICTS = {1: "supported", 0: "refuted"}
 
@@ -37,6 +56,7 @@ class Trace:
         self.usage = Usage()
         self.p_true: float | None = None
         self.first_round: str | None = None  # a debate's round-1 verdict: its flips compare it
+        self.error: str | None = None  # the last failed call's reason
 
     def prompt_fields(self, claim: str) -> dict[str, str]:
         """The claim, the evidence so far and the queries made, as the prompts show them."""
@@ -162,6 +182,111 @@ async def safe(ctx: BenchContext, claim: str, given: list[Evidence], question: s
     return verdict, error, trace
 
 
+async def _claim_trace(ctx: BenchContext, claim: str, given: list[Evidence]) -> Trace:
+    """The given evidence, plus one search of the claim where retrieval is on (as ``single``)."""
+    trace = Trace(given)
+    if ctx.retrieval_enabled:
+        await trace.search(ctx, claim)
+    return trace
+
+
+async def _claim_step(
+    ctx: BenchContext, trace: Trace, schema: type, name: str, fields: dict, step: dict, sample: int = 0
+) -> Any:
+    """One call of a claim baseline, recorded in the steps; its value, or None when it failed."""
+    answer = await ask(
+        ctx,
+        "evaluator",
+        schema,
+        conversation("en", name, **fields),
+        run_name=" ".join(f"{k} {v}" for k, v in step.items()),
+        tags=[f"method:{step['method']}"],
+        metadata=step,
+        sample=sample,
+    )
+    trace.usage += answer.usage
+    trace.steps.append({**step, **(answer.value.model_dump() if answer.value else {"failed": answer.error})})
+    trace.error = answer.error
+    return answer.value
+
+
+async def cot_claim(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
+    """DebateCV's CoT baseline: one step-by-step call over the evidence, four verdicts."""
+    trace = await _claim_trace(ctx, claim, given)
+    fields = {"claim": fence(claim), "evidence": format_evidence(trace.evidence)}
+    value = await _claim_step(ctx, trace, ClaimCot, "CLAIM_COT", fields, {"method": "cot_claim"})
+    return (value.verdict, None, trace) if value else (None, trace.error, trace)
+
+
+async def majority(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
+    """DebateCV's Majority: MAJORITY_AGENTS independent CoT answers, then a majority-vote call.
+
+    The agents are samples of one prompt (``sample=k``): they differ at the paper's temperature
+    (0.7, ``--set temperature=0.7``) and agree at 0. Where the vote call fails, the most
+    frequent verdict stands (a tie: the first agent's among the tied).
+    """
+    trace = await _claim_trace(ctx, claim, given)
+    fields = {"claim": fence(claim), "evidence": format_evidence(trace.evidence)}
+    answers = await asyncio.gather(
+        *(
+            _claim_step(ctx, trace, ClaimCot, "CLAIM_COT", fields, {"method": "majority", "agent": k + 1}, k)
+            for k in range(MAJORITY_AGENTS)
+        )
+    )
+    said = [(k + 1, a) for k, a in enumerate(answers) if a is not None]
+    if not said:
+        return None, trace.error, trace
+    listed = "\n".join(f"Agent {k}: {a.verdict}: {clip(a.reasoning, OPPONENT_CHARS)}" for k, a in said)
+    vote_fields = {**fields, "answers": fence(listed), "agents": len(said)}
+    voted = await _claim_step(ctx, trace, ClaimCot, "CLAIM_MAJORITY", vote_fields, {"method": "majority"})
+    if voted is not None:
+        return voted.verdict, None, trace
+    counts = Counter(a.verdict for _, a in said)
+    return next(a.verdict for _, a in said if counts[a.verdict] == max(counts.values())), None, trace
+
+
+async def cooperation(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
+    """DebateCV's Cooperation (CAMEL): an AI user instructs an AI assistant to solve the CoT task.
+
+    Each turn the user gives one instruction and the assistant carries it out with a verdict;
+    the dialogue ends when the user says the task is done or after COOP_TURNS instructions, and
+    the assistant's last verdict stands.
+    """
+    trace = await _claim_trace(ctx, claim, given)
+    fields = {"claim": fence(claim), "evidence": format_evidence(trace.evidence)}
+    dialogue: list[str] = []
+    verdict = None
+    for turn in range(1, COOP_TURNS + 1):
+        seen = {**fields, "dialogue": fence("\n".join(dialogue)) or EMPTY}
+        step = {"method": "cooperation", "turn": turn}
+        user = await _claim_step(
+            ctx,
+            trace,
+            CoopInstruction,
+            "COOP_USER",
+            {**seen, "task": prompt("en", "CLAIM_COT_ASK"), "turn": turn, "turns": COOP_TURNS},
+            {**step, "speaker": "user"},
+        )
+        if user is None or (user.task_done and verdict):
+            break
+        answer = await _claim_step(
+            ctx,
+            trace,
+            ClaimCot,
+            "COOP_ASSISTANT",
+            {**seen, "instruction": fence(user.instruction)},
+            {**step, "speaker": "assistant"},
+        )
+        if answer is None:
+            break
+        verdict = answer.verdict
+        dialogue += [
+            f"User: {clip(user.instruction, OPPONENT_CHARS)}",
+            f"Assistant: {verdict}: {clip(answer.reasoning, OPPONENT_CHARS)}",
+        ]
+    return (verdict, None, trace) if verdict else (None, trace.error, trace)
+
+
 async def _qa_trace(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
     """The knowledge the pair is judged over, or why it cannot be judged (the graph's rule).
 
@@ -275,3 +400,78 @@ async def mad(ctx: BenchContext, question: str, answer: str, given: list[Evidenc
     if label is None:
         return None, "no MAD agent answered: " + "; ".join(errors), trace
     return QA_VERDICTS[label], None, trace
+
+
+async def madr(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
+    """MADR (Kim et al. 2024): a CoT explanation, then debate-and-refine iterations.
+
+    Each iteration two critics review the explanation, one against a typology of errors and one
+    open-ended, each seeing the other's last review; when both find it faithful the debate has
+    converged and the explanation stands, else a refiner revises it with both critiques. At most
+    MADR_ROUNDS iterations; the last explanation's conclusion decides. A failed critique or
+    revision ends the iterations and the last explanation stands.
+    """
+    trace, problem = await _qa_trace(ctx, question, answer, given)
+    if problem:
+        return None, problem, trace
+    item = item_fields(question, answer, trace.evidence)
+    current, error = await _check(
+        ctx, trace, "evaluator", "HALU_COT", item, {"method": "madr", "step": "answer"}
+    )
+    if current is None:
+        return None, error, trace
+    reviews: list[MadrCritique | None] = [None, None]
+    for round_ in range(1, MADR_ROUNDS + 1):
+        explanation = fence(_said(current))
+        reviews = list(
+            await asyncio.gather(
+                *(
+                    _critique(ctx, trace, item, explanation, reviews[1 - n], focus, round_, n + 1)
+                    for n, focus in enumerate(MADR_FOCUS)
+                )
+            )
+        )
+        if None in reviews or all(r.faithful for r in reviews if r):
+            break
+        critiques = "\n".join(
+            f"Reviewer {n + 1}: {clip(r.critique, OPPONENT_CHARS)}" for n, r in enumerate(reviews) if r
+        )
+        seen = {**item, "own": explanation, "critiques": fence(critiques)}
+        step = {"method": "madr", "step": "refine", "round": round_}
+        revised, _ = await _check(ctx, trace, "evaluator", "HALU_MADR_REFINE", seen, step)
+        if revised is None:
+            break
+        current = revised
+    return QA_VERDICTS[1 if current.conclusion == "no_hallucination" else 0], None, trace
+
+
+async def _critique(
+    ctx: BenchContext,
+    trace: Trace,
+    item: dict,
+    explanation: str,
+    other: MadrCritique | None,
+    focus: str,
+    round_: int,
+    critic: int,
+) -> MadrCritique | None:
+    """One MADR critic's review, recorded in the steps."""
+    step = {"method": "madr", "step": "critique", "round": round_, "critic": critic}
+    fields = {
+        **item,
+        "explanation": explanation,
+        "other": fence(clip(other.critique, OPPONENT_CHARS)) if other else EMPTY,
+        "focus": prompt("en", focus),
+    }
+    answer = await ask(
+        ctx,
+        "debater",
+        MadrCritique,
+        conversation("en", "HALU_MADR_CRITIC", **fields),
+        run_name=" ".join(f"{k} {v}" for k, v in step.items()),
+        tags=["method:madr"],
+        metadata=step,
+    )
+    trace.usage += answer.usage
+    trace.steps.append({**step, **(answer.value.model_dump() if answer.value else {"failed": answer.error})})
+    return answer.value

@@ -11,7 +11,7 @@ from factcourt.api import adetect, averify
 from factcourt.bench import baselines
 from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case
-from factcourt.context.claims import PRESETS
+from factcourt.context.claims import OURS, PRESETS
 from factcourt.context.hallucination import HALLUCINATION_AGENTS
 from factcourt.state import Usage
 
@@ -22,15 +22,20 @@ DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "default": {},
     "routed": {"first_pass_theta": 0.95},  # the dev sweep's pick: contested claims go to the jury
     "default-record": {"first_pass": "record", "jurors": 3, "rounds": 2},  # every claim debated: sweeps
-    "jury": {**MADFACT, "rule": "free"},
+    "jury": {**MADFACT, "rule": "free", "juror_models": []},  # one model, whatever --juror-models says
+    "jury-various": {**MADFACT, "rule": "free"},  # Table 5: a model per juror (--juror-models a,b,c)
+    "jury-judge": {**MADFACT, "rule": "free", "juror_models": [], "jury_judge": "model"},  # §6.2.3's Judge
+    "jury-ours": {**MADFACT, "rule": "free", "juror_models": [], **OURS["madfact"]},  # our roles and guard
     "jury-free": {**MADFACT, "rule": "free"},
     "jury-mandatory_search": {**MADFACT, "rule": "mandatory_search"},
     "jury-adaptive": {**MADFACT, "rule": "adaptive"},
-    # one round of 3 or 5 jurors: what a vote of several readings costs next to one call
-    "jury-3x1": {**MADFACT, "rule": "free", "rounds": 1},
-    "jury-5x1": {**MADFACT, "rule": "free", "jurors": 5, "rounds": 1},
-    "adversarial": {**DEBATECV, "rule": "free"},
+    # one round of 3 or 5 jurors with our roles and guard: a vote of several readings next to one call
+    "jury-3x1": {**MADFACT, "rule": "free", **OURS["madfact"], "rounds": 1},
+    "jury-5x1": {**MADFACT, "rule": "free", **OURS["madfact"], "jurors": 5, "rounds": 1},
+    "adversarial": DEBATECV,  # the moderator may stop after round 1 (App. B, Fig. 2)
     "adversarial-adaptive": {**DEBATECV, "rule": "adaptive"},
+    "adversarial-free": {**DEBATECV, "rule": "free"},  # no stop before round 2 (Alg. 1)
+    "adversarial-ours": {**DEBATECV, **OURS["debatecv"]},  # temperature 0, no round-1 stop
     "jury-no_roles": {**MADFACT, "rule": "free", "use_roles": False},
     "jury-no_debate": {**MADFACT, "rule": "free", "use_debate": False},
     "jury-no_search": {**MADFACT, "rule": "free", "search": "none"},
@@ -40,12 +45,17 @@ BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
     "single": baselines.single,
     "fire": baselines.fire,
     "safe": baselines.safe,
+    # DebateCV's baselines (§5.1): run them with --evidence given --set temperature=0.7
+    "cot_claim": baselines.cot_claim,
+    "majority": baselines.majority,
+    "cooperation": baselines.cooperation,
 }
 # The IMPD-MACD paper's baselines: they judge the QA pair itself, as impd does
 QA_BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
     "cot": baselines.cot,
     "self_reflection": baselines.self_reflection,
     "mad": baselines.mad,
+    "madr": baselines.madr,
 }
 # IMPD-MACD (graph ``hallucination``) judges the QA pair itself: label 1 (no hallucination) is
 # reported as 'supported', so the TRUE columns are the paper's positive class.
@@ -54,6 +64,8 @@ HALLUCINATION_METHODS: dict[str, dict[str, Any]] = {
     "impd-team": {"hallucination_layout": "team"},  # one call per team: 3 calls a round
     "impd-no_knowledge": {"search": "none"},
     "impd-paper_judge": {"hallucination_judge": "paper"},  # the judge's word alone stops and decides
+    # the paper's judge and J_t = (sum w_i s_i) c_t (Eq. 15)
+    "impd-paper": {"hallucination_judge": "paper", "hallucination_jt": "confidence"},
     **{
         f"impd-no_{agent}": {"hallucination_agents": [a for a in HALLUCINATION_AGENTS if a != agent]}
         for agent in HALLUCINATION_AGENTS

@@ -10,7 +10,7 @@ from typing import Any
 
 from factcourt.metrics.calibration import reliability
 from factcourt.metrics.classification import binary_report, four_way_report, paired, to_binary
-from factcourt.metrics.debate import flips
+from factcourt.metrics.debate import accuracy_by_round, flips
 from factcourt.metrics.meteor import evidence_match
 
 
@@ -56,7 +56,15 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
         "seconds_per_claim": per(sum(r["seconds"] for r in records)),
     }
     report["roles"] = role_costs(records)
-    report["rounds_per_claim"] = per(sum(r.get("detail", {}).get("rounds", 0) for r in records))
+    rounds = [r.get("detail", {}).get("rounds", 0) for r in records]
+    report["rounds_per_claim"] = per(sum(rounds))
+    # DebateCV Fig. 2: four-way where the gold has it, else binary
+    if "four_way" in report:
+        report["by_round"] = accuracy_by_round(
+            rounds, [r.get("gold_4way") for r in records], [r["verdict"] for r in records]
+        )
+    else:
+        report["by_round"] = accuracy_by_round(rounds, gold, pred)
     report["calibration"] = reliability([r.get("p_true") for r in records], gold)
     # records of older runs hold no raw probability: theirs was never calibrated
     report["calibration_raw"] = reliability([r.get("p_true_raw", r.get("p_true")) for r in records], gold)
@@ -147,7 +155,7 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
     four = any("four_way" in r for r in report.values())
     head = ["method", "n", "failed", "P/R/F1 TRUE", "P/R/F1 FALSE", "acc", "macro-F1"]
     if four:
-        head += ["acc 4-way", "NEE rate", "AVeriTeC"]
+        head += ["acc 4-way", "FPR NEE", "FPR CEC", "AVeriTeC"]
     head += ["vs plain won/lost (p)", "ECE", "ECE raw", "debated", "R->W / W->R"]
     head += ["calls/claim", "tokens in/out per claim", "searches/claim", "$/1k claims", "s/claim"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -167,7 +175,8 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
             f = r.get("four_way") or {}
             row += [
                 f"{f.get('accuracy', 0):.3f}",
-                f"{f.get('neutral_rate', 0):.2f}",
+                f"{f.get('fpr_nee', 0):.1%}",
+                f"{f.get('fpr_cec', 0):.1%}",
                 f"{f.get('averitec_score', 0):.3f}",
             ]
         ece, flip, share = r["calibration"]["ece"], r["flips"], r["debated_share"]
@@ -194,9 +203,11 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
         "is stored for the model); ECE raw: before calibration. debated: share of claims the first pass",
         "left to the debate; R->W / W->R: debated claims whose round-1 majority was right and final",
         "verdict wrong, and the reverse. vs plain: items this method got right and plain (one label-only",
-        "call, the floor) wrong, the reverse, and McNemar's exact p of that difference.",
+        "call, the floor) wrong, the reverse, and McNemar's exact p of that difference. FPR NEE / CEC",
+        "(DebateCV Table 4): of the claims whose gold is not that label, the share given it.",
         "",
         *_role_lines(report),
+        *_rounds_table(report),
         "Reliability of P(true) (bin: claims, mean P(true), fraction true):",
         "",
     ]
@@ -241,6 +252,28 @@ def _role_lines(report: dict[str, dict[str, Any]]) -> list[str]:
     if len(lines) == 4:
         return []  # every answer came from the answer cache: no call, no cost
     return [*lines, "", *rates, ""]
+
+
+def _rounds_table(report: dict[str, dict[str, Any]]) -> list[str]:
+    """DebateCV Fig. 2: accuracy of the claims whose debate ended in each round, per debating method."""
+    debating = {
+        m: r["by_round"] for m, r in report.items() if any(row["round"] for row in r.get("by_round", []))
+    }
+    if not debating:
+        return []
+    rounds = sorted({row["round"] for rows in debating.values() for row in rows})
+    lines = [
+        "Accuracy per debated round (claims whose debate ended in that round: accuracy (n); 4-way where",
+        "the gold has it; round 0: decided without a debate):",
+        "",
+        "| method | " + " | ".join(f"round {n}" for n in rounds) + " |",
+        "|" + "---|" * (len(rounds) + 1),
+    ]
+    for method, rows in debating.items():
+        by = {row["round"]: row for row in rows}
+        cells = [f"{by[n]['accuracy']:.3f} ({by[n]['n']})" if n in by else "-" for n in rounds]
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
 
 
 def write_wrong_predictions(records: list[dict[str, Any]], path: Path) -> int:

@@ -53,6 +53,10 @@ PREDICTED_UNDER = (
     "confidence_source",
     "use_roles",
     "use_debate",
+    "juror_models",
+    "role_texts",
+    "change_guard",
+    "jury_judge",
     "search",
     "corpus",
     "top_k",
@@ -60,6 +64,8 @@ PREDICTED_UNDER = (
     "hallucination_layout",
     "hallucination_judge",
     "hallucination_agents",
+    "hallucination_weights",
+    "hallucination_jt",
     "language",
 )
 

@@ -203,7 +203,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--scale",
         choices=list(AUDIT_SCALES),
         default="paper",
-        help="'paper': the paper's numbers (30 graded cases per scenario, up to 16 scenarios per object); "
+        help="'paper': the paper's numbers (30 graded cases per scenario, up to 16 scenarios per object, "
+        "three [[Stop]]s, 10 examples for the Prober); 'code': the same but as the authors' code "
+        "(one [[Stop]], 5 examples); "
         "'smoke': 2 scenarios per object, 3 cases each, at most 1 added (about 150 calls). "
         "--set audit_...=N changes any of them",
     )

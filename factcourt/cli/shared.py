@@ -97,6 +97,15 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--jurors", type=int, help="number of jury evaluators (default 2)")
     g.add_argument("--rounds", type=int, help="debate rounds (default: jury 1, otherwise 3)")
+    g.add_argument(
+        "--juror-models",
+        help="a model per juror, comma-separated, in speaking order (MAD-Fact Table 5); sets --jurors",
+    )
+    g.add_argument(
+        "--jury-judge",
+        choices=["vote", "model"],
+        help="who decides a jury's claim: the majority vote (default) or the 'judge' role's model",
+    )
     g.add_argument("--theta", type=float, help="confidence below which a speaker retrieves (0.7)")
     g.add_argument(
         "--first-pass-theta",
@@ -152,9 +161,12 @@ def settings_values(args: argparse.Namespace) -> dict[str, Any]:
         ("search", "search"),
         ("corpus", "corpus"),
         ("concurrency", "max_concurrency"),
+        ("jury_judge", "jury_judge"),
     ]:
         if getattr(args, option, None) is not None:
             values[key] = getattr(args, option)
+    if getattr(args, "juror_models", None):
+        values["juror_models"] = [m.strip() for m in args.juror_models.split(",")]
     if getattr(args, "no_cache", False):
         values["cache"] = False
     if getattr(args, "correct", False):

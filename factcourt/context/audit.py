@@ -13,7 +13,10 @@ from factcourt.errors import ConfigError
 # scenarios of the initial taxonomy, 2 seeds + 1 probe each, at most 1 added scenario, one
 # reference vote, one Quality Inspector pass: at most 150 calls for the three objects.
 AUDIT_SCALES: dict[str, dict[str, Any]] = {
-    "paper": {},
+    # the paper's text where it departs from the authors' code: three [[Stop]]s, and Fig. 15's 10
+    # examples in the Prober's prompt; "code" keeps the authors' code
+    "paper": {"audit_stops": 3, "audit_prober_examples": 10},
+    "code": {},
     "smoke": {
         "audit_initial_scenarios": 2,
         "audit_seeds": 2,

@@ -2,16 +2,40 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, get_args
 
 from factcourt.context.base import BaseContext, describe
 from factcourt.errors import ConfigError
 
 # The published systems as their papers run them: no search before the debate, no first pass.
+# MAD-Fact (§4.2, §6.2.3): N = 3, 2 rounds, Table 1's roles with their retrieval incentive, the
+# agent's own confidence estimate, no guard on changed verdicts. DebateCV (§5.1, App. B): decoding
+# at 0.7, the moderator may end the debate after any round, at most 3 rounds.
 PRESETS: dict[str, dict[str, Any]] = {
-    "madfact": {"protocol": "jury", "evidence_first": False, "first_pass": "off", "jurors": 3, "rounds": 2},
-    "debatecv": {"protocol": "adversarial", "evidence_first": False, "first_pass": "off", "rounds": 3},
+    "madfact": {
+        "protocol": "jury",
+        "evidence_first": False,
+        "first_pass": "off",
+        "jurors": 3,
+        "rounds": 2,
+        "role_texts": "paper",
+        "change_guard": False,
+        "confidence_source": "reported",
+    },
+    "debatecv": {
+        "protocol": "adversarial",
+        "evidence_first": False,
+        "first_pass": "off",
+        "rounds": 3,
+        "temperature": 0.7,
+        "rule": "adaptive",
+    },
+}
+# Our departures from a preset, by name: what measured better here on the embedded model
+OURS: dict[str, dict[str, Any]] = {
+    "madfact": {"role_texts": "neutral", "change_guard": True, "confidence_source": "logprobs"},
+    "debatecv": {"temperature": 0.0, "rule": "free"},
 }
 ProtocolName = Literal["jury", "adversarial"]
 RuleName = Literal["free", "mandatory_search", "adaptive"]
@@ -24,7 +48,7 @@ DEFAULT_ROUNDS: dict[str, int] = {"jury": 1, "adversarial": 3}
 JURY_ROLES = ("General Public", "Critic", "News Author", "Scientist", "Psychologist", "Data Analyst")
 # Settings that name a debate: given explicitly, they debate every claim rather than change only
 # the claims a first pass would leave contested (on the default, none)
-DEBATE_SETTINGS = ("protocol", "rule", "jurors", "rounds")
+DEBATE_SETTINGS = ("protocol", "rule", "jurors", "rounds", "juror_models", "jury_judge")
 # the first pass's readings, in the order they are taken: (evidence order, label order in the question)
 LABEL_READINGS = (("given", "supported_first"), ("given", "refuted_first"), ("reversed", "supported_first"))
 
@@ -105,6 +129,29 @@ class ClaimsContext(BaseContext):
         "stored; 'off': raw. The raw probability is always kept in the JSON.",
         "auto",
     )
+    juror_models: list[str] = describe(
+        "A model per juror, in speaking order (MAD-Fact Table 5, 'MAD-Fact-various'); empty: every "
+        "juror is the 'evaluator' role's model. A name in model_settings brings its own endpoint.",
+        factory=list,
+    )
+    role_texts: Literal["neutral", "paper"] = describe(
+        "Jury personas: 'neutral' = one line saying what a juror looks at (personas with an attitude "
+        "decided the small model's vote); 'paper' = MAD-Fact's Table 1 texts verbatim, with their "
+        "retrieval incentive, under a juror prompt without our rules against neutral verdicts and "
+        "against changing one's verdict.",
+        "neutral",
+    )
+    change_guard: bool = describe(
+        "A juror's changed verdict that cites no evidence, or copies another juror, is refused and "
+        "its earlier verdict kept (not in MAD-Fact).",
+        True,
+    )
+    jury_judge: Literal["vote", "model"] = describe(
+        "Who decides a jury's claim: 'vote' = the majority of the last round (MAD-Fact Eq. 12, no "
+        "model); 'model' = the 'judge' role reads the last round's verdicts and explanations and "
+        "rules (MAD-Fact's Judge agent, Llama3.3-70B in §6.2.3); the vote stands where it fails.",
+        "vote",
+    )
     use_roles: bool = describe("Ablation: false makes every evaluator an identical checker.", True)
     use_debate: bool = describe("Ablation: false stops after one round (no debate).", True)
 
@@ -117,6 +164,13 @@ class ClaimsContext(BaseContext):
         self.at_least(max_claims=1)
         if self.jurors < 1 or self.jurors > len(JURY_ROLES) and not self.roles:
             raise ConfigError(f"jurors must be between 1 and {len(JURY_ROLES)}, not {self.jurors}")
+        if not all(m.strip() for m in self.juror_models):
+            raise ConfigError("juror_models names an empty model")
+        jury = len(self.roles or JURY_ROLES[: self.jurors])
+        if self.juror_models and self.protocol == "jury" and len(self.juror_models) != jury:
+            raise ConfigError(
+                f"juror_models names {len(self.juror_models)} models for {jury} jurors: name one per juror"
+            )
         unknown = [r for r in self.roles if r not in JURY_ROLES]
         if unknown:
             raise ConfigError(f"unknown jury role(s) {unknown}; choose from {list(JURY_ROLES)}")
@@ -129,7 +183,12 @@ class ClaimsContext(BaseContext):
 
     @classmethod
     def adjust(cls, values: dict[str, Any]) -> dict[str, Any]:
-        """A debate named (protocol, rule, jurors, rounds) debates every claim: see ``debate_when_named``."""
+        """A debate named (protocol, rule, jurors, rounds) debates every claim: see ``debate_when_named``.
+
+        Models named per juror set the jury's size when it is not given.
+        """
+        if values.get("juror_models") and "jurors" not in values and "roles" not in values:
+            values = {**values, "jurors": len(values["juror_models"])}
         return debate_when_named(super().adjust(values))
 
     def trace_metadata(self) -> dict[str, Any]:
@@ -142,6 +201,14 @@ class ClaimsContext(BaseContext):
         if not self.use_debate:
             return 1
         return self.rounds or DEFAULT_ROUNDS[self.protocol]
+
+    def juror_context(self, index: int) -> ClaimsContext:
+        """The settings the jury's speaker ``index`` answers under: its own model where one is named."""
+        if self.protocol != "jury" or not self.juror_models:
+            return self
+        name = self.juror_models[index]
+        own = {"role_models": {**self.role_models, "evaluator": name}, **self.model_settings.get(name, {})}
+        return replace(self, **own)
 
     @property
     def speakers(self) -> list[str]:

@@ -9,6 +9,13 @@ from factcourt.context.base import BaseContext, describe
 from factcourt.errors import ConfigError
 
 HALLUCINATION_AGENTS = ("logic", "consistency", "factual", "comprehensive")
+# the judge's dimension that scores each agent's perspective (IMPD-MACD App. C.3: s1-s4)
+JUDGE_DIMENSION = {
+    "logic": "logic",
+    "factual": "fact",
+    "consistency": "coherence",
+    "comprehensive": "overall",
+}
 
 
 Layout = Literal["agents", "team"]
@@ -47,6 +54,20 @@ class HallucinationContext(BaseContext):
         factory=lambda: list(HALLUCINATION_AGENTS),
     )
 
+    hallucination_weights: dict[str, float] = describe(
+        "Hallucination debate: the agents' weights w_i (IMPD-MACD Eq. 13, Figs. 2-3; normalised to "
+        "sum 1). They weigh the judge's score of each agent's dimension in J_t (logic, fact, "
+        "coherence, overall) and each conclusion in the fallback vote. Balanced (0.25 each) "
+        "measured best in the paper.",
+        factory=lambda: dict.fromkeys(HALLUCINATION_AGENTS, 0.25),
+    )
+    hallucination_jt: Literal["dispute", "confidence"] = describe(
+        "Hallucination debate, J_t: 'dispute' = the weighted mean of the judge's dispute scores; "
+        "'confidence' = that mean times the judge's confidence c_t, as the paper's Eq. 15 "
+        "(J_t = (sum w_i s_i) c_t): a judge unsure of its scores stops the debate sooner.",
+        "dispute",
+    )
+
     def validate(self) -> None:
         """The shared checks, then the round limit, epsilon and the agents of each team."""
         super().validate()
@@ -57,12 +78,22 @@ class HallucinationContext(BaseContext):
             raise ConfigError(
                 f"unknown hallucination agent(s) {bad_agents}; choose from {list(HALLUCINATION_AGENTS)}"
             )
+        weights = self.hallucination_weights
+        if set(weights) != set(HALLUCINATION_AGENTS) or not all(w > 0 for w in weights.values()):
+            raise ConfigError(
+                f"hallucination_weights needs a weight above 0 for each of {list(HALLUCINATION_AGENTS)}"
+            )
         if not set(self.hallucination_agents) & {"logic", "consistency", "factual"}:
             raise ConfigError("hallucination_agents needs at least one of logic, consistency, factual")
         if self.hallucination_layout == "team" and set(self.hallucination_agents) != set(
             HALLUCINATION_AGENTS
         ):
             raise ConfigError("agent ablations need hallucination_layout 'agents' (one call per agent)")
+
+    @property
+    def judge_weights(self) -> dict[str, float]:
+        """The agents' weights by the judge's dimension that scores them."""
+        return {JUDGE_DIMENSION[agent]: w for agent, w in self.hallucination_weights.items()}
 
     @property
     def hallucination_rounds(self) -> int:

@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from factcourt.context.claims import ClaimsContext
 from factcourt.nodes.claims.debater_turn import debater_turn
 from factcourt.nodes.claims.first_pass import first_pass
+from factcourt.nodes.claims.judge_model import judge_model
 from factcourt.nodes.claims.judge_vote import judge_vote
 from factcourt.nodes.claims.moderator import moderator
 from factcourt.nodes.claims.open_case import open_case
@@ -74,6 +75,7 @@ AFTER_TURN = {
     "moderate": "moderator",
     "last_round": "judge_vote",
     "adaptive_unanimous": "judge_vote",
+    "judge_model": "judge_model",
 }
 
 
@@ -85,6 +87,7 @@ AfterTurn = Literal[
     "moderate",
     "last_round",
     "adaptive_unanimous",
+    "judge_model",
 ]
 
 
@@ -103,9 +106,14 @@ def after_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> AfterTurn:
     finished = state["round"] - 1
     if PROTOCOLS[ctx.protocol].after_round == "moderate":
         return "moderate"
+    ended = finished >= ctx.max_rounds or (
+        ctx.rule == "adaptive" and unanimous(state.get("turns", []), finished)
+    )
+    if ended and ctx.jury_judge == "model":
+        return "judge_model"
     if finished >= ctx.max_rounds:
         return "last_round"
-    if ctx.rule == "adaptive" and unanimous(state.get("turns", []), finished):
+    if ended:
         return "adaptive_unanimous"
     return _turn_start(state, runtime)
 
@@ -132,6 +140,7 @@ def build() -> StateGraph:
     builder.add_node("first_pass", first_pass)
     builder.add_node("debater_turn", debater_turn)
     builder.add_node("moderator", moderator)
+    builder.add_node("judge_model", judge_model)
     builder.add_node("judge_vote", judge_vote)
     builder.add_edge(START, "open_case")
     builder.add_conditional_edges("open_case", after_open, AFTER_OPEN)
@@ -143,6 +152,7 @@ def build() -> StateGraph:
     builder.add_conditional_edges("first_pass", after_first_pass, {**TURN_START, "confident": "judge_vote"})
     builder.add_conditional_edges("debater_turn", after_turn, AFTER_TURN)
     builder.add_conditional_edges("moderator", after_moderator, AFTER_MODERATOR)
+    builder.add_edge("judge_model", "judge_vote")
     builder.add_edge("judge_vote", END)
     return builder
 

@@ -38,6 +38,18 @@ def verdict_label(text: str) -> str | None:
     return None
 
 
+def by_iteration(sequences: Sequence[Sequence[tuple[float, bool]]]) -> list[dict[str, Any]]:
+    """Scores after each probing iteration (Fig. 5): row k pools every scenario's first k cases.
+
+    ``sequences`` holds each scenario's graded ``(grade, verdict matches)`` pairs in the order
+    they were asked (seeds, then probes).
+    """
+    longest = max((len(s) for s in sequences), default=0)
+    return [
+        {"iteration": k, **scores([pair for s in sequences for pair in s[:k]])} for k in range(1, longest + 1)
+    ]
+
+
 def poor(grade: float) -> bool:
     """Whether a grade marks an insufficiency (below epsilon)."""
     return grade < EPSILON

@@ -52,10 +52,13 @@ def to_binary(verdict: str | None, true_labels: Sequence[str] = ("supported",)) 
 def four_way_report(
     gold: Sequence[str | None], pred: Sequence[str | None], evidence_ok: Sequence[bool] | None = None
 ) -> dict[str, float]:
-    """Four-way accuracy, the neutral-verdict rate, and the AVeriTeC score.
+    """Four-way accuracy, the neutral verdicts' rates, and the AVeriTeC score.
 
-    The AVeriTeC score counts a correct verdict only where the evidence the method used matches
-    the gold evidence (``evidence_ok``, from :func:`evidence_match`).
+    ``fpr_nee`` and ``fpr_cec`` are DebateCV's false-positive rates (Table 4): of the claims whose
+    gold is not that neutral label, the share predicted with it, FP / (FP + TN). ``neutral_rate``
+    (NEE predictions over all claims) and ``false_neutral_rate`` (wrong NEE over all claims) are
+    the shares earlier reports printed. The AVeriTeC score counts a correct verdict only where
+    the evidence the method used matches the gold evidence (``evidence_ok``, from :func:`evidence_match`).
     """
     pairs = [(g, p) for g, p in zip(gold, pred, strict=True) if g is not None]
     n = len(pairs)
@@ -67,8 +70,15 @@ def four_way_report(
         "accuracy": _safe_div(sum(correct), n),
         "neutral_rate": _safe_div(sum(1 for _, p in pairs if p == "not_enough_evidence"), n),
         "false_neutral_rate": _safe_div(sum(1 for g, p in pairs if p == "not_enough_evidence" and g != p), n),
+        "fpr_nee": _false_positive_rate(pairs, "not_enough_evidence"),
+        "fpr_cec": _false_positive_rate(pairs, "conflicting_evidence"),
         "averitec_score": _safe_div(sum(c and o for c, o in zip(correct, ok, strict=True)), n),
     }
+
+
+def _false_positive_rate(pairs: Sequence[tuple[str, str | None]], label: str) -> float:
+    negatives = [p for g, p in pairs if g != label]
+    return _safe_div(sum(1 for p in negatives if p == label), len(negatives))
 
 
 __all__ = ["binary_report", "evidence_match", "four_way_report", "label_prf", "paired", "to_binary"]

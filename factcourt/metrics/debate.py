@@ -26,3 +26,19 @@ def flips(
         else:
             counts["unchanged"] += 1
     return counts
+
+
+def accuracy_by_round(
+    rounds: Sequence[int], gold: Sequence[object], pred: Sequence[object | None]
+) -> list[dict[str, float]]:
+    """Accuracy of the claims grouped by the round their debate ended in (DebateCV Fig. 2).
+
+    Round 0 holds the claims decided without a debate (a first pass, a baseline); a failed
+    prediction (None) is wrong.
+    """
+    rows = []
+    for round_ in sorted(set(rounds)):
+        held = [(g, p) for r, g, p in zip(rounds, gold, pred, strict=True) if r == round_]
+        correct = sum(1 for g, p in held if p is not None and p == g)
+        rows.append({"round": round_, "n": len(held), "correct": correct, "accuracy": correct / len(held)})
+    return rows

@@ -91,6 +91,74 @@ Queries already made: {queries}
 Round {round}. You are {persona}. Give a one-sentence explanation (cite evidence as [E1]),
 your verdict, confidence and search query."""
 
+# MAD-Fact Table 1, verbatim (the 'madfact' preset, role_texts='paper'): the roles with their
+# retrieval incentive ("you tend to search rather than jump to conclusions")
+ROLES_PAPER = {
+    "General Public": "You are now General Public, one of the referees in this task. As a member of "
+    "the general public, you are interested in the claim and eager to get updates on the "
+    "investigation. You can precisely capture the main meaning of the text rather than fixating on "
+    "every single word.",
+    "Critic": "You are Critic, one of the referees in this task. You are adept at questioning the "
+    "judgment of others by searching through chains of evidence. In addition, you pay attention to "
+    "the rigor of the data and are keen to pick up small differences in claims.",
+    "News Author": "You are News Author, one of the referees in this task. You focus on the factual "
+    "basis of the claim and the latest developments, verifying the accuracy of the claim through "
+    "extensive access to information. When information is insufficient, you tend to search rather "
+    "than jump to conclusions.",
+    "Scientist": "You are Scientist, one of the referees in this task. As a data science research "
+    "professional, you have a deep background in critical thinking and problem solving skills and "
+    "are sensitive to data. You are adept at verifying the accuracy of claims by looking at "
+    "references.",
+    "Psychologist": "You are Psychologist, one of the referees in this task. Your job is to study "
+    "human behavior and mental processes to understand and explain human behavior. Assist others in "
+    "determining which response is the better one among the available options.",
+    "Data Analyst": "You are now Data Analyst, one of the referees in this task. Specializing in "
+    "dissecting complex datasets, you approach the claim with a quantitative lens. You have a knack "
+    "for gathering relevant data from diverse sources, cleaning and organizing it to extract "
+    "meaningful insights.",
+}
+
+# the ablation "w/o Role-Playing" under the paper's texts: one identical profile (§6.1.5)
+NEUTRAL_ROLE_PAPER = "You are a careful fact-checker, one of the referees in this task."
+
+# The paper publishes no evaluator prompt: this is JUROR_SYSTEM without our rules against neutral
+# verdicts and against changing one's verdict, the role's own text last
+JUROR_PAPER_SYSTEM = f"""You are one evaluator of a jury that decides whether a claim is true; the
+message ends with your role.
+Judge the claim on the evidence and your knowledge, and engage with what the other evaluators said.
+Verdicts: "supported" (the claim is true), "refuted" (it is false), "not_enough_evidence"
+(nothing decides it), "conflicting_evidence" (reliable sources disagree).
+Cite evidence as [E1] only when it is shown; when there is none, cite nothing.
+"confidence" is your own estimate, from 0 to 1, that YOUR verdict is correct.
+If you are unsure, put a new web search query in "search_query" that is not among the queries
+already made; otherwise leave it empty.
+{DATA_RULE}"""
+
+JUROR_PAPER_USER = """<question>{question}</question>
+<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+<debate>
+{pool}
+</debate>
+Queries already made: {queries}
+Round {round}. {persona}
+Give a one-sentence explanation (cite evidence as [E1]), your verdict, confidence and search query."""
+
+# MAD-Fact's Judge agent (§4.2.3, jury_judge='model'): it reads the last round's opinions
+JURY_JUDGE_SYSTEM = f"""You are the Judge of a fact-checking jury. The evaluators have debated a claim;
+you read each one's last verdict and explanation and decide the claim by the majority of their
+verdicts. Where their verdicts tie, follow the better-argued side.
+Verdicts: "supported", "refuted", "not_enough_evidence", "conflicting_evidence".
+{DATA_RULE}"""
+
+JURY_JUDGE_USER = """<claim>{claim}</claim>
+<debate>
+{opinions}
+</debate>
+Give your reasoning in one sentence, then the verdict."""
+
 # The debaters and the moderator share one system prompt, and their messages start with the claim
 # and the evidence: the server's prompt cache then serves the evidence to every speaker of a claim
 # after the first, the moderator included. What each one does comes at the end.
@@ -267,6 +335,77 @@ SAFE_QUERY_USER = """<claim>{claim}</claim>
 Queries already made: {queries}
 Write the next query."""
 
+# DebateCV's baselines (§5.1). The paper publishes none of their prompts: these are ours, over
+# the same evidence and the four verdicts of its Appendix A.
+DCV_VERDICTS = """Verdicts: "supported" (the evidence supports the claim), "refuted" (the evidence
+contradicts it), "not_enough_evidence" (the evidence is not enough to support or refute it),
+"conflicting_evidence" (the claim is misleading through conflicting evidence or cherry-picking:
+selective or true-but-misleading)."""
+
+CLAIM_COT_SYSTEM = f"""You verify a claim using the evidence provided.
+{DCV_VERDICTS}
+{DATA_RULE}"""
+
+CLAIM_COT_ASK = """Think step by step: what the claim states, what each piece of evidence shows about
+it (cite it as [E1]), and what they add up to. Then give your verdict."""
+
+CLAIM_COT_USER = (
+    """<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+"""
+    + CLAIM_COT_ASK
+)
+
+# Majority (Lin et al.): three CoT agents answer independently, then one call aggregates by vote
+CLAIM_MAJORITY_SYSTEM = CLAIM_COT_SYSTEM
+
+CLAIM_MAJORITY_USER = """<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+<debate>
+{answers}
+</debate>
+<debate> holds the answers of {agents} independent agents to this claim. Decide the final verdict
+by majority vote: the verdict most agents gave. In "reasoning" count the votes."""
+
+# Cooperation (CAMEL): an AI user instructs an AI assistant, one instruction at a time, to solve the
+# CoT task; the assistant's last verdict stands
+COOP_USER_SYSTEM = f"""You are the AI user in a cooperation with an AI assistant. The task is to
+verify a claim with the evidence provided. Give the assistant one instruction at a time that moves
+the task forward (a piece of evidence to examine, a part of the claim to check); set "task_done"
+to true when the assistant's last answer completes the task.
+{DCV_VERDICTS}
+{DATA_RULE}"""
+
+COOP_USER_USER = """<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+<debate>
+{dialogue}
+</debate>
+Task: {task}
+Instruction {turn} of at most {turns}: give your next instruction."""
+
+COOP_ASSISTANT_SYSTEM = f"""You are the AI assistant in a cooperation with an AI user. Carry out the
+user's instruction on the claim and the evidence, then give the verdict your work so far supports.
+{DCV_VERDICTS}
+{DATA_RULE}"""
+
+COOP_ASSISTANT_USER = """<claim>{claim}</claim>
+<evidence>
+{evidence}
+</evidence>
+<debate>
+{dialogue}
+</debate>
+Instruction: {instruction}
+Carry it out step by step (cite evidence as [E1]), then give your verdict."""
+
 EN: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}
 EN.update({f"LABELS:{order}": labels for order, labels in LABEL_ORDERS.items()})
 EN.update({f"ROLE:{name}": persona for name, persona in ROLES.items()})
+EN.update({f"ROLE_PAPER:{name}": text for name, text in ROLES_PAPER.items()})

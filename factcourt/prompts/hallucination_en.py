@@ -237,6 +237,41 @@ their reasoning as additional advice: examine your answer and theirs step by ste
     + HALU_COT_ASK
 )
 
+# MADR (Kim et al. 2024): two critics review an explanation, one against a fixed typology of
+# errors and one open-ended, each seeing the other's last review; a refiner revises it
+HALU_MADR_CRITIC_SYSTEM = f"""You review another agent's explanation of whether an answer to a
+question contains a hallucination. Find the errors in its reasoning and its conclusion.
+{HALU_DEFINITIONS}
+{HALU_DATA_RULE}"""
+
+HALU_MADR_FOCUS_TYPOLOGY = """Check the explanation against this typology of errors: a fact it states
+that the knowledge contradicts; a step that does not follow; a part of the answer it left unchecked;
+a conclusion its own steps do not support."""
+
+HALU_MADR_FOCUS_OPEN = "Look for any error in the explanation, of any kind."
+
+HALU_MADR_CRITIC_USER = (
+    HALU_ITEM
+    + """<history>{explanation}</history>
+<opponent>{other}</opponent>
+<history> is the explanation under review; <opponent> is the other reviewer's last review (none
+in the first round): agree with what it got right, dispute what it got wrong.
+{focus}
+Write your critique, and set "faithful" to true only if the explanation and its conclusion hold."""
+)
+
+HALU_MADR_REFINE_SYSTEM = HALU_COT_SYSTEM
+
+HALU_MADR_REFINE_USER = (
+    HALU_ITEM
+    + """<history>{own}</history>
+<opponent>{critiques}</opponent>
+<history> is your explanation; <opponent> holds two reviewers' critiques of it. Revise your
+explanation: correct every error they found that is real, keep what is right.
+"""
+    + HALU_COT_ASK
+)
+
 EN: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}
 EN.update({f"HALU_ROLE:{role}": name for role, name in HALU_ROLE_NAMES.items()})
 EN.update({f"HALU_FOCUS:{team}:{role}": focus for (team, role), focus in HALU_FOCUS.items()})

@@ -75,6 +75,10 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
         }
     if schema == "Rating":
         return {"explanation": "By the evidence.", "verdict": verdict}
+    if schema == "ClaimCot":
+        return {"reasoning": "Step by step, the evidence [E1] decides.", "verdict": verdict}
+    if schema == "CoopInstruction":
+        return {"instruction": "Compare the claim with [E1].", "task_done": "Assistant:" in prompt}
     if schema == "Label":
         return {"verdict": "supported" if covered else "refuted"}
     if schema == "FireStep":
@@ -115,6 +119,7 @@ HALLUCINATION_SCHEMAS = {
     "JudgeAnswer",
     "RefinerAnswer",
     "HallucinationCheck",
+    "MadrCritique",
 }
 
 
@@ -133,6 +138,8 @@ def hallucination_answer(schema: str, prompt: str) -> dict[str, Any]:
         return {"analysis": said, "conclusion": conclusion}
     if schema == "HallucinationCheck":
         return {"reasoning": said, "conclusion": conclusion}
+    if schema == "MadrCritique":
+        return {"critique": said, "faithful": True}
     if schema in ("ComprehensiveAnswer", "TeamAnswer"):
         team = (
             {"logic": said, "consistency": said, "factual": said}

@@ -53,6 +53,7 @@ class ClaimResult(BaseModel):
     )
     first_pass: Turn | None = Field(default=None, description="the one-call verdict before any debate")
     first_round_verdict: Verdict | None = Field(default=None, description="the jury's round-1 majority")
+    ruling: Turn | None = Field(default=None, description="the Judge agent's ruling (jury_judge='model')")
     rounds: int = 0
     turns: list[Turn] = Field(default_factory=list)
     summaries: list[RoundSummary] = Field(default_factory=list)
@@ -136,6 +137,20 @@ class FireStep(AgentAnswer):
     confidence: Probability = Field(ge=0.0, le=1.0, description="probability the verdict is correct")
 
 
+class ClaimCot(AgentAnswer):
+    """A chain-of-thought verdict on a claim (DebateCV's CoT, Majority and Cooperation baselines)."""
+
+    reasoning: str = text("step by step, citing evidence as [E1]", REASONING_CHARS)
+    verdict: Verdict
+
+
+class CoopInstruction(AgentAnswer):
+    """The AI user's next instruction in a CAMEL cooperation."""
+
+    instruction: str = text("one instruction for the assistant", 300)
+    task_done: bool = Field(description="true when the assistant's last answer completes the task")
+
+
 class CorrectorAnswer(AgentAnswer):
     """The words of a sentence the evidence contradicts, and what replaces them.
 
@@ -202,6 +217,8 @@ class ClaimState(ClaimInput, ClaimOutput, total=False):
     """The first pass was sure enough: no debate."""
     stop: bool
     """The moderator closed the debate."""
+    ruling: Turn
+    """The Judge agent's verdict over the jury's last turns (``jury_judge='model'``)."""
     usage: Annotated[Usage, add_usage]
     """Calls and tokens spent on this claim."""
     error: str

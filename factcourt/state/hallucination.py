@@ -221,6 +221,13 @@ class HallucinationCheck(AgentAnswer):
     conclusion: HaluConclusion
 
 
+class MadrCritique(AgentAnswer):
+    """A MADR critic's review of another agent's explanation (Kim et al. 2024)."""
+
+    critique: str = text("the errors found in the explanation, or why it holds", REASONING_CHARS)
+    faithful: bool = Field(description="true when the explanation and its conclusion hold")
+
+
 class HallucinationInput(TypedDict, total=False):
     """What the hallucination graph (``hallucination``) takes."""
 

@@ -115,7 +115,11 @@ def test_mandatory_search_retrieves_once_before_round_1(scripted, corpus):
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     scripted.script["DebaterAnswer"] = [debater(0.2, "unsure query")]
     result = factcourt.verify(
-        CLAIM, model="scripted", rule="mandatory_search", corpus=corpus, cache=False, **PRESETS["debatecv"]
+        CLAIM,
+        model="scripted",
+        corpus=corpus,
+        cache=False,
+        **{**PRESETS["debatecv"], "rule": "mandatory_search"},
     )
     assert result["usage"]["search_calls"] == 1
     assert result["transcript"][0]["retrieved_before"]
@@ -125,7 +129,7 @@ def test_free_debaters_retrieve_when_unsure(scripted, corpus):
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     scripted.script["DebaterAnswer"] = [debater(0.2, "Eiffel Tower"), debater(0.9)]
     result = factcourt.verify(
-        CLAIM, model="scripted", rule="free", corpus=corpus, cache=False, **PRESETS["debatecv"]
+        CLAIM, model="scripted", corpus=corpus, cache=False, **{**PRESETS["debatecv"], "rule": "free"}
     )
     assert result["usage"]["search_calls"] == 1 and result["queries"] == ["Eiffel Tower"]
     assert any("Eiffel Tower" in e["title"] for e in result["evidence"])

@@ -230,11 +230,13 @@ def test_seeds_then_probes_then_an_added_scenario_then_the_cap(auditor, target):
     assert result["by_object"]["social_rumor"]["n"] == 6 and result["by_mode"]["claim"]["n"] == 6
     assert result["models"]["self_audit"] is False
     assert result["usage"]["by_role"]["target"]["calls"] == 6
+    # Fig. 5: the last iteration pools every graded case
+    assert result["by_iteration"][-1]["n"] == 6 and result["by_iteration"][0]["iteration"] == 1
 
 
 def test_the_appraiser_stop_ends_the_object(auditor, target):
     auditor.script["Appraisal"] = [{"explanation": "Comprehensive.", "stop": True, "task_name": ""}]
-    result = factcourt.audit(["social_rumor", "fake_news"], **SETTINGS)
+    result = factcourt.audit(["social_rumor", "fake_news"], **{**SETTINGS, "scale": "code"})  # one stop
     assert result["stops"] == {"social_rumor": "appraiser_stop", "fake_news": "appraiser_stop"}
     assert auditor.count("Appraisal") == 2 and not texts(auditor, "A new test point")
     assert {c["scenario"] for c in result["cases"]} == {"wish_rumor", "satire_or_parody_news"}
@@ -388,6 +390,13 @@ def test_evidence_cases_are_checked_against_the_corpus_and_repaired(auditor, tar
 def test_an_auditor_that_is_the_target_is_a_self_audit(auditor):
     result = factcourt.audit(["social_rumor"], **{**SETTINGS, "target_model": None, "audit_scenario_cap": 1})
     assert result["models"]["self_audit"] is True
+
+
+def test_the_paper_scale_takes_the_papers_three_stops_and_ten_prober_examples():
+    from factcourt.context.audit import AUDIT_SCALES
+
+    assert AUDIT_SCALES["paper"] == {"audit_stops": 3, "audit_prober_examples": 10}
+    assert AUDIT_SCALES["code"] == {}  # the authors' code: the context's defaults
 
 
 def test_unknown_objects_and_scales_are_refused():

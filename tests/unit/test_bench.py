@@ -103,7 +103,13 @@ def test_four_way_and_cost_columns(dataset, tmp_path):
     report = summary["report"]["adversarial"]
     assert report["four_way"]["n"] == 6 and 0 <= report["four_way"]["averitec_score"] <= 1
     assert report["cost"]["calls_per_claim"] > 0 and report["cost"]["dollars_per_1000_claims"] > 0
-    assert "AVeriTeC" in (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
+    table = (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
+    assert "AVeriTeC" in table and "FPR NEE" in table and "FPR CEC" in table
+    # DebateCV Fig. 2: accuracy per round the debate ended in, beside the whole table
+    assert sum(row["n"] for row in report["by_round"]) == 6 and all(
+        row["round"] for row in report["by_round"]
+    )
+    assert "Accuracy per debated round" in table and "| adversarial |" in table
 
 
 def test_sft_export_keeps_gold_labels_out_of_the_debate(dataset, tmp_path, scripted):

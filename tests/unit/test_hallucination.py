@@ -17,6 +17,7 @@ from factcourt.nodes.hallucination.protocol import (
     p_no_hallucination,
     stop_reason,
     visible_history,
+    vote,
     weighted_dispute,
 )
 from factcourt.providers import search
@@ -811,3 +812,37 @@ def test_bench_runs_impd_methods_on_qa_pairs_with_label_1_as_true(scripted, tmp_
     }
     debate_calls = [p for name, p in scripted.calls if name != "Label"]  # Label: the plain floor
     assert all("<answer>In Asia.</answer>" in p or "Africa" in p for p in debate_calls)
+
+
+def test_agent_weights_weigh_the_judges_dimensions_in_j_t_and_c_t_multiplies_it(scripted):
+    scores = {"logic_dispute": 0.8, "fact_dispute": 0.0, "coherence_dispute": 0.0, "overall_dispute": 0.0}
+    scripted.script["JudgeAnswer"] = [{**judge("con"), **scores}]
+    balanced = run(rounds=1, confidence_source="reported")
+    assert balanced["judgements"][0]["dispute"] == 0.2  # 0.8 / 4
+    logic_heavy = {"logic": 0.7, "consistency": 0.1, "factual": 0.1, "comprehensive": 0.1}
+    scripted.calls.clear()
+    weighted = run(rounds=1, hallucination_weights=logic_heavy, confidence_source="reported")
+    assert weighted["judgements"][0]["dispute"] == 0.56  # 0.7 * 0.8
+    scripted.calls.clear()
+    times_c = run(
+        rounds=1,
+        hallucination_weights=logic_heavy,
+        hallucination_jt="confidence",
+        confidence_source="reported",
+    )
+    assert times_c["judgements"][0]["dispute"] == 0.56 * 0.8  # c_t = the judge's stated 0.8
+
+
+def test_the_fallback_vote_weighs_each_conclusion_by_its_agents_weight():
+    views = [
+        AgentView(team="pro", role="logic", round=1, conclusion="no_hallucination"),
+        AgentView(team="con", role="factual", round=1, conclusion="hallucination"),
+    ]
+    teams = [TeamRound(team="pro", round=1, conclusion="hallucination")]
+    assert vote(views, teams) == 0  # 1 against 2
+    assert vote(views, teams, {"logic": 0.7, "factual": 0.1, "comprehensive": 0.1}) == 1
+
+
+def test_agent_weights_need_each_agent_above_zero():
+    with pytest.raises(ConfigError, match="hallucination_weights"):
+        HallucinationContext(hallucination_weights={"logic": 1.0})

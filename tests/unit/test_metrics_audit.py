@@ -93,3 +93,14 @@ def test_runs_are_summarised_as_mean_and_sample_sd_per_metric():
     assert summary["grade"] == {"mean": pytest.approx(4.0), "sd": pytest.approx(1.0)}
     assert over_runs(runs[:1])["jfr"] == {"mean": 10.0, "sd": None}
     assert over_runs(runs[2:3]) == {"runs": 0, "n": 0, "imr": None, "jfr": None, "grade": None, "agree": None}
+
+
+def test_imr_by_iteration_is_cumulative_over_each_scenarios_first_k_cases():
+    from factcourt.metrics.audit import by_iteration
+
+    # scenario A: grades 2, 8, 9; scenario B: 9, 3 (Fig. 5: IMR against probing iterations)
+    rows = by_iteration([[(2.0, False), (8.0, True), (9.0, True)], [(9.0, True), (3.0, True)]])
+    assert [(r["iteration"], r["n"]) for r in rows] == [(1, 2), (2, 4), (3, 5)]
+    assert [r["imr"] for r in rows] == [50.0, 50.0, 40.0]
+    assert rows[1]["jfr"] == 25.0  # B's second case: right verdict, poor grade
+    assert by_iteration([]) == []

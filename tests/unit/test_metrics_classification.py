@@ -58,3 +58,18 @@ def test_hungarian_matching_pairs_each_gold_piece_once():
     assert hungarian_meteor(gold, [gold[0]]) == pytest.approx(same / 2, abs=0.02)
     assert evidence_match(gold, gold) and not evidence_match(gold, ["bananas are yellow"])
     assert hungarian_meteor([], gold) == 0.0
+
+
+def test_false_positive_rate_of_a_neutral_label_is_over_the_claims_whose_gold_is_another_label():
+    # DebateCV Table 4: FP / (FP + TN), the negatives being the claims whose gold is not that label
+    gold = ["supported", "refuted", "refuted", "not_enough_evidence", "conflicting_evidence", None]
+    pred = ["not_enough_evidence", "refuted", "conflicting_evidence", "not_enough_evidence", "supported", "x"]
+    r = four_way_report(gold, pred)
+    assert r["fpr_nee"] == 1 / 4  # one NEE among the 4 claims whose gold is not NEE
+    assert r["fpr_cec"] == 1 / 4  # one CEC among the 4 claims whose gold is not CEC
+    assert r["neutral_rate"] == 2 / 5 and r["false_neutral_rate"] == 1 / 5  # the old shares, kept
+
+
+def test_false_positive_rates_count_a_failed_prediction_as_no_positive():
+    r = four_way_report(["supported", "refuted"], [None, "not_enough_evidence"])
+    assert r["fpr_nee"] == 0.5 and r["fpr_cec"] == 0.0

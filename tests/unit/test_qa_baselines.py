@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from factcourt.bench.baselines import MAD_AGENTS, MAD_ROUNDS, cot, mad, self_reflection
+from factcourt.bench.baselines import MAD_AGENTS, MAD_ROUNDS, cot, mad, madr, self_reflection
 from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case
 from factcourt.bench.methods import predict
@@ -162,3 +162,42 @@ def test_a_failed_reflection_leaves_the_first_answer_standing_and_a_failed_answe
     scripted.script["HallucinationCheck"] = ["not json"]
     verdict, error, trace = asyncio.run(self_reflection(CTX, Q, A, K))
     assert verdict is None and error and [s["step"] for s in trace.steps] == ["answer"]  # no reflection
+
+
+def critique(faithful, text="The explanation holds."):
+    return {"critique": text, "faithful": faithful}
+
+
+def test_madr_critics_review_the_explanation_and_a_refiner_revises_it_until_both_find_it_faithful(scripted):
+    scripted.script["HallucinationCheck"] = [
+        check("no_hallucination", "First: Africa is fine."),
+        check("hallucination", "Revised: [E1] puts it in Asia."),
+    ]
+    reviews = iter([critique(False, "R1 says [E1] contradicts it."), critique(True, "R2 agrees.")])
+    scripted.script["MadrCritique"] = [lambda p: next(reviews, critique(True))]
+    verdict, error, trace = asyncio.run(madr(CTX, Q, A, K))
+    assert (verdict, error) == ("refuted", None)
+    critics = [p for n, p in scripted.calls if n == "MadrCritique"]
+    assert len(critics) == 4  # two critics, two rounds: the second round found it faithful
+    assert "typology of errors" in critics[0] and "any error" in critics[1]
+    assert all("First: Africa is fine." in tagged(c, "history") for c in critics[:2])
+    assert tagged(critics[0], "opponent") == "(none yet)"
+    assert "R2 agrees." in tagged(critics[2], "opponent") and "R1 says" in tagged(critics[3], "opponent")
+    assert "Revised:" in tagged(critics[2], "history")
+    [refine] = [p for p in prompts(scripted) if "Revise your" in p]
+    assert "R1 says [E1] contradicts it." in tagged(refine, "opponent") and "R2 agrees." in refine
+    assert [s["step"] for s in trace.steps] == [
+        "answer",
+        "critique",
+        "critique",
+        "refine",
+        "critique",
+        "critique",
+    ]
+
+
+def test_madr_keeps_the_first_explanation_when_both_critics_find_it_faithful(scripted):
+    scripted.script["HallucinationCheck"] = [check("no_hallucination")]
+    scripted.script["MadrCritique"] = [critique(True)]
+    verdict, _, trace = asyncio.run(madr(CTX, Q, "In Asia.", K))
+    assert verdict == "supported" and trace.usage.calls == 3

@@ -79,7 +79,7 @@ def test_no_roles_ablation_uses_identical_evaluators(scripted, corpus):
     result = run(scripted, corpus, use_roles=False, use_debate=False)
     assert set(result["votes"]) == {"Evaluator 1", "Evaluator 2", "Evaluator 3"}
     prompts = [p for name, p in scripted.calls if name == "JurorAnswer"]
-    assert all("You are a careful fact-checker." in p for p in prompts)
+    assert all("You are a careful fact-checker" in p for p in prompts)
     assert not any("critic" in p.lower() for p in prompts)
 
 

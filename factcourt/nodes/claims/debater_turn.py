@@ -60,7 +60,7 @@ async def debater_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> di
     protocol = PROTOCOLS[ctx.protocol]
     role = protocol.role
     answer = await ask(
-        ctx,
+        ctx.juror_context(index),
         role,
         protocol.answer,
         _messages(ctx, state, speaker, language),
@@ -94,7 +94,8 @@ async def debater_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> di
     rejected = None
     before = previous_turn(turns, speaker)
     if (
-        verdict
+        ctx.change_guard
+        and verdict
         and before
         and verdict != before.verdict
         and (not cited or copies_another(text, turns, speaker))

@@ -1,4 +1,4 @@
-"""The judge: majority vote of the jury, or the moderator's verdict. No model call."""
+"""The judge: the jury's majority or its Judge agent's ruling, or the moderator's verdict. No model call."""
 
 from __future__ import annotations
 
@@ -61,12 +61,15 @@ async def judge_vote(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict
         else:
             if ctx.first_pass_votes and screen is not None and screen.verdict:
                 final = {screen.speaker: screen, **final}  # first, so a tie goes to a juror
-            verdict = majority(final)
+            ruling = state.get("ruling")
+            verdict = ruling.verdict if ruling and ruling.verdict else majority(final)
             agreeing = [t for t in final.values() if t.verdict == verdict]
             if agreeing:
                 known = [t.confidence for t in agreeing if t.confidence is not None]
                 confidence = sum(known) / len(known) if known else None
                 justification = _justification(turns, agreeing, verdict)
+            if ruling and ruling.verdict:
+                justification = ruling.text
             p_true = p_true_raw = _p_true(list(final.values()))  # the jury's turns are not calibrated
         if verdict is None:
             error = "every turn failed: " + "; ".join(sorted({t.failed or "" for t in turns}))[:400]
@@ -80,6 +83,7 @@ async def judge_vote(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict
         route="first_pass" if state.get("decided") else "debate" if turns else None,
         first_pass=screen,
         first_round_verdict=majority(round_one) if PROTOCOLS[ctx.protocol].first_round_vote else None,
+        ruling=state.get("ruling"),
         votes={s: t.verdict for s, t in final.items() if t.verdict},
         rounds=max([t.round for t in turns], default=0),
         turns=turns,

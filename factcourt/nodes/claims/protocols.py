@@ -31,9 +31,18 @@ def _juror_prompt(
     ctx: ClaimsContext, state: ClaimState, speaker: str, language: str, shared: dict
 ) -> list[BaseMessage]:
     # the persona comes last so every juror shares the prompt prefix (llama.cpp reuses its cache)
-    persona = prompt(language, f"ROLE:{speaker}") if ctx.use_roles else prompt(language, "NEUTRAL_ROLE")
+    paper = ctx.role_texts == "paper"
+    persona = (
+        prompt(language, f"ROLE_PAPER:{speaker}" if paper else f"ROLE:{speaker}")
+        if ctx.use_roles
+        else prompt(language, "NEUTRAL_ROLE_PAPER" if paper else "NEUTRAL_ROLE")
+    )
     return conversation(
-        language, "JUROR", question=fence(state.get("question", "")), persona=persona, **shared
+        language,
+        "JUROR_PAPER" if paper else "JUROR",
+        question=fence(state.get("question", "")),
+        persona=persona,
+        **shared,
     )
 
 

@@ -74,7 +74,9 @@ async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext
     ruling = Judgement(
         round=round_,
         **scores,
-        dispute=weighted_dispute(scores),
+        # Eq. 15's c_t: 1 where the judge gave no confidence
+        dispute=weighted_dispute(scores, ctx.judge_weights)
+        * (confidence if ctx.hallucination_jt == "confidence" and confidence is not None else 1.0),
         consensus=v.consensus,
         winner=v.winner,
         confidence=confidence,

@@ -23,7 +23,8 @@ from factcourt.state import (
     TeamRound,
 )
 
-# The judge's four dimensions, balanced (the paper's best weights: lowest variance).
+# The judge's four dimensions, balanced (the paper's best weights: lowest variance); a run's own
+# are HallucinationContext.hallucination_weights
 WEIGHTS = {"logic": 0.25, "fact": 0.25, "coherence": 0.25, "overall": 0.25}
 OPPONENT_CHARS = 500  # one opposing agent's analysis as shown
 FEEDBACK_CHARS = 300
@@ -114,9 +115,19 @@ def visible_history(state: Mapping[str, Any], team: HaluTeam, role: str) -> dict
     }
 
 
-def vote(views: list[AgentView], teams: list[TeamRound]) -> Literal[0, 1] | None:
-    """The balanced vote of every conclusion: 1 when 'no_hallucination' has more, a tie is 0."""
-    counts = Counter(x.conclusion for x in [*views, *teams] if x.conclusion)
+def vote(
+    views: list[AgentView], teams: list[TeamRound], weights: Mapping[str, float] | None = None
+) -> Literal[0, 1] | None:
+    """The vote of every conclusion: 1 when 'no_hallucination' weighs more, a tie is 0.
+
+    Each conclusion counts its agent's weight (a team's, its Comprehensive agent's); one each
+    without ``weights``.
+    """
+    counts: Counter[str] = Counter()
+    for x in [*views, *teams]:
+        if x.conclusion:
+            agent = "comprehensive" if isinstance(x, TeamRound) else getattr(x, "role", "")
+            counts[x.conclusion] += weights.get(agent, 1.0) if weights else 1.0
     if not counts:
         return None
     return 1 if counts["no_hallucination"] > counts["hallucination"] else 0
@@ -127,6 +138,7 @@ def final_label(
     views: list[AgentView],
     teams: list[TeamRound],
     rule: Literal["checked", "paper"] = "checked",
+    weights: Mapping[str, float] | None = None,
 ) -> tuple[Literal[0, 1] | None, Literal["teams", "judge", "vote"] | None]:
     """The label: the last ruling's winner (pro -> 1, con -> 0), else the last round's vote.
 
@@ -144,7 +156,7 @@ def final_label(
             return (1 if agreed == "no_hallucination" else 0), "teams"
         return (1 if ruled.winner == "pro" else 0), "judge"
     last = max([v.round for v in views] + [t.round for t in teams], default=0)
-    label = vote([v for v in views if v.round == last], [t for t in teams if t.round == last])
+    label = vote([v for v in views if v.round == last], [t for t in teams if t.round == last], weights)
     return label, ("vote" if label is not None else None)
 
 
@@ -187,10 +199,11 @@ def first_round_label(
     views: list[AgentView],
     teams: list[TeamRound],
     rule: Literal["checked", "paper"] = "checked",
+    weights: Mapping[str, float] | None = None,
 ) -> Literal[0, 1] | None:
     """The label the debate had after round 1, by the same rule as the final one."""
     first = lambda items: [x for x in items if x.round == 1]  # noqa: E731
-    return final_label(first(judgements), first(views), first(teams), rule)[0]
+    return final_label(first(judgements), first(views), first(teams), rule, weights)[0]
 
 
 def teams_of_round(teams: list[TeamRound], round_: int) -> dict[HaluTeam, TeamRound | None]:

@@ -81,7 +81,9 @@ async def refiner(state: HallucinationState, runtime: Runtime[HallucinationConte
         return {"report": report}
     judgements = state.get("judgements", [])
     views, teams = state.get("views", []), state.get("teams", [])
-    label, decided_by = final_label(judgements, views, teams, ctx.hallucination_judge)
+    label, decided_by = final_label(
+        judgements, views, teams, ctx.hallucination_judge, ctx.hallucination_weights
+    )
     notes = failures(state)
     last = judgements[-1] if judgements else None
     if decided_by == "teams":
@@ -91,7 +93,9 @@ async def refiner(state: HallucinationState, runtime: Runtime[HallucinationConte
     base = {
         "decided_by": decided_by,
         "winner": last.winner if last else None,
-        "first_round_label": first_round_label(judgements, views, teams, ctx.hallucination_judge),
+        "first_round_label": first_round_label(
+            judgements, views, teams, ctx.hallucination_judge, ctx.hallucination_weights
+        ),
         "rounds": rounds,
         "stop_reason": "judge_failed" if state.get("judge_error") else state.get("stop_reason", ""),
         "dispute": last.dispute if last else None,
