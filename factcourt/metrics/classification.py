@@ -52,10 +52,12 @@ def to_binary(verdict: str | None, true_labels: Sequence[str] = ("supported",)) 
 def four_way_report(
     gold: Sequence[str | None], pred: Sequence[str | None], evidence_ok: Sequence[bool] | None = None
 ) -> dict[str, float]:
-    """Four-way accuracy, the neutral-verdict rate, and the AVeriTeC score.
+    """Four-way accuracy and macro-F1, the neutral verdicts' rates, and the AVeriTeC score.
 
     The AVeriTeC score counts a correct verdict only where the evidence the method used matches
-    the gold evidence (``evidence_ok``, from :func:`evidence_match`).
+    the gold evidence (``evidence_ok``, from :func:`evidence_match`). DebateCV's false-positive
+    rates of the neutral verdicts (its Table 4): the share of the claims that are not NEE (CEC)
+    which were given NEE (CEC).
     """
     pairs = [(g, p) for g, p in zip(gold, pred, strict=True) if g is not None]
     n = len(pairs)
@@ -68,7 +70,25 @@ def four_way_report(
         "neutral_rate": _safe_div(sum(1 for _, p in pairs if p == "not_enough_evidence"), n),
         "false_neutral_rate": _safe_div(sum(1 for g, p in pairs if p == "not_enough_evidence" and g != p), n),
         "averitec_score": _safe_div(sum(c and o for c, o in zip(correct, ok, strict=True)), n),
+        "macro_f1": sum(_label_f1(pairs, label) for label in FOUR_LABELS) / len(FOUR_LABELS),
+        "fpr_nee": _false_positive_rate(pairs, "not_enough_evidence"),
+        "fpr_cec": _false_positive_rate(pairs, "conflicting_evidence"),
     }
+
+
+FOUR_LABELS = ("supported", "refuted", "not_enough_evidence", "conflicting_evidence")
+
+
+def _label_f1(pairs: list[tuple[str, str | None]], label: str) -> float:
+    tp = sum(1 for g, p in pairs if g == p == label)
+    precision = _safe_div(tp, sum(1 for _, p in pairs if p == label))
+    recall = _safe_div(tp, sum(1 for g, _ in pairs if g == label))
+    return _safe_div(2 * precision * recall, precision + recall)
+
+
+def _false_positive_rate(pairs: list[tuple[str, str | None]], label: str) -> float:
+    others = [p for g, p in pairs if g != label]
+    return _safe_div(sum(1 for p in others if p == label), len(others))
 
 
 __all__ = ["binary_report", "evidence_match", "four_way_report", "label_prf", "paired", "to_binary"]
