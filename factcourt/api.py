@@ -677,7 +677,6 @@ def train_moderator(
 
         stem = Path(base.removeprefix("local:")).stem.lower()
         out = trained_dir() / f"debate-sft-{stem}-{file_sha256(data)[:8]}-{chosen.samples}"
-    Path(out).mkdir(parents=True, exist_ok=True)
     trained = train(data, base, Path(out), chosen, device=device, save_every=save_every, progress=progress)
     return {"name": trained.name, "folder": str(trained.folder), **trained.identity}
 

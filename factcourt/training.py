@@ -239,6 +239,7 @@ def train_moderator(
             return done  # this very run finished before
         raise ConfigError(f"{out} holds a moderator of another run; name another --out")
     device = _device(device)
+    out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(settings.seed)
     model, tokenizer, gguf = load_base(base, device)
     tokenised = [tokenise(tokenizer, s) for s in samples]
