@@ -93,7 +93,7 @@ def test_too_little_memory_is_refused_before_loading(monkeypatch):
     from factcourt import training
 
     monkeypatch.setattr(training, "_available_bytes", lambda device: 1 << 30)
-    with pytest.raises(ConfigError, match="too little memory to train base: it needs about 4.5 GiB"):
+    with pytest.raises(ConfigError, match="too little memory to train base: it needs about 5.0 GiB"):
         training.check_memory(3 << 30, "cpu", "base")
     training.check_memory(1 << 28, "cpu", "base")
 
