@@ -31,6 +31,7 @@ class ScriptedModel(BaseChatModel):
 
     script: dict[str, list[Answer]] = Field(default_factory=dict)
     calls: list[tuple[str, str]] = Field(default_factory=list)
+    sent: list[tuple[str, list]] = Field(default_factory=list)  # the messages of each call
 
     @property
     def _llm_type(self) -> str:
@@ -48,6 +49,7 @@ class ScriptedModel(BaseChatModel):
         prompt = str(messages[-1].content)
         index = self.count(name)
         self.calls.append((name, "\n".join(str(m.content) for m in messages)))
+        self.sent.append((name, list(messages)))
         entries = self.script.get(name)
         answer: Any = entries[min(index, len(entries) - 1)] if entries else rule_answer(name, prompt)
         if callable(answer) and not isinstance(answer, dict):

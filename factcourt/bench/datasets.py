@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from factcourt.errors import InputError
-from factcourt.inputs import read_rows
+from factcourt.inputs import json_problem, read_rows, read_text_file
 from factcourt.state import Evidence
 
 FOUR_WAY = {
@@ -93,11 +93,60 @@ def _listed(value: Any, field: str, where: str) -> list:
     return value
 
 
+def averitec_row(item: dict, index: int, split: str) -> dict[str, Any]:
+    """One claim of AVeriTeC's own JSON file (``dev.json``) in the shared schema.
+
+    Its id is the shared copy's (``averitec-dev-000``), so both files fall in the same parts.
+    Each answer becomes one "Q: .. A: .." piece with its source URL, a Boolean one followed by
+    the annotator's explanation, word for word as in the shared ``claims.jsonl``.
+    """
+    evidence = [
+        {
+            "text": f"Q: {question['question']} A: {answer['answer']}"
+            + (f". {answer['boolean_explanation']}" if answer.get("boolean_explanation") else ""),
+            "url": answer.get("source_url") or "",
+        }
+        for question in item.get("questions") or []
+        for answer in question.get("answers") or []
+    ]
+    return {
+        "id": f"averitec-{split}-{index:03d}",
+        "claim": item["claim"],
+        "label": item["label"] == "Supported",
+        "evidence": evidence,
+        "meta": {"label_4way": item["label"]},
+    }
+
+
+def _rows(path: Path) -> list[tuple[str, Any]]:
+    """Each row with where it is: a JSONL file's lines, or the claims of AVeriTeC's JSON list (.json)."""
+    if path.suffix != ".json":
+        return [(f"{path}:{number}", row) for number, row in read_rows(path)]
+    text = read_text_file(path, "dataset file")
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise json_problem(str(path), exc) from exc
+    if not isinstance(items, list):
+        raise InputError(f"{path}: not a JSON list of AVeriTeC claims (a .jsonl file has one case a line)")
+    split = path.stem  # AVeriTeC's dev.json: ids averitec-dev-000.., as in the shared claims.jsonl
+    rows = []
+    for index, item in enumerate(items):
+        where = f"{path}: claim {index}"
+        try:
+            rows.append((where, averitec_row(item, index, split)))
+        except (KeyError, TypeError) as exc:
+            raise InputError(f"{where}: not an AVeriTeC claim (needs 'claim', 'label', 'questions'): {exc}")
+    return rows
+
+
 def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
-    """Load a claims file (``claim``/``label``) or a QA file (``question``/``answer``/``label``)."""
+    """Load a claims file (``claim``/``label``), a QA file (``question``/``answer``/``label``).
+
+    AVeriTeC's own JSON list (``dev.json``) is read as a claims file (:func:`averitec_row`).
+    """
     pairs, seen = [], {}
-    for number, row in read_rows(Path(path)):
-        where = f"{path}:{number}"
+    for where, row in _rows(Path(path)):
         if not isinstance(row, dict):
             raise InputError(f"{where}: not a JSON object (a case has 'id', 'claim' or 'question', 'label')")
         try:
@@ -134,8 +183,8 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
             ) from None
         if case_id in seen:
             # predictions are stored by id: a second case with it would take the first one's answer
-            raise InputError(f"{where}: repeats the id {case_id!r} of line {seen[case_id]}")
-        seen[case_id] = number
+            raise InputError(f"{where}: repeats the id {case_id!r} of {seen[case_id]}")
+        seen[case_id] = where
         pairs.append((case, gold))
         if limit and len(pairs) >= limit:
             break

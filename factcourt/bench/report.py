@@ -155,7 +155,7 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
     four = any("four_way" in r for r in report.values())
     head = ["method", "n", "failed", "P/R/F1 TRUE", "P/R/F1 FALSE", "acc", "macro-F1"]
     if four:
-        head += ["acc 4-way", "FPR NEE", "FPR CEC", "AVeriTeC"]
+        head += ["acc 4-way", "macro-F1 4-way", "FPR NEE", "FPR CEC", "AVeriTeC"]
     head += ["vs plain won/lost (p)", "ECE", "ECE raw", "debated", "R->W / W->R"]
     head += ["calls/claim", "tokens in/out per claim", "searches/claim", "$/1k claims", "s/claim"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -175,6 +175,7 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
             f = r.get("four_way") or {}
             row += [
                 f"{f.get('accuracy', 0):.3f}",
+                f"{f.get('macro_f1', 0):.3f}",
                 f"{f.get('fpr_nee', 0):.1%}",
                 f"{f.get('fpr_cec', 0):.1%}",
                 f"{f.get('averitec_score', 0):.3f}",

@@ -2,33 +2,35 @@
 
 The debate runs on the claim and its gold evidence only (unless the user names a search); the gold
 label is used afterwards, to decide whether the Corrector must write the justification that leads
-to it.
+to it. Each sample is the conversation the moderator node sent at its deciding turn (built by the
+node's own ``moderator_messages``) and, as target, the answer it should have given in its own
+schema; the paper's fields (i)-(vii) stand beside them.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from langchain_core.messages import convert_to_openai_messages
+
 from factcourt.api import averify
 from factcourt.bench.context import BenchContext
-from factcourt.bench.datasets import Case, Gold, load
+from factcourt.bench.datasets import Case, Gold
+from factcourt.bench.runner import select
 from factcourt.context.claims import PRESETS
-from factcourt.nodes.helpers import fence, format_evidence, format_pool, format_summaries
-from factcourt.prompts import conversation, prompt
+from factcourt.errors import InputError
+from factcourt.nodes.claims.moderator import moderator_messages, moderator_reply
+from factcourt.nodes.helpers import fence, format_evidence, format_pool, format_summaries, language_for
+from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import Evidence, RoundSummary, SftJustification, Turn
 from factcourt.store import PredictionStore
 
-GOLD_BINARY = {True: "supported", False: "refuted"}
 # DebateCV's golden setting: the debatecv preset on the evidence that came with the claim
 DEBATE_SETTINGS = {**PRESETS["debatecv"], "search": "given"}
-
-
-def gold_verdict(gold: Gold) -> str:
-    """The four-way gold label where the dataset has one, else supported/refuted."""
-    return gold.label_4way or GOLD_BINARY[gold.label]
+# the bench's fixed split: synthesis reads the dev part, the trained moderator is measured on test
+TRAIN_PART = "dev"
 
 
 def debate_context(settings: dict[str, Any]) -> BenchContext:
@@ -36,19 +38,31 @@ def debate_context(settings: dict[str, Any]) -> BenchContext:
     return BenchContext.from_dict({**DEBATE_SETTINGS, **BenchContext.adjust(settings)})
 
 
+def training_cases(dataset: Path, part: str, limit: int | None) -> list[tuple[Case, Gold]]:
+    """The cases synthesis may debate: the train part only, each with a four-way gold label."""
+    if part != TRAIN_PART:
+        raise InputError(
+            f"synth-sft reads only the {TRAIN_PART!r} part: part {part!r} holds the test claims the "
+            "trained moderator is measured on"
+        )
+    pairs = select(dataset, limit, None, part=part)
+    unlabelled = next((c.id for c, g in pairs if g.label_4way is None), None)
+    if unlabelled is not None:
+        raise InputError(
+            f"case {unlabelled!r} of {dataset} has no four-way label (meta.label_4way): Debate-SFT "
+            "teaches all four verdicts; use AVeriTeC's own dev.json"
+        )
+    return pairs
+
+
 async def sample(case: Case, gold: Gold, ctx: BenchContext) -> dict[str, Any]:
-    """One chat-format training sample; ``corrected`` marks a Corrector-written target."""
+    """One SynDeC sample: the moderator's deciding-turn messages, its target answer and fields (i)-(vii)."""
     result = await averify(case.claim, list(case.evidence), case.question, ctx)
     evidence = [Evidence.model_validate(e) for e in result["evidence"]]
     turns = [Turn.model_validate(t) for t in result["transcript"]]
     summaries = [RoundSummary.model_validate(s) for s in result["summaries"]]
-    context = prompt("en", "SFT_CONTEXT").format(
-        claim=fence(case.claim), evidence=format_evidence(evidence), pool=format_pool(turns)
-    )
-    target_verdict, justification = result["verdict"], result["justification"]
-    corrected, error = False, result["error"]
-    wanted = gold_verdict(gold)
-    if error is None and target_verdict != wanted:
+    wanted, error, corrected = gold.label_4way, result["error"], None
+    if error is None and result["verdict"] != wanted:
         answer = await ask(
             ctx,
             "corrector",
@@ -68,33 +82,45 @@ async def sample(case: Case, gold: Gold, ctx: BenchContext) -> dict[str, Any]:
         if answer.value is None:
             error = f"corrector failed: {answer.error}"
         else:
-            target_verdict, justification, corrected = wanted, answer.value.justification, True
-    return {
+            corrected = answer.value.justification
+    record: dict[str, Any] = {
         "id": case.id,
-        "messages": [
-            {"role": "system", "content": prompt("en", "SFT_TASK")},
-            {"role": "user", "content": context.strip()},
-            {
-                "role": "assistant",
-                "content": json.dumps(
-                    {"verdict": target_verdict, "justification": justification}, ensure_ascii=False
-                ),
-            },
-        ],
-        "corrected": corrected,
-        "moderator_verdict": result["verdict"],
+        "claim": case.claim,  # (i)
+        "evidence": [e.text for e in case.evidence],  # (ii)
+        "debate": result["transcript"],  # (iii)
+        "gold_verdict": wanted,  # (iv)
+        "predicted_verdict": result["verdict"],  # (v)
+        "predicted_justification": result["justification"],  # (vi)
+        "corrected_justification": corrected,  # (vii)
         "error": error,
+    }
+    if error is not None:
+        return record
+    *earlier, deciding = summaries
+    messages = moderator_messages(
+        language_for(ctx.language, case.claim), case.claim, evidence, turns, earlier, ctx.max_rounds
+    )
+    if corrected is not None:  # C_error: the gold verdict with the Corrector's justification
+        deciding = deciding.model_copy(update={"verdict": wanted, "justification": corrected})
+    return {
+        **record,
+        "group": "error" if corrected is not None else "correct",
+        "messages": convert_to_openai_messages(messages),
+        "target": moderator_reply(deciding),
     }
 
 
-async def synth_sft(dataset: Path, out: Path, ctx: BenchContext, limit: int | None = None) -> dict:
-    """Write one sample per case to ``out`` (JSONL, resumable); return counts.
+async def synth_sft(
+    dataset: Path, out: Path, ctx: BenchContext, limit: int | None = None, part: str = TRAIN_PART
+) -> dict:
+    """Write one sample per case of the train part to ``out`` (JSONL, resumable); return counts.
 
     ``ctx`` is the debate's context, e.g. ``debate_context(settings)``.
     """
+    pairs = training_cases(dataset, part, limit)
     store = PredictionStore(out)
     counts: dict[str, Any] = {"written": 0, "corrected": 0, "failed": 0, "skipped": 0, "first_error": None}
-    for case, gold in load(dataset, limit):
+    for case, gold in pairs:
         if store.done("sft", case.id):
             counts["skipped"] += 1
             continue
@@ -105,5 +131,5 @@ async def synth_sft(dataset: Path, out: Path, ctx: BenchContext, limit: int | No
             continue  # a failed debate makes no training sample (and is retried next run)
         store.append({"method": "sft", **record})
         counts["written"] += 1
-        counts["corrected"] += record["corrected"]
+        counts["corrected"] += record["group"] == "error"
     return counts

@@ -15,7 +15,7 @@ import sys
 import threading
 import warnings
 
-from factcourt.cli import audit, bench, claims, detect, leaderboard, longqa, report, tools
+from factcourt.cli import audit, bench, claims, detect, leaderboard, longqa, report, tools, train
 from factcourt.cli.shared import err, fail, output_lock
 from factcourt.errors import FactcourtError
 
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    for group in (claims, tools, bench, detect, leaderboard, longqa, audit, report):
+    for group in (claims, tools, bench, train, detect, leaderboard, longqa, audit, report):
         group.add_commands(sub)
     _debug_everywhere(parser)
     return parser

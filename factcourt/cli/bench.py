@@ -350,10 +350,10 @@ def cmd_synth_sft(args: argparse.Namespace) -> int:
     prepare_out(args.out)
     ctx = debate_context(settings_values(args))  # the options the user gave win over the preset
     preflight(ctx)
-    counts = asyncio.run(synth_sft(Path(args.dataset), Path(args.out), ctx, args.limit))
+    counts = asyncio.run(synth_sft(Path(args.dataset), Path(args.out), ctx, args.limit, args.part))
     out.print(
         f"{counts['written']} samples written to {escape(args.out)} ({counts['corrected']} with a "
-        f"Corrector-written target), {counts['failed']} failed, {counts['skipped']} "
+        f"Corrector-written target, C_error), {counts['failed']} failed, {counts['skipped']} "
         "already there"
     )
     if counts["failed"]:
@@ -523,8 +523,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_bench_server)
 
     p = sub.add_parser("synth-sft", help="build Debate-SFT data (adversarial debate + Corrector)")
-    p.add_argument("--dataset", required=True, help="labelled claims with evidence")
+    p.add_argument(
+        "--dataset",
+        required=True,
+        help="claims with four-way labels and evidence: AVeriTeC's dev.json, or JSONL with meta.label_4way",
+    )
     p.add_argument("--out", required=True, help="JSONL output (resumes when it exists)")
     p.add_argument("--limit", type=at_least_one, help="first N cases")
+    p.add_argument(
+        "--part",
+        choices=["dev", "test", "all"],
+        default="dev",
+        help="the bench's fixed split; only 'dev' is synthesised: 'test' measures the trained moderator",
+    )
     add_settings(p)
     p.set_defaults(func=cmd_synth_sft)

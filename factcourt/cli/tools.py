@@ -16,7 +16,7 @@ from factcourt.cli.shared import number, out
 
 def cmd_models(args: argparse.Namespace) -> int:
     """Show which model each role uses and where its weights are."""
-    from factcourt.api import models_by_role
+    from factcourt.api import models_by_role, trained_moderators
 
     table = Table(title="Models by role")
     for col in ("role", "model", "endpoint", "structured output", "weights"):
@@ -27,6 +27,30 @@ def cmd_models(args: argparse.Namespace) -> int:
             weights += " (present)" if Path(weights).exists() else " (fetched on first use)"
         table.add_row(role, escape(c.name), escape(c.endpoint), c.method, escape(weights))
     out.print(table)
+    trained = trained_moderators()
+    if trained:
+        table = Table(title="Trained moderators (--role-model moderator=NAME)")
+        for col in (
+            "name",
+            "base",
+            "data sha256",
+            "samples",
+            "steps",
+            "LoRA r/alpha, lr, epochs",
+            "final loss",
+        ):
+            table.add_column(col)
+        for t in trained:
+            table.add_row(
+                escape(t["name"]),
+                escape(str(t["base"])),
+                t["data_sha256"][:12],
+                f"{t['trained_on']} ({t['samples']})",
+                str(t["steps"]),
+                f"{t['rank']}/{t['alpha']:g}, {t['lr']:g}, {t['epochs']:g}",
+                f"{t['final_loss']:.3f}",
+            )
+        out.print(table)
     return 0
 
 

@@ -52,7 +52,7 @@ def to_binary(verdict: str | None, true_labels: Sequence[str] = ("supported",)) 
 def four_way_report(
     gold: Sequence[str | None], pred: Sequence[str | None], evidence_ok: Sequence[bool] | None = None
 ) -> dict[str, float]:
-    """Four-way accuracy, the neutral verdicts' rates, and the AVeriTeC score.
+    """Four-way accuracy and macro-F1, the neutral verdicts' rates, and the AVeriTeC score.
 
     ``fpr_nee`` and ``fpr_cec`` are DebateCV's false-positive rates (Table 4): of the claims whose
     gold is not that neutral label, the share predicted with it, FP / (FP + TN). ``neutral_rate``
@@ -73,7 +73,18 @@ def four_way_report(
         "fpr_nee": _false_positive_rate(pairs, "not_enough_evidence"),
         "fpr_cec": _false_positive_rate(pairs, "conflicting_evidence"),
         "averitec_score": _safe_div(sum(c and o for c, o in zip(correct, ok, strict=True)), n),
+        "macro_f1": sum(_label_f1(pairs, label) for label in FOUR_LABELS) / len(FOUR_LABELS),
     }
+
+
+FOUR_LABELS = ("supported", "refuted", "not_enough_evidence", "conflicting_evidence")
+
+
+def _label_f1(pairs: list[tuple[str, str | None]], label: str) -> float:
+    tp = sum(1 for g, p in pairs if g == p == label)
+    precision = _safe_div(tp, sum(1 for _, p in pairs if p == label))
+    recall = _safe_div(tp, sum(1 for g, _ in pairs if g == label))
+    return _safe_div(2 * precision * recall, precision + recall)
 
 
 def _false_positive_rate(pairs: Sequence[tuple[str, str | None]], label: str) -> float:

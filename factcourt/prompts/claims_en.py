@@ -199,6 +199,8 @@ Round {round}. You are the {side} debater: {stance} Give your argument."""
 
 MODERATOR_SYSTEM = DEBATE_SYSTEM
 
+# The moderator's conversation is DebateCV's multi-turn dialogue: this opens it with round 1, each
+# later round adds MODERATOR_ROUND, and its own earlier answers stand between them
 MODERATOR_USER = """<claim>{claim}</claim>
 <evidence>
 {evidence}
@@ -206,7 +208,11 @@ MODERATOR_USER = """<claim>{claim}</claim>
 <debate>
 {pool}
 </debate>
-Earlier summaries: {summaries}
+This was round {round} of at most {max_rounds}. You are the Moderator: end the round.{last_round_note}"""
+
+MODERATOR_ROUND = """<debate>
+{pool}
+</debate>
 This was round {round} of at most {max_rounds}. You are the Moderator: end the round.{last_round_note}"""
 
 LAST_ROUND_NOTE = " It is the last round: set stop to true and give your final verdict."
@@ -251,24 +257,17 @@ summaries name and the evidence to the correct verdict, citing evidence as [E1].
 Do not mention that the verdict was given to you.
 {DATA_RULE}"""
 
-SFT_CONTEXT = """<claim>{claim}</claim>
+# the Corrector (DebateCV's B.3) reads the debate and the moderator's summaries (its "primary
+# insights"); the moderator trains on its own conversation, not on this prompt
+SFT_USER = """<claim>{claim}</claim>
 <evidence>
 {evidence}
 </evidence>
 <debate>
 {pool}
 </debate>
-"""
-
-# the summaries (the moderator's insights) guide the Corrector; the training prompt is SFT_CONTEXT alone
-SFT_USER = (
-    SFT_CONTEXT
-    + "Moderator's round summaries: {summaries}\n"
-    + "Correct verdict: {verdict}. Write the justification."
-)
-
-SFT_TASK = """Decide whether the claim is supported, refuted, not_enough_evidence or
-conflicting_evidence, given the evidence and the debate, and justify the verdict."""
+Moderator's round summaries: {summaries}
+Correct verdict: {verdict}. Write the justification."""
 
 # Measured on the same 60 HaluEval test items (temperature 0): this prompt .657 macro-F1; the
 # first release's short wording scored .717 under the first release's code but .5-.55 here with

@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--slots", type=int, default=1, help="requests decoded in parallel")
     parser.add_argument("--alias", default="")
+    parser.add_argument("--lora", help="a LoRA adapter GGUF applied to every request (a trained moderator)")
     parser.add_argument("--registry", help="directory of the machine's server registry")
     parser.add_argument(
         "--keep-alive", type=float, default=KEEP_ALIVE_S, help="seconds to stay up without users"
@@ -52,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
     params.warmup = False
+    if args.lora:
+        params.lora_adapters = [xllamacpp.CommonAdapterLoraInfo(args.lora, 1.0)]
     server = xllamacpp.Server(params)  # loads the model and starts listening, or raises
     print(f"factcourt: llama.cpp server ready on {server.listening_address}", flush=True)
     ready.set()

@@ -53,9 +53,11 @@ class LocalModelServer:
         threads: int = 0,
         slots: int = 1,
         keep_alive: float = KEEP_ALIVE_S,
+        adapter: Path | None = None,
     ):
-        """Describe the server; nothing starts before :meth:`start`."""
+        """Describe the server (``adapter``: a LoRA GGUF on the weights); nothing starts yet."""
         self.model_path = Path(model_path)
+        self.adapter = Path(adapter) if adapter else None
         self.n_ctx = n_ctx
         self.threads = threads or os.cpu_count() or 2
         self.slots = slots
@@ -71,7 +73,10 @@ class LocalModelServer:
     @property
     def key(self) -> str:
         """What another process must ask for to share this server."""
-        return server_key(self.model_path, n_ctx=self.n_ctx, threads=self.threads, slots=self.slots)
+        adapter = {"adapter": server_key(self.adapter)} if self.adapter else {}
+        return server_key(
+            self.model_path, n_ctx=self.n_ctx, threads=self.threads, slots=self.slots, **adapter
+        )
 
     @property
     def base_url(self) -> str:
@@ -194,6 +199,7 @@ class LocalModelServer:
             str(self.registry.root),
             "--keep-alive",
             str(self.keep_alive),
+            *(["--lora", str(self.adapter)] if self.adapter else []),
         ]
 
     def _wait_ready(self, timeout_s: float, stopped: Callable[[], bool]) -> bool:
@@ -297,8 +303,9 @@ def shared_server(
     slots: int = 1,
     keep_alive: float = KEEP_ALIVE_S,
     wait_s: float = WAIT_S,
+    adapter: Path | None = None,
 ) -> LocalModelServer:
-    """Return the machine's server for ``model_path``, joined or started once per process.
+    """Return the machine's server for ``model_path`` (and ``adapter``), joined or started once per process.
 
     A server that died mid-run is reported with its log instead of silently restarted, so a
     crash is never mistaken for a slow answer. A process that asks for other weights or
@@ -309,7 +316,9 @@ def shared_server(
         if server is not None and not server.alive():
             server.stop()
             raise BackendError(f"the local model server stopped; see its log: {server.log_path}")
-        wanted = LocalModelServer(model_path, threads=threads, slots=slots, keep_alive=keep_alive)
+        wanted = LocalModelServer(
+            model_path, threads=threads, slots=slots, keep_alive=keep_alive, adapter=adapter
+        )
         if server is not None:
             if server.key == wanted.key:
                 return server

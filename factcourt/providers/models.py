@@ -67,6 +67,7 @@ class ModelChoice:
     method: str
     weights: str = ""
     local_model: str = ""  # the shipped local model (LOCAL_MODELS) whose weights are fetched on first use
+    adapter: str = ""  # a trained moderator's LoRA GGUF, served on ``weights``
 
 
 def choose(ctx: BaseContext, role: str) -> ModelChoice:
@@ -78,6 +79,20 @@ def choose(ctx: BaseContext, role: str) -> ModelChoice:
         sim_latency(name)  # a bad latency is bad input now, not a crash at the first call
         return ModelChoice(role, name, "simulated", "function_calling")
     named_local = name.startswith("local:")  # a shipped local model by name: embedded whatever the keys
+    if name not in ("auto", "local") and not named_local:
+        from factcourt.providers.trained import find_trained
+
+        trained = find_trained(name)
+        if trained is not None:  # Debate-SFT's moderator: its adapter on its base, embedded
+            weights = str(trained.base_gguf)
+            return ModelChoice(
+                role,
+                trained.name,
+                "embedded",
+                _method(ctx, "json_schema"),
+                weights,
+                adapter=str(trained.adapter),
+            )
     base_url = ctx.base_url or os.environ.get("OPENAI_BASE_URL")
     if base_url and not named_local:
         return ModelChoice(
@@ -252,6 +267,7 @@ def endpoint_url(ctx: BaseContext, choice: ModelChoice) -> str:
         slots=ctx.local_slots,
         keep_alive=ctx.local_keep_alive,
         wait_s=ctx.local_wait_s,
+        adapter=Path(choice.adapter) if choice.adapter else None,
     ).base_url
 
 
@@ -275,6 +291,8 @@ def model_identity(choice: ModelChoice) -> str:
         return ""
     from factcourt.providers.server_registry import server_key
 
+    if choice.adapter:  # the base and the trained adapter on it, each by path, size and mtime
+        return f"{server_key(_own_weights(choice))}+{server_key(Path(choice.adapter))}"
     return server_key(_own_weights(choice))
 
 

@@ -43,6 +43,16 @@ def test_four_way_neutral_rate_and_averitec_score():
     assert r["averitec_score"] == 0.25  # the NEE hit had no matching evidence
 
 
+def test_four_way_macro_f1_and_the_neutral_verdicts_false_positive_rates():
+    gold = ["supported", "refuted", "refuted", "not_enough_evidence", "conflicting_evidence"]
+    pred = ["supported", "refuted", "not_enough_evidence", "not_enough_evidence", None]
+    r = four_way_report(gold, pred)
+    # F1: supported 1, refuted 2/3, NEE 2/3, CEC 0 (its one claim failed)
+    assert r["macro_f1"] == pytest.approx((1 + 2 / 3 + 2 / 3 + 0) / 4)
+    assert r["fpr_nee"] == 0.25  # 1 of the 4 claims that are not NEE
+    assert r["fpr_cec"] == 0.0
+
+
 def test_meteor_known_pairs():
     assert meteor("the cat sat on the mat", "the cat sat on the mat") == pytest.approx(0.9977, abs=1e-3)
     assert meteor("the cat sat on the mat", "a dog ran") == 0.0
