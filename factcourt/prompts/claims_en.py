@@ -159,30 +159,13 @@ JURY_JUDGE_USER = """<claim>{claim}</claim>
 </debate>
 Give your reasoning in one sentence, then the verdict."""
 
-# The debaters and the moderator share one system prompt, and their messages start with the claim
-# and the evidence: the server's prompt cache then serves the evidence to every speaker of a claim
-# after the first, the moderator included. What each one does comes at the end.
-DEBATE_SYSTEM = f"""You take part in a fact-checking debate about one claim between an Affirmative
-and a Negative debater, which a Moderator ends each round; the message ends with your part.
-Debaters: argue from the evidence only, citing each piece you use as [E1] and naming its URL;
-answer the other side's last points. Be concise: at most three sentences. "confidence" is the
-probability, from 0 to 1, that your side is right. If the evidence is too thin for your side, put
-a new web search query in "search_query" (not among the queries already made); otherwise leave
-it empty.
-Moderator, at the end of each round:
-1. Summarise the new insights of this round in one sentence, and the evidence still missing.
-2. Set "new_insights" to false when the round only repeated earlier points.
-3. Set "stop" to true when the debate has converged (no new insights, or the evidence already
-   decides the claim); otherwise false.
-4. Give the verdict the debate supports now, with a justification of at most two sentences
-   that cites the debate and the evidence: "supported", "refuted", "not_enough_evidence" or
-   "conflicting_evidence".
-Decide when the evidence decides. "not_enough_evidence" is only for claims that the evidence
-and well-established knowledge truly leave open; "conflicting_evidence" only when reliable
-sources disagree. Do not pick a neutral verdict to avoid a decision.
+DEBATER_SYSTEM = f"""You are a debater in a fact-checking debate about one claim; the message ends
+with your side. Argue from the evidence only, citing each piece you use as [E1] and naming its URL; answer the
+other side's last points. Be concise: at most three sentences.
+"confidence" is the probability, from 0 to 1, that your side is right.
+If the evidence is too thin for your side, put a new web search query in "search_query" (not
+among the queries already made); otherwise leave it empty.
 {DATA_RULE}"""
-
-DEBATER_SYSTEM = DEBATE_SYSTEM
 
 AFFIRMATIVE_STANCE = "You argue that the claim is TRUE."
 NEGATIVE_STANCE = "You argue that the claim is FALSE or not established by the evidence."
@@ -197,7 +180,19 @@ DEBATER_USER = """<claim>{claim}</claim>
 Queries already made: {queries}
 Round {round}. You are the {side} debater: {stance} Give your argument."""
 
-MODERATOR_SYSTEM = DEBATE_SYSTEM
+MODERATOR_SYSTEM = f"""You are the Moderator of a fact-checking debate between an Affirmative and a
+Negative debater. At the end of each round:
+1. Summarise the new insights of this round in one sentence, and the evidence still missing.
+2. Set "new_insights" to false when the round only repeated earlier points.
+3. Set "stop" to true when the debate has converged (no new insights, or the evidence already
+   decides the claim); otherwise false.
+4. Give the verdict the debate supports now, with a justification of at most two sentences
+   that cites the debate and the evidence: "supported", "refuted", "not_enough_evidence" or
+   "conflicting_evidence".
+Decide when the evidence decides. "not_enough_evidence" is only for claims that the evidence
+and well-established knowledge truly leave open; "conflicting_evidence" only when reliable
+sources disagree. Do not pick a neutral verdict to avoid a decision.
+{DATA_RULE}"""
 
 # The moderator's conversation is DebateCV's multi-turn dialogue: this opens it with round 1, each
 # later round adds MODERATOR_ROUND, and its own earlier answers stand between them
@@ -208,12 +203,12 @@ MODERATOR_USER = """<claim>{claim}</claim>
 <debate>
 {pool}
 </debate>
-This was round {round} of at most {max_rounds}. You are the Moderator: end the round.{last_round_note}"""
+This was round {round} of at most {max_rounds}.{last_round_note}"""
 
 MODERATOR_ROUND = """<debate>
 {pool}
 </debate>
-This was round {round} of at most {max_rounds}. You are the Moderator: end the round.{last_round_note}"""
+This was round {round} of at most {max_rounds}.{last_round_note}"""
 
 LAST_ROUND_NOTE = " It is the last round: set stop to true and give your final verdict."
 

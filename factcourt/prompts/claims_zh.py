@@ -43,13 +43,16 @@ JUROR_SYSTEM = f"""你是判断一条陈述是否属实的评审团成员之一�
 用中文写 explanation。
 {DATA_RULE}"""
 
-# one system prompt for the debaters and the moderator, as in English: the evidence is read once
-DEBATE_SYSTEM = f"""你参加一场关于某条陈述的事实核查辩论：正方与反方辩手辩论，主持人在每轮结束时
-主持收尾；消息末尾给出你的角色。
-辩手：只依据证据论证，引用证据时写作 [E1] 并给出其 URL；回应对方上一轮的观点。简洁：最多五句。
-"confidence" 是你方正确的概率（0 到 1）。如果证据不足以支持你方，在 "search_query" 中写一个新的
-搜索查询；否则留空。
-主持人，每轮结束时：
+DEBATER_SYSTEM = f"""你是一场关于某条陈述的事实核查辩论中的辩手；消息末尾给出你的立场。
+只依据证据论证，引用证据时写作 [E1] 并给出其 URL；回应对方上一轮的观点。简洁：最多五句。
+"confidence" 是你方正确的概率（0 到 1）。
+如果证据不足以支持你方，在 "search_query" 中写一个新的搜索查询；否则留空。
+{DATA_RULE}"""
+
+AFFIRMATIVE_STANCE = "你主张该陈述为真。"
+NEGATIVE_STANCE = "你主张该陈述为假，或证据不足以证明它。"
+
+MODERATOR_SYSTEM = f"""你是正方与反方事实核查辩论的主持人。每轮结束时：
 1. 总结本轮的新见解和仍缺少的证据。
 2. 若本轮只是重复先前观点，"new_insights" 设为 false。
 3. 辩论已收敛（没有新见解，或证据已能判定）时 "stop" 设为 true，否则为 false。
@@ -57,13 +60,6 @@ DEBATE_SYSTEM = f"""你参加一场关于某条陈述的事实核查辩论：正
    或 "conflicting_evidence"。
 证据足以判定时就要判定；不要为了回避判断而选择中性结论。
 {DATA_RULE}"""
-
-DEBATER_SYSTEM = DEBATE_SYSTEM
-
-AFFIRMATIVE_STANCE = "你主张该陈述为真。"
-NEGATIVE_STANCE = "你主张该陈述为假，或证据不足以证明它。"
-
-MODERATOR_SYSTEM = DEBATE_SYSTEM
 
 SINGLE_SYSTEM = f"""你是一名细致的事实核查员，判断一条陈述是否属实。
 把陈述的每一部分（人名、数字、日期、地点、关系）与证据和公认的知识对照，然后选择：

@@ -1,7 +1,9 @@
 """Every agent of one case reads the evidence once: the prompts of a case's agents share a prefix
 that holds the whole evidence, byte for byte, so llama.cpp's prompt cache serves it after the first.
 
-What differs between agents (persona, side, team and role, the transcript) comes after it.
+What differs between agents (persona, side, team and role, the transcript) comes after it. The
+moderator (DebateCV) and IMPD-MACD's judge and refiner keep system prompts of their own: the
+moderator sharing the debaters' measured 23% faster but turned 2 of 5 verdicts wrong.
 """
 
 import os
@@ -36,13 +38,12 @@ def test_the_jurors_of_a_round_share_the_evidence_and_differ_only_after_it(scrip
     assert EVIDENCE[0].text in prefix and CLAIM in prefix
 
 
-def test_the_debaters_and_the_moderator_share_the_evidence(scripted):
+def test_the_debaters_share_the_evidence_and_differ_only_after_it(scripted):
     scripted.script["DebaterAnswer"] = [debater()]
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     factcourt.verify(CLAIM, EVIDENCE, model="scripted", cache=False, protocol="adversarial", rounds=1)
-    debaters = prompts_of(scripted, "DebaterAnswer")
-    assert EVIDENCE[0].text in shared_prefix(debaters)
-    assert EVIDENCE[0].text in shared_prefix([*debaters, *prompts_of(scripted, "ModeratorAnswer")])
+    prefix = shared_prefix(prompts_of(scripted, "DebaterAnswer"))
+    assert EVIDENCE[0].text in prefix and CLAIM in prefix
 
 
 def test_the_agents_of_both_teams_share_the_item_and_its_knowledge(scripted):
