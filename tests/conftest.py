@@ -61,6 +61,34 @@ def evidence():
 
 
 @pytest.fixture
+def fourway_dataset(tmp_path):
+    """Claims with AVeriTeC's four labels, all in the train ('dev') part: what synth-sft takes."""
+    import json
+
+    from factcourt.bench.runner import in_part
+
+    ids = [f"c{i}" for i in range(20) if in_part(f"c{i}", "dev")][:2]
+    rows = [
+        {
+            "id": ids[0],
+            "claim": "Mount Everest is in Africa.",
+            "label": False,
+            "meta": {"label_4way": "Refuted"},
+        },
+        {
+            "id": ids[1],
+            "claim": "Mount Everest is in Asia.",
+            "label": True,
+            "meta": {"label_4way": "Supported"},
+        },
+    ]
+    knowledge = "Mount Everest, in the Himalayas of Asia, is Earth's highest mountain."
+    path = tmp_path / "claims.jsonl"
+    path.write_text("\n".join(json.dumps({**r, "evidence": [knowledge]}) for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
 def qa_dataset(tmp_path):
     """A HaluEval-style QA file: a hallucinated answer (label false) and a right one (true)."""
     import json

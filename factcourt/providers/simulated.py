@@ -179,7 +179,10 @@ class SimulatedChatModel(BaseChatModel):
             raise ValueError("the simulated model only answers structured-output requests")
         name = tools[0]["function"]["name"]
         prompt = "\n".join(str(m.content) for m in messages)
-        args = rule_answer(name, str(messages[-1].content))  # the data lives in the last message
+        # the data lives in the user turns: the last one, or in a multi-turn dialogue (DebateCV's
+        # moderator) the first one holds the claim and the evidence and later ones add the debate
+        said = "\n".join(str(m.content) for m in messages if m.type == "human")
+        args = rule_answer(name, said)
         message = AIMessage(
             content="",
             tool_calls=[{"name": name, "args": args, "id": "call_sim", "type": "tool_call"}],

@@ -41,9 +41,12 @@ def _slow_first_run(module: str, name: str, argv: list[str], started: str) -> No
     ],
     ids=["bench run", "synth-sft"],
 )
-def test_two_runs_into_one_out_at_once_make_each_record_once(command, step, qa_dataset, tmp_path, capsys):
+def test_two_runs_into_one_out_at_once_make_each_record_once(
+    command, step, qa_dataset, fourway_dataset, tmp_path, capsys
+):
     out = tmp_path / ("b" if command[0] == "bench" else "sft.jsonl")
-    argv = [*command, "--dataset", str(qa_dataset), "--model", "sim", "--out", str(out)]
+    dataset = qa_dataset if command[0] == "bench" else fourway_dataset  # Debate-SFT needs four labels
+    argv = [*command, "--dataset", str(dataset), "--model", "sim", "--out", str(out)]
     started = tmp_path / "started"
     first = multiprocessing.get_context("fork").Process(
         target=_slow_first_run, args=(*step, argv, str(started))
@@ -62,10 +65,10 @@ def test_two_runs_into_one_out_at_once_make_each_record_once(command, step, qa_d
     assert len(keys) == len(set(keys)), "a record was made and written twice"
 
 
-def test_synth_sft_refuses_an_out_that_is_another_programs_text(qa_dataset, tmp_path, capsys):
+def test_synth_sft_refuses_an_out_that_is_another_programs_text(fourway_dataset, tmp_path, capsys):
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\nsecond line\n", encoding="utf-8")
-    argv = ["synth-sft", "--dataset", str(qa_dataset), "--model", "sim", "--out", str(notes)]
+    argv = ["synth-sft", "--dataset", str(fourway_dataset), "--model", "sim", "--out", str(notes)]
     assert main(argv) == 2
     assert "notes.txt:1: not a factcourt record" in one_error(capsys.readouterr().err)
     assert notes.read_text(encoding="utf-8") == "my notes\nsecond line\n"
@@ -96,11 +99,13 @@ def test_engine_refuses_a_folder_to_append_to_before_the_run(qa_dataset, tmp_pat
 
 
 @pytest.mark.parametrize("command", ["synth-sft", "bench engine", "leaderboard"])
-def test_a_failing_endpoint_is_named_on_the_console(command, stub, qa_dataset, tmp_path, capsys):
+def test_a_failing_endpoint_is_named_on_the_console(
+    command, stub, qa_dataset, fourway_dataset, tmp_path, capsys
+):
     stub.mode = "http500"
     endpoint = ["--base-url", stub.url, "--model", "m", *FAST]
     argv = {
-        "synth-sft": ["synth-sft", "--dataset", str(qa_dataset), "--out", str(tmp_path / "s.jsonl")],
+        "synth-sft": ["synth-sft", "--dataset", str(fourway_dataset), "--out", str(tmp_path / "s.jsonl")],
         "bench engine": ["bench", "engine", "--dataset", str(qa_dataset), "--repeats", "1", "--part", "all"],
         "leaderboard": ["leaderboard", "--prompts", "P", "--targets", "m", "--experts", "sim"],
     }[command]
