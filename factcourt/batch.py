@@ -251,6 +251,8 @@ async def run_batch(
     """
     if kind not in FIELDS:
         raise ConfigError(f"unknown batch kind {kind!r}; choose from {list(FIELDS)}")
+    if out_path.resolve() == path.resolve():
+        raise ConfigError("--out names the --batch file itself: give the results another file")
     batch = read_batch(path, kind)
     rows = keyed(batch, kind, ctx, list(replicas or []))
     out = PredictionStore(out_path, key=("id",))
@@ -268,8 +270,6 @@ async def run_batch(
     outcomes: dict[str, dict[str, Any]] = {}
 
     def finished(row: Row, outcome: dict[str, Any]) -> None:
-        if row.id in outcomes:  # a Ray task run again after its worker died: counted once
-            return
         outcomes[row.id] = outcome
         if "result" in outcome:
             out.append({"id": row.id, "key": row.key, **outcome["result"]})

@@ -115,16 +115,11 @@ async def _saver(serde: Any) -> AsyncIterator[Any]:
     if url := store_url():
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
-        from factcourt.providers.postgres import SETUP_LOCK, check_reachable
+        from factcourt.providers.postgres import check_reachable
 
         await asyncio.to_thread(check_reachable, url)  # its one sentence, not psycopg's
         async with AsyncPostgresSaver.from_conn_string(url, serde=serde) as saver:
-            # processes starting at once would race on the checkpointer's migrations
-            await saver.conn.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
-            try:
-                await saver.setup()
-            finally:
-                await saver.conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+            await _migrate_once(saver, url)
             yield saver
         return
     import aiosqlite
@@ -138,9 +133,33 @@ async def _saver(serde: Any) -> AsyncIterator[Any]:
         yield saver
 
 
+_migrated: set[str] = set()
+
+
+async def _migrate_once(saver: Any, url: str) -> None:
+    """The Postgres checkpointer's migrations, once per process and database, one process at a time.
+
+    The lock is polled: a session waiting on it inside a statement would deadlock with the
+    holder's ``CREATE INDEX CONCURRENTLY``, which waits for every open transaction to end.
+    """
+    from factcourt.providers.postgres import CHECKPOINT_SETUP_LOCK
+
+    if url in _migrated:
+        return
+    while not (await _sql(saver, "SELECT pg_try_advisory_lock(?)", (CHECKPOINT_SETUP_LOCK,)))[0][0]:
+        await asyncio.sleep(0.1)
+    try:
+        await saver.setup()
+    finally:
+        await _sql(saver, "SELECT pg_advisory_unlock(?)", (CHECKPOINT_SETUP_LOCK,))
+    _migrated.add(url)
+
+
 async def _sql(saver: Any, statement: str, params: tuple = ()) -> list[tuple]:
     """Run ``statement`` (with ``?`` marks) on the checkpointer's own connection; rows as tuples."""
-    if hasattr(saver.conn, "commit"):  # aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    if isinstance(saver, AsyncSqliteSaver):
         async with saver.conn.execute(statement, params) as cursor:
             rows = list(await cursor.fetchall())
         await saver.conn.commit()

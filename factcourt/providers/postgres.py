@@ -16,8 +16,10 @@ from factcourt.errors import ConfigError
 
 CONNECT_TIMEOUT_S = 5
 # Concurrent CREATE TABLE IF NOT EXISTS in two processes can still fail on the catalog's unique
-# index: the first use of a table is serialised by this transaction-level advisory lock.
-SETUP_LOCK = 0x6661_6374  # 'fact'
+# index, and two runs of the checkpointer's migrations on the table of versions: the first use
+# of a table, and the migrations, are serialised by advisory locks, one for each.
+KV_SETUP_LOCK = 0x6661_6374  # 'fact'
+CHECKPOINT_SETUP_LOCK = KV_SETUP_LOCK + 1
 KV_PREFIX = "factcourt_kv_"
 
 
@@ -59,7 +61,7 @@ class PostgresKV:
         self._lock = threading.Lock()
         self._db = connect(url)
         with self._db.transaction():
-            self._db.execute("SELECT pg_advisory_xact_lock(%s)", (SETUP_LOCK,))
+            self._db.execute("SELECT pg_advisory_xact_lock(%s)", (KV_SETUP_LOCK,))
             self._db.execute(f"CREATE TABLE IF NOT EXISTS {self._table} (k TEXT PRIMARY KEY, v TEXT)")
 
     def get(self, key: str) -> Any | None:

@@ -234,6 +234,11 @@ def test_several_base_urls_are_replicas_used_in_turn(tmp_path, capsys):
 
 
 def test_a_batch_killed_with_sigkill_resumes_and_asks_nothing_it_finished(tmp_path, capsys, scripted):
+    kill_and_resume(tmp_path, capsys, scripted)
+
+
+def kill_and_resume(tmp_path, capsys, scripted):
+    """A batch in a forked child dies under kill -9 after three rows; the rerun finishes the rest only."""
     texts = {f"k{i}": f"Thing{i} is fine. Other{i} is fine too." for i in range(8)}
     rows = write_rows(tmp_path / "b.jsonl", [{"id": i, "text": t} for i, t in texts.items()])
     out = tmp_path / "r.jsonl"
