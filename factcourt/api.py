@@ -180,6 +180,48 @@ async def acheck(
     return report(state, ctx)
 
 
+def check_failure(result: dict[str, Any]) -> str | None:
+    """Why a check's result is not a full success, in one sentence; None when every part was checked.
+
+    A failed Clerk call or a failed claim never passes for an empty or partial success: the
+    result still holds everything that was checked, and each failure with its reason.
+    """
+    failed_parts = [d for d in result["dropped"] if d["reason"] == "clerk_failed"]
+    failed_claims = [c for c in result["claims"] if c["verdict"] is None]
+    if not failed_parts and not failed_claims:
+        unrewritten = (result.get("correction") or {}).get("failed", [])
+        if unrewritten:  # --correct: a refuted sentence kept as it was is no "no change"
+            return (
+                f"{len(unrewritten)} refuted sentence(s) could not be rewritten; first "
+                f"reason: {unrewritten[0]['error']}"
+            )
+        return None
+    if failed_parts and not result["claims"]:
+        return f"the Clerk could not split the text into claims: {failed_parts[0]['error']}"
+    reasons = [d["error"] for d in failed_parts] + [c["error"] for c in failed_claims]
+    return (
+        f"{len(failed_claims)} of {len(result['claims'])} claims and "
+        f"{len(failed_parts)} part(s) of the text could not be checked; first reason: {reasons[0]}"
+    )
+
+
+def use_store(url: str | None = None) -> None:
+    """Keep the cache, crash checkpoints and batch results in the PostgreSQL store at ``url``.
+
+    Without ``url``, the store ``FACTCOURT_STORE`` names, if any. Either is reached once now, so
+    that a database that cannot be reached stops the run before any model call (ConfigError).
+    """
+    import os
+
+    from factcourt.paths import STORE_VARIABLE, store_url
+    from factcourt.providers.postgres import check_reachable
+
+    if url:
+        os.environ[STORE_VARIABLE] = url  # Ray workers and child processes get it too
+    if shared := store_url():
+        check_reachable(shared)
+
+
 def check(
     text: str, question: str = "", settings: dict[str, Any] | BaseContext | None = None, **overrides: Any
 ) -> dict[str, Any]:
@@ -628,6 +670,7 @@ __all__ = [
     "averify",
     "build_pyramid",
     "check",
+    "check_failure",
     "claim_json",
     "clear_cache",
     "context_with_given",
@@ -646,6 +689,7 @@ __all__ = [
     "stop_servers",
     "stop_servers_on_exit",
     "uncovered_language",
+    "use_store",
     "verify",
 ]
 

@@ -1,5 +1,8 @@
 """Crash checkpoints of ``check`` and ``audit`` runs: one SQLite file, a thread per run, a lease per live run.
 
+With a shared store (``FACTCOURT_STORE``) the checkpoints live in PostgreSQL (LangGraph's
+Postgres checkpointer) and a lease is a session advisory lock, so that it holds across machines.
+
 A run's thread id is a digest of its text, question and settings, so the same check run again
 after a crash (Ctrl-C, a dead model server, kill -9) resumes it, and claims whose branch had
 finished are not checked again. A live run holds a lease, an OS file lock that dies with its
@@ -21,7 +24,7 @@ from typing import Any, NamedTuple
 from filelock import FileLock, Timeout
 
 from factcourt.context.base import BaseContext
-from factcourt.paths import cache_dir
+from factcourt.paths import cache_dir, store_url
 from factcourt.providers.cache import cache_key
 from factcourt.runs import run_config
 
@@ -54,8 +57,13 @@ def checkpoints_path() -> Path:
     return cache_dir() / "checkpoints.sqlite"
 
 
-def lease(thread_id: str) -> FileLock | None:
-    """Hold ``thread_id``'s lease, or None when a live process holds it."""
+def lease(thread_id: str) -> Any:
+    """Hold ``thread_id``'s lease (it has ``release()``), or None when a live process holds it."""
+    if url := store_url():
+        from factcourt.providers.postgres import AdvisoryLease
+
+        shared = AdvisoryLease(url, f"factcourt checkpoint {thread_id}")
+        return shared if shared.held else None
     folder = cache_dir() / "leases"
     folder.mkdir(exist_ok=True)
     lock = FileLock(folder / f"{cache_key(thread_id)[:LEASE_FILES_DIGITS]}.lock", timeout=0)
@@ -82,19 +90,13 @@ async def resumable_run(
     A run is the same as a crashed one when its ``identity`` (what it works on) and settings
     are; ``config`` adds to the run config (e.g. a recursion limit).
     """
-    import aiosqlite
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     from factcourt.state import checkpointed_types
 
-    path = await asyncio.to_thread(checkpoints_path)
     serde = JsonPlusSerializer(allowed_msgpack_modules=checkpointed_types())
-    async with aiosqlite.connect(path) as conn:
-        await conn.execute("PRAGMA auto_vacuum = FULL")  # a new file gives deleted runs' pages back
-        saver = AsyncSqliteSaver(conn, serde=serde)
-        await saver.setup()
-        cleared = await _clear_other_layouts(conn, saver)
+    async with _saver(serde) as saver:
+        cleared = await _clear_other_layouts(saver)
         graph = build().compile(checkpointer=saver, name=name)
         base = run_key(name, identity, ctx)
         thread_id, held, resumed, beside = await _take_thread(saver, graph, base, ctx)
@@ -107,6 +109,68 @@ async def resumable_run(
             held.release()
 
 
+@asynccontextmanager
+async def _saver(serde: Any) -> AsyncIterator[Any]:
+    """The checkpointer of the store: PostgreSQL when one is shared, else the SQLite file."""
+    if url := store_url():
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+        from factcourt.providers.postgres import check_reachable
+
+        await asyncio.to_thread(check_reachable, url)  # its one sentence, not psycopg's
+        async with AsyncPostgresSaver.from_conn_string(url, serde=serde) as saver:
+            await _migrate_once(saver, url)
+            yield saver
+        return
+    import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    path = await asyncio.to_thread(checkpoints_path)
+    async with aiosqlite.connect(path) as conn:
+        await conn.execute("PRAGMA auto_vacuum = FULL")  # a new file gives deleted runs' pages back
+        saver = AsyncSqliteSaver(conn, serde=serde)
+        await saver.setup()
+        yield saver
+
+
+_migrated: set[str] = set()
+
+
+async def _migrate_once(saver: Any, url: str) -> None:
+    """The Postgres checkpointer's migrations, once per process and database, one process at a time.
+
+    The lock is polled: a session waiting on it inside a statement would deadlock with the
+    holder's ``CREATE INDEX CONCURRENTLY``, which waits for every open transaction to end.
+    """
+    from factcourt.providers.postgres import CHECKPOINT_SETUP_LOCK
+
+    if url in _migrated:
+        return
+    while not (await _sql(saver, "SELECT pg_try_advisory_lock(?)", (CHECKPOINT_SETUP_LOCK,)))[0][0]:
+        await asyncio.sleep(0.1)
+    try:
+        await saver.setup()
+    finally:
+        await _sql(saver, "SELECT pg_advisory_unlock(?)", (CHECKPOINT_SETUP_LOCK,))
+    _migrated.add(url)
+
+
+async def _sql(saver: Any, statement: str, params: tuple = ()) -> list[tuple]:
+    """Run ``statement`` (with ``?`` marks) on the checkpointer's own connection; rows as tuples."""
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    if isinstance(saver, AsyncSqliteSaver):
+        async with saver.conn.execute(statement, params) as cursor:
+            rows = list(await cursor.fetchall())
+        await saver.conn.commit()
+        return rows
+    from psycopg.rows import tuple_row
+
+    async with saver.conn.cursor(row_factory=tuple_row) as cursor:  # its connection makes dicts
+        await cursor.execute(statement.replace("?", "%s"), params)
+        return list(await cursor.fetchall()) if cursor.description else []
+
+
 def layout() -> str:
     """A digest of the classes a checkpoint may hold, by module path (``factcourt.state.claims``, ...)."""
     from factcourt.state import checkpointed_types
@@ -114,22 +178,20 @@ def layout() -> str:
     return cache_key("checkpoint layout", sorted(checkpointed_types()))
 
 
-async def _clear_other_layouts(conn: Any, saver: Any) -> int:
+async def _clear_other_layouts(saver: Any) -> int:
     """Delete the crashed runs saved under another layout; return how many.
 
     Their states name classes by module paths that moved (``factcourt.state`` became a
     package): they would not deserialise, and resuming them would only warn and start over.
     A live run of an older factcourt keeps its checkpoints.
     """
-    await conn.execute("CREATE TABLE IF NOT EXISTS factcourt_layout (digest TEXT NOT NULL)")
-    async with conn.execute("SELECT digest FROM factcourt_layout") as rows:
-        stored = [row[0] for row in await rows.fetchall()]
+    await _sql(saver, "CREATE TABLE IF NOT EXISTS factcourt_layout (digest TEXT NOT NULL)")
+    stored = [row[0] for row in await _sql(saver, "SELECT digest FROM factcourt_layout")]
     current = await asyncio.to_thread(layout)
     if stored == [current]:
         return 0
     cleared = 0
-    async with conn.execute("SELECT DISTINCT thread_id FROM checkpoints") as rows:
-        threads = [row[0] for row in await rows.fetchall()]
+    threads = [row[0] for row in await _sql(saver, "SELECT DISTINCT thread_id FROM checkpoints")]
     for thread_id in threads:
         held = lease(thread_id)
         if held is None:
@@ -137,9 +199,8 @@ async def _clear_other_layouts(conn: Any, saver: Any) -> int:
         await saver.adelete_thread(thread_id)
         held.release()
         cleared += 1
-    await conn.execute("DELETE FROM factcourt_layout")
-    await conn.execute("INSERT INTO factcourt_layout (digest) VALUES (?)", (current,))
-    await conn.commit()
+    await _sql(saver, "DELETE FROM factcourt_layout")
+    await _sql(saver, "INSERT INTO factcourt_layout (digest) VALUES (?)", (current,))
     return cleared
 
 
@@ -165,11 +226,12 @@ async def _take_thread(
     Returns ``(thread_id, lease, resumed, beside_live_run)``.
     """
     beside = False
-    async with saver.conn.execute(
+    found = await _sql(
+        saver,
         "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id = ? OR thread_id LIKE ?",
         (base, f"{base}-%"),
-    ) as rows:
-        known = sorted(row[0] for row in await rows.fetchall())
+    )
+    known = sorted(row[0] for row in found)
     for thread_id in known:
         held = lease(thread_id)
         if held is None:
@@ -192,6 +254,8 @@ def clear() -> tuple[int, int]:
     """Delete the checkpoints of every run that is not live; return (deleted, left live)."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
+    if url := store_url():
+        return _clear_shared(url)
     path = checkpoints_path()
     if not path.exists():
         return 0, 0
@@ -215,4 +279,28 @@ def clear() -> tuple[int, int]:
             conn.execute("VACUUM")  # gives the space back, and turns auto_vacuum on in an old file
         except sqlite3.OperationalError:
             pass  # a run started meanwhile holds the file; the space is reused meanwhile
+    return deleted, live
+
+
+def _clear_shared(url: str) -> tuple[int, int]:
+    """:func:`clear` in the shared store."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    from factcourt.providers.postgres import check_reachable
+
+    check_reachable(url)
+    deleted = live = 0
+    with PostgresSaver.from_conn_string(url) as saver:
+        saver.setup()
+        with saver.conn.cursor() as cursor:
+            found = cursor.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
+        threads = [row["thread_id"] for row in found]
+        for thread_id in threads:
+            held = lease(thread_id)
+            if held is None:
+                live += 1
+                continue
+            saver.delete_thread(thread_id)
+            held.release()
+            deleted += 1
     return deleted, live

@@ -36,3 +36,15 @@ def cache_dir() -> Path:
 def _writable(root: Path) -> None:
     """Write and delete a file in ``root``, once per process and folder (the cache is hot)."""
     tempfile.TemporaryFile(dir=root).close()
+
+
+STORE_VARIABLE = "FACTCOURT_STORE"
+
+
+def store_url() -> str | None:
+    """The shared PostgreSQL store (``FACTCOURT_STORE=postgresql://...``), or None for the SQLite files.
+
+    It holds the answer cache, the crash checkpoints and the batch results, so that processes on
+    several machines share them; ``--store`` sets it for one command.
+    """
+    return os.environ.get(STORE_VARIABLE) or None

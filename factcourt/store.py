@@ -1,4 +1,4 @@
-"""Predictions written one line at a time, so a killed benchmark resumes where it stopped."""
+"""Records written one line at a time, so a killed benchmark or batch resumes where it stopped."""
 
 from __future__ import annotations
 
@@ -16,12 +16,16 @@ def _unwritable(path: Path, exc: OSError) -> ConfigError:
 
 
 class PredictionStore:
-    """An append-only JSONL file of finished (method, case) predictions."""
+    """An append-only JSONL file of finished records, each known by its ``key`` fields.
 
-    def __init__(self, path: Path):
+    A benchmark's are (method, case) predictions; a batch's are results by row id.
+    """
+
+    def __init__(self, path: Path, key: tuple[str, ...] = ("method", "id")):
         """Open (or create) the file; records already there count as done."""
         self.path = path
-        self.records: dict[tuple[str, str], dict[str, Any]] = {}
+        self.key = key
+        self.records: dict[tuple[str, ...], dict[str, Any]] = {}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             text = read_text_file(path) if path.exists() else ""
@@ -38,21 +42,24 @@ class PredictionStore:
                 if line.startswith("{"):
                     continue  # the half-written line of a killed run: that case is redone
                 record = None  # a line of text: another program's file
-            if not isinstance(record, dict) or "method" not in record or "id" not in record:
+            if not isinstance(record, dict) or any(k not in record for k in key):
                 # another program's file: appending to it would spoil it and reading it cannot resume
+                named = " and ".join(f"'{k}'" for k in key)
                 raise ConfigError(
-                    f"{path}:{number}: not a factcourt record (an object with 'method' and 'id'); "
-                    "give another --out"
+                    f"{path}:{number}: not a factcourt record (an object with {named}); give another --out"
                 )
-            self.records[(record["method"], record["id"])] = record
+            self.records[self._key(record)] = record
 
-    def done(self, method: str, case_id: str) -> bool:
-        """Whether this prediction is already stored."""
-        return (method, case_id) in self.records
+    def _key(self, record: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(record[k] for k in self.key)
 
-    def succeeded(self, method: str, case_id: str) -> bool:
-        """Whether this prediction is stored without an error."""
-        return self.done(method, case_id) and not self.records[(method, case_id)].get("error")
+    def done(self, *key: str) -> bool:
+        """Whether the record of this key (e.g. method and case id) is already stored."""
+        return key in self.records
+
+    def succeeded(self, *key: str) -> bool:
+        """Whether the record of this key is stored without an error."""
+        return self.done(*key) and not self.records[key].get("error")
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one finished prediction and flush it to disk before returning."""
@@ -60,7 +67,7 @@ class PredictionStore:
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
-        self.records[(record["method"], record["id"])] = record
+        self.records[self._key(record)] = record
 
 
 def keep_settings(out: Path, settings: dict[str, Any], what: str, *, record: bool = True) -> None:

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from factcourt.metrics.calibration import reliability
 from factcourt.metrics.classification import binary_report, four_way_report, paired, to_binary
+from factcourt.metrics.cost import Prices, dollars
 from factcourt.metrics.debate import accuracy_by_round, flips
 from factcourt.metrics.meteor import evidence_match
-
-
-@dataclass(frozen=True)
-class Prices:
-    """Dollars per million tokens and per search query."""
-
-    input_per_m: float = 0.15  # gpt-4o-mini
-    output_per_m: float = 0.60
-    per_search: float = 0.0
 
 
 def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, Any]:
@@ -41,18 +32,14 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
         k: sum(r["usage"].get(k, 0) for r in records)
         for k in ("calls", "input_tokens", "output_tokens", "search_calls")
     }
-    dollars = (
-        totals["input_tokens"] * prices.input_per_m / 1e6
-        + totals["output_tokens"] * prices.output_per_m / 1e6
-        + totals["search_calls"] * prices.per_search
-    )
+    spent = dollars(totals, prices)
     per = (lambda x: x / n) if n else (lambda x: 0.0)
     report["cost"] = {
         "calls_per_claim": per(totals["calls"]),
         "input_tokens_per_claim": per(totals["input_tokens"]),
         "output_tokens_per_claim": per(totals["output_tokens"]),
         "searches_per_claim": per(totals["search_calls"]),
-        "dollars_per_1000_claims": per(dollars) * 1000,
+        "dollars_per_1000_claims": per(spent) * 1000,
         "seconds_per_claim": per(sum(r["seconds"] for r in records)),
     }
     report["roles"] = role_costs(records)

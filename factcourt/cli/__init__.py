@@ -76,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     stop_servers_on_exit()  # main() may run again in this process (tests) after a Ctrl-C
     _quiet_unstarted_steps_on_ctrl_c()
     try:
+        if hasattr(args, "store"):  # a checking command: its store is reached before any call
+            from factcourt.api import use_store
+
+            use_store(args.store)
         with output_lock(args):
             return args.func(args)
     except FactcourtError as exc:

@@ -15,12 +15,14 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.methods import METHODS
 from factcourt.cli.report import add_html_option, prepare_html
 from factcourt.cli.shared import (
+    add_prices,
     add_settings,
     at_least_one,
     fail,
     number,
     prepare_out,
     prepare_out_folder,
+    prices_from,
     read_text,
     settings_from,
     settings_values,
@@ -43,7 +45,6 @@ def levels(value: str) -> tuple[int, ...]:
 
 def cmd_bench_run(args: argparse.Namespace) -> int:
     """Compare methods on a labelled dataset."""
-    from factcourt.bench.report import Prices
     from factcourt.bench.runner import run_bench
 
     if args.evidence:
@@ -52,7 +53,7 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     prepare_out_folder(Path(args.out))
     prepare_html(args)
     ctx = settings_from(args, BenchContext)
-    prices = Prices(args.price_input, args.price_output, args.price_search)
+    prices = prices_from(args)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     summary = asyncio.run(
         run_bench(
@@ -409,10 +410,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--report-only", action="store_true", help="run nothing: rebuild the reports from stored predictions"
     )
-    price = number(float, 0)
-    p.add_argument("--price-input", type=price, default=0.15, help="$ per 1M input tokens")
-    p.add_argument("--price-output", type=price, default=0.60, help="$ per 1M output tokens")
-    p.add_argument("--price-search", type=price, default=0.0, help="$ per search query")
+    add_prices(p)
     add_html_option(p)
     add_settings(p)
     p.set_defaults(func=cmd_bench_run)

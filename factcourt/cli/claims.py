@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
+from factcourt.cli.batch import add_batch_options, run_batch_command
 from factcourt.cli.report import add_html_option, prepare_html
 from factcourt.cli.shared import (
     add_settings,
@@ -25,6 +26,7 @@ from factcourt.cli.shared import (
     warn_if_corpus_misses_language,
 )
 from factcourt.context.claims import ClaimsContext
+from factcourt.errors import ConfigError
 
 VERDICT_STYLE = {
     "supported": "green",
@@ -115,6 +117,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Check a long-form text."""
     from factcourt.api import acheck
 
+    if args.batch:
+        if args.file != "-" or args.question:
+            raise ConfigError(
+                "--batch reads the texts and questions from its rows: give no FILE or --question"
+            )
+        return run_batch_command(args, "check", settings_from(args, ClaimsContext))
+    if args.ray:
+        raise ConfigError("--ray spreads the rows of a --batch run: give --batch FILE")
     text = read_text(args.file)
     prepare_out(args.out)
     prepare_html(args)
@@ -138,31 +148,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def exit_code(result: dict) -> int:
-    """0 when every part of the text was checked; 1, with one sentence, when any part failed.
+    """0 when every part of the text was checked; 1, with one sentence, when any part failed."""
+    from factcourt.api import check_failure
 
-    A failed Clerk call or a failed claim never passes for an empty or partial success: the
-    result still holds everything that was checked, and each failure with its reason.
-    """
-    failed_parts = [d for d in result["dropped"] if d["reason"] == "clerk_failed"]
-    failed_claims = [c for c in result["claims"] if c["verdict"] is None]
-    unrewritten = (result.get("correction") or {}).get("failed", [])
-    if not failed_parts and not failed_claims:
-        if unrewritten:  # --correct: a refuted sentence kept as it was is no "no change"
-            fail(
-                f"{len(unrewritten)} refuted sentence(s) could not be rewritten; first "
-                f"reason: {unrewritten[0]['error']}"
-            )
-            return 1
-        return 0
-    if failed_parts and not result["claims"]:
-        fail(f"the Clerk could not split the text into claims: {failed_parts[0]['error']}")
-    else:
-        reasons = [d["error"] for d in failed_parts] + [c["error"] for c in failed_claims]
-        fail(
-            f"{len(failed_claims)} of {len(result['claims'])} claims and "
-            f"{len(failed_parts)} part(s) of the text could not be checked; first reason: {reasons[0]}"
-        )
-    return 1
+    if reason := check_failure(result):
+        fail(reason)
+        return 1
+    return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -211,9 +203,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--question", "-q", help="the question the text answers")
     p.add_argument("--correct", action="store_true", help="rewrite refuted claims and show a diff")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--out", help="also write the JSON result to this file")
+    p.add_argument("--out", help="also write the JSON result to this file (with --batch: the results)")
     add_html_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    add_batch_options(p, '{"id", "text", "question" (optional)}')
     p.add_argument(
         "--keep-checkpoint",
         action="store_true",

@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
+from factcourt.cli.batch import add_batch_options, run_batch_command
 from factcourt.cli.report import add_html_option, prepare_html
 from factcourt.cli.shared import (
     add_settings,
@@ -20,6 +21,7 @@ from factcourt.cli.shared import (
     settings_values,
 )
 from factcourt.context.hallucination import HALLUCINATION_AGENTS, HallucinationContext
+from factcourt.errors import ConfigError
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
@@ -27,8 +29,15 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from factcourt.api import adetect, context_with_given, preflight
     from factcourt.inputs import read_evidence_file
 
-    prepare_out(args.out)
-    prepare_html(args)
+    if args.batch and (args.question or args.answer or args.knowledge):
+        raise ConfigError("--batch reads questions and answers from its rows: give no --question or --answer")
+    if not args.batch and (args.question is None or args.answer is None):
+        raise ConfigError("detect needs --question and --answer, or --batch FILE")
+    if args.ray and not args.batch:
+        raise ConfigError("--ray spreads the rows of a --batch run: give --batch FILE")
+    if not args.batch:
+        prepare_out(args.out)
+        prepare_html(args)
     overrides: dict = {}
     if args.layout:
         overrides["hallucination_layout"] = args.layout
@@ -41,6 +50,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     knowledge = read_evidence_file(Path(args.knowledge), "--knowledge") if args.knowledge else None
     ctx = context_with_given(HallucinationContext, knowledge, settings_values(args), overrides)
     preflight(ctx)
+    if args.batch:
+        return run_batch_command(args, "detect", ctx)
     with run_progress(args.json or args.quiet, "this detection") as progress:
         result = asyncio.run(adetect(args.question, args.answer, knowledge, ctx, progress=progress))
     emit_result(result, args, print_detection)
@@ -95,8 +106,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "found, their spans and the evidence. Exit 0 judged, 1 not judged (e.g. search down), "
         "2 bad input.",
     )
-    p.add_argument("--question", "-q", required=True, help="the question")
-    p.add_argument("--answer", "-a", required=True, help="the answer to check")
+    p.add_argument("--question", "-q", help="the question (required without --batch)")
+    p.add_argument("--answer", "-a", help="the answer to check (required without --batch)")
     p.add_argument(
         "--knowledge",
         help="JSON or JSONL file of knowledge ({'text', 'url', 'title'} or strings); used alone "
@@ -122,8 +133,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="ablation: leave this agent out of both teams (repeatable)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--out", help="also write the JSON result to this file")
+    p.add_argument("--out", help="also write the JSON result to this file (with --batch: the results)")
     add_html_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    add_batch_options(p, '{"id", "question", "answer"}')
     add_settings(p)
     p.set_defaults(func=cmd_detect)

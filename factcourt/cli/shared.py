@@ -25,6 +25,7 @@ from factcourt.context.base import ROLES, BaseContext
 from factcourt.context.claims import PRESETS, PROTOCOLS, RULES
 from factcourt.errors import ConfigError, FactcourtError
 from factcourt.inputs import decode, read_text_file
+from factcourt.metrics.cost import Prices
 from factcourt.progress import Progress
 
 err = Console(stderr=True)
@@ -74,6 +75,19 @@ def number(cast: Callable[[str], float], least: float, *, above: bool = False) -
 at_least_one = number(int, 1)
 
 
+def add_prices(parser: argparse.ArgumentParser) -> None:
+    """The price table a cost estimate reads (default: gpt-4o-mini's)."""
+    price = number(float, 0)
+    parser.add_argument("--price-input", type=price, default=0.15, help="$ per 1M input tokens")
+    parser.add_argument("--price-output", type=price, default=0.60, help="$ per 1M output tokens")
+    parser.add_argument("--price-search", type=price, default=0.0, help="$ per search query")
+
+
+def prices_from(args: argparse.Namespace) -> Prices:
+    """The prices the options name."""
+    return Prices(args.price_input, args.price_output, args.price_search)
+
+
 def add_settings(parser: argparse.ArgumentParser) -> None:
     """The options every checking command shares; each fills a context field."""
     g = parser.add_argument_group("debate")
@@ -115,7 +129,12 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     )
     g = parser.add_argument_group("models and search")
     g.add_argument("--model", help="model for every role: auto, local, sim, or a model name")
-    g.add_argument("--base-url", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...)")
+    g.add_argument(
+        "--base-url",
+        action="append",
+        help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...); with --batch, repeat it to "
+        "send the rows to several replicas in turn",
+    )
     g.add_argument(
         "--role-model",
         action="append",
@@ -138,6 +157,13 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     g.add_argument(
+        "--store",
+        metavar="URL",
+        help="a postgresql:// database for the cache, crash checkpoints and batch results, shared by "
+        "every process and machine pointed at it (default: FACTCOURT_STORE, else SQLite files in "
+        "the user cache); needs pip install 'factcourt[postgres]'",
+    )
+    g.add_argument(
         "--set",
         action="append",
         default=[],
@@ -157,16 +183,22 @@ def settings_values(args: argparse.Namespace) -> dict[str, Any]:
         ("theta", "theta"),
         ("first_pass_theta", "first_pass_theta"),
         ("model", "model"),
-        ("base_url", "base_url"),
         ("search", "search"),
         ("corpus", "corpus"),
         ("concurrency", "max_concurrency"),
         ("jury_judge", "jury_judge"),
     ]:
+        if option == "concurrency" and getattr(args, "batch", None):
+            continue  # rows checked at once, not claims
         if getattr(args, option, None) is not None:
             values[key] = getattr(args, option)
     if getattr(args, "juror_models", None):
         values["juror_models"] = [m.strip() for m in args.juror_models.split(",")]
+    urls = getattr(args, "base_url", None) or []
+    if len(urls) > 1 and not getattr(args, "batch", None):
+        raise ConfigError("several --base-url are replicas for a --batch run: give one")
+    if urls:
+        values["base_url"] = urls[0]
     if getattr(args, "no_cache", False):
         values["cache"] = False
     if getattr(args, "correct", False):

@@ -1,8 +1,9 @@
-"""A small SQLite key-value cache for model answers and search results.
+"""A small key-value cache for model answers, search results and batch results.
 
-Keys are sha256 digests of everything that changes the answer (model identity, request
-parameters, the full prompt or query), so a hit is always a valid reuse. Secrets are never part
-of a key or a value.
+It lives in SQLite under the user cache, or in the shared PostgreSQL store when one is set
+(``FACTCOURT_STORE``), so that processes on several machines share it. Keys are sha256 digests
+of everything that changes the answer (model identity, request parameters, the full prompt or
+query), so a hit is always a valid reuse. Secrets are never part of a key or a value.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from factcourt.paths import cache_dir
+from factcourt.paths import cache_dir, store_url
 
 
 def cache_key(*parts: Any) -> str:
@@ -49,23 +50,43 @@ class SqliteKV:
             self._db.execute(f"INSERT OR REPLACE INTO {self._table} VALUES (?, ?)", (key, blob))
             self._db.commit()
 
+    def put_new(self, key: str, value: Any) -> bool:
+        """Store ``value`` unless ``key`` holds one already; return whether this call stored it."""
+        blob = json.dumps(value, ensure_ascii=False)
+        with self._lock:
+            cursor = self._db.execute(
+                f"INSERT INTO {self._table} VALUES (?, ?) ON CONFLICT (k) DO NOTHING", (key, blob)
+            )
+            self._db.commit()
+        return cursor.rowcount == 1
 
-_stores: dict[str, SqliteKV] = {}
+
+_stores: dict[str, Any] = {}
 _stores_lock = threading.Lock()
 
 
-def store(table: str) -> SqliteKV:
-    """Return the process-wide cache table ``table`` under the user cache directory."""
+def store(table: str) -> Any:
+    """Return the process-wide cache table ``table``: in the shared store, else under the user cache."""
     with _stores_lock:
+        url = store_url()
         path = cache_dir() / "cache.sqlite"
-        key = f"{path}:{table}"
+        key = f"{url or path}:{table}"
         if key not in _stores:
-            _stores[key] = SqliteKV(path, table)
+            if url:
+                from factcourt.providers.postgres import PostgresKV
+
+                _stores[key] = PostgresKV(url, table)
+            else:
+                _stores[key] = SqliteKV(path, table)
         return _stores[key]
 
 
 def clear() -> int:
-    """Delete every cached answer and search result; return how many there were."""
+    """Delete every cached answer, search and batch result; return how many there were."""
+    if url := store_url():
+        from factcourt.providers.postgres import clear as clear_shared
+
+        return clear_shared(url)
     path = cache_dir() / "cache.sqlite"
     if not path.exists():
         return 0

@@ -1,0 +1,206 @@
+"""Batches at scale on real parts: a PostgreSQL store that processes share, a Ray cluster of two workers.
+
+The models are the simulated one (by rule, any latency), which every process and Ray worker
+resolves by name, or a scripted one in a forked child.
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from factcourt.cli import main
+from factcourt.providers import cache
+from tests.unit.test_batch import kill_and_resume, results, write_rows
+
+pytestmark = pytest.mark.integration
+
+
+def rows_file(path: Path, count: int, name: str = "Item") -> Path:
+    return write_rows(path, [{"id": f"r{i}", "text": f"{name}{i} is fine."} for i in range(count)])
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def batch(rows: Path, out: Path, *more: str) -> list[str]:
+    return ["check", "--batch", str(rows), "--out", str(out), "--search", "none", "--json", *more]
+
+
+def stored_results(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as db:
+        return db.execute("SELECT COUNT(*) FROM factcourt_kv_batch_results").fetchone()[0]
+
+
+@pytest.fixture
+def shared_store(postgres, monkeypatch):
+    """FACTCOURT_STORE names the session's PostgreSQL, emptied for the test."""
+    monkeypatch.setenv("FACTCOURT_STORE", postgres)
+    cache.clear()
+    yield postgres
+    for key in [k for k in cache._stores if k.startswith(postgres)]:
+        cache._stores.pop(key)  # its connection closes with it: a forked child never shares it
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A Ray cluster on this machine with two workers (two CPUs, no dashboard); its address."""
+    pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
+    port = free_port()
+    folder = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # short: Ray's socket paths have a limit
+    ray = Path(sys.executable).parent / "ray"
+    command = [ray, "start", "--head", "--block", "--port", str(port), "--num-cpus", "2"]
+    # no --node-ip-address 127.0.0.1: a driver asked for 127.0.0.1 joins this machine's own address
+    # (Ray's rule), which a head bound to the loopback does not answer on
+    command += ["--include-dashboard", "false", "--disable-usage-stats", "--temp-dir", folder]
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    # on a busy 2-core machine the head's agents take minutes to start: Ray's default waits fail it
+    patient = {**os.environ, "RAY_agent_register_timeout_ms": "600000", "RAY_raylet_start_wait_time_s": "600"}
+    head = subprocess.Popen(command, start_new_session=True, env=patient, **quiet)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                assert head.poll() is None and time.monotonic() < deadline, "the Ray head did not start"
+                time.sleep(0.5)
+        yield f"127.0.0.1:{port}"
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)  # the head and everything it started, nothing else
+        try:
+            head.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+            head.wait()
+        subprocess.run(["rm", "-rf", folder], check=False)
+
+
+# ------------------------------------------------------------------ PostgreSQL
+
+
+def test_an_unreachable_store_exits_2_in_one_sentence_before_any_call(
+    tmp_path, capsys, scripted, monkeypatch
+):
+    pytest.importorskip("psycopg", reason="pip install '.[postgres]'")
+    monkeypatch.setenv("FACTCOURT_STORE", "")  # --store sets it for the process: put back after
+    rows = rows_file(tmp_path / "b.jsonl", 2)
+    url = f"postgresql://me:secret@127.0.0.1:{free_port()}/db"
+    assert main(batch(rows, tmp_path / "r.jsonl", "--model", "scripted", "--store", url)) == 2
+    said = capsys.readouterr().err
+    assert "cannot reach the store postgresql://me:***@127.0.0.1" in said and "secret" not in said
+    assert scripted.calls == []
+
+
+def test_two_batch_processes_on_one_postgres_store_share_it_and_write_no_result_twice(
+    tmp_path, capsys, shared_store
+):
+    rows = rows_file(tmp_path / "b.jsonl", 40)
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    model = ["--model", "sim:0.02"]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "factcourt.cli", *batch(rows, tmp_path / f"out-{n}.jsonl", *model)],
+            env={**env, "FACTCOURT_CACHE_DIR": str(tmp_path / f"cache-{n}")},  # two machines' own caches
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for n in ("a", "b")
+    ]
+    summaries = []
+    for run in runs:
+        out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, (out + err).decode()[-3000:]
+        summaries.append(json.loads(out))
+    # each result was made and stored once: the other process took it from the store
+    assert sum(s["this_run"]["checked"] for s in summaries) == 40 == stored_results(shared_store)
+    a, b = ({r["id"]: r for r in results(tmp_path / f"out-{n}.jsonl")} for n in ("a", "b"))
+    assert len(a) == len(b) == 40 and a == b
+
+    # a third machine makes no model call: the results, and the answers under them, are shared
+    os.environ["FACTCOURT_CACHE_DIR"] = str(tmp_path / "cache-c")  # the autouse fixture puts it back
+    assert main(batch(rows, tmp_path / "out-c.jsonl", *model)) == 0
+    third = json.loads(capsys.readouterr().out)["this_run"]
+    assert third["from_store"] == 40 and third["calls"] == 0
+    text = tmp_path / "t.txt"
+    text.write_text("Item7 is fine.", encoding="utf-8")
+    assert main(["check", str(text), *model, "--search", "none", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["usage"]["calls"] == 0
+
+
+def test_a_batch_on_postgres_killed_with_sigkill_resumes_from_its_checkpoints(
+    tmp_path, capsys, scripted, shared_store
+):
+    kill_and_resume(tmp_path, capsys, scripted)
+
+
+# ------------------------------------------------------------------ Ray
+
+
+def test_an_unreachable_ray_address_exits_2_in_one_sentence(tmp_path, capsys, scripted):
+    pytest.importorskip("ray", reason="pip install '.[ray]'")
+    rows = rows_file(tmp_path / "b.jsonl", 2)
+    address = f"127.0.0.1:{free_port()}"
+    assert main(batch(rows, tmp_path / "r.jsonl", "--model", "scripted", "--ray", address)) == 2
+    assert f"cannot reach the Ray cluster at {address}" in capsys.readouterr().err
+    assert scripted.calls == []
+
+
+def test_200_rows_over_two_ray_workers_and_postgres_give_200_results_and_no_duplicate(
+    tmp_path, capsys, ray_cluster, shared_store
+):
+    rows = rows_file(tmp_path / "b.jsonl", 200)
+    out = tmp_path / "r.jsonl"
+    assert main(batch(rows, out, "--model", "sim", "--ray", ray_cluster, "--concurrency", "16")) == 0
+    summary = json.loads(capsys.readouterr().out)
+    ids = [r["id"] for r in results(out)]
+    assert len(ids) == len(set(ids)) == 200 == summary["finished"] == stored_results(shared_store)
+    assert summary["this_run"]["checked"] == 200 and summary["failed"] == []
+
+
+def running_tasks() -> list[int]:
+    """The processes of Ray workers running a chunk of rows now."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(b"ray::settle_chunk"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_ray_worker_killed_mid_run_loses_no_row_and_counts_none_twice(tmp_path, capsys, ray_cluster):
+    rows = rows_file(tmp_path / "b.jsonl", 60)
+    out = tmp_path / "r.jsonl"
+    codes = []
+    args = batch(rows, out, "--model", "sim:0.05", "--ray", ray_cluster, "--concurrency", "4")
+    driver = threading.Thread(target=lambda: codes.append(main(args)))
+    driver.start()
+    killed = None
+    deadline = time.monotonic() + 240
+    while killed is None and driver.is_alive() and time.monotonic() < deadline:
+        if out.exists() and len(out.read_text().splitlines()) >= 8 and (workers := running_tasks()):
+            os.kill(workers[0], signal.SIGKILL)
+            killed = workers[0]
+        time.sleep(0.05)
+    driver.join(300)
+    assert killed is not None, "no worker was running a chunk to kill"
+    assert codes == [0]
+    summary = json.loads(capsys.readouterr().out)
+    ids = [r["id"] for r in results(out)]
+    assert len(ids) == len(set(ids)) == 60 == summary["finished"] == summary["this_run"]["rows"]
