@@ -281,7 +281,9 @@ async def run_batch(
     elif todo:
         from factcourt.fanout import settle_on_ray
 
-        await asyncio.to_thread(settle_on_ray, ray, kind, todo, ctx, concurrency, finished)
+        # in this thread, blocking the loop that has nothing else to run: Ray's driver installs
+        # its signal handlers only in the main thread
+        settle_on_ray(ray, kind, todo, ctx, concurrency, finished)
     seconds = time.monotonic() - started
     return summary(kind, rows, batch.rejected, out, outcomes, seconds, prices)
 
@@ -319,7 +321,7 @@ def summary(
         ],
         "rejected": [{"line": r.line, "id": r.id, "reason": r.reason} for r in rejected],
         "usage": usage,
-        "cost_usd": dollars(usage, prices),
+        "cost_usd": round(dollars(usage, prices), 6),
         "this_run": {
             "rows": len(outcomes),
             "checked": len(made),
@@ -327,6 +329,6 @@ def summary(
             "seconds": round(seconds, 3),
             "rows_per_s": round(len(outcomes) / seconds, 3) if seconds > 0 else None,
             **spent,
-            "cost_usd": dollars(spent, prices),
+            "cost_usd": round(dollars(spent, prices), 6),
         },
     }

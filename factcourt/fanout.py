@@ -11,9 +11,11 @@ nor counted twice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import socket
+import sys
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -68,6 +70,19 @@ def settle_on_ray(
 ) -> None:
     """Settle ``rows`` on the cluster at ``address``, ``concurrency`` at a time on each worker."""
     ray = connect(address)
+    # Ray prints its notices (a worker died, ...) to standard output, which holds --json's result
+    with contextlib.redirect_stdout(sys.stderr):
+        _settle(ray, kind, rows, ctx, concurrency, on_outcome)
+
+
+def _settle(
+    ray: Any,
+    kind: str,
+    rows: list[Row],
+    ctx: BaseContext,
+    concurrency: int,
+    on_outcome: Callable[[Row, dict[str, Any]], None],
+) -> None:
     try:
         task = ray.remote(settle_chunk).options(max_retries=RETRIES, num_cpus=1)
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))

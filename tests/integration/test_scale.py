@@ -66,24 +66,21 @@ def ray_cluster():
     # no --node-ip-address 127.0.0.1: a driver asked for 127.0.0.1 joins this machine's own address
     # (Ray's rule), which a head bound to the loopback does not answer on
     command += ["--include-dashboard", "false", "--disable-usage-stats", "--temp-dir", folder]
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    log = Path(folder) / "head.log"
     # on a busy 2-core machine the head's agents take minutes to start: Ray's default waits fail it
     patient = {**os.environ, "RAY_agent_register_timeout_ms": "600000", "RAY_raylet_start_wait_time_s": "600"}
-    head = subprocess.Popen(command, start_new_session=True, env=patient, **quiet)
+    with open(log, "wb") as said:
+        head = subprocess.Popen(command, start_new_session=True, env=patient, stdout=said, stderr=said)
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 1).close()
-                break
-            except OSError:
-                assert head.poll() is None and time.monotonic() < deadline, "the Ray head did not start"
-                time.sleep(0.5)
+        deadline = time.monotonic() + 300
+        while b"Ray runtime started" not in log.read_bytes():  # the head and its node are up
+            assert head.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
+            time.sleep(0.5)
         yield f"127.0.0.1:{port}"
     finally:
         os.killpg(head.pid, signal.SIGTERM)  # the head and everything it started, nothing else
         try:
-            head.wait(30)
+            head.wait(5)
         except subprocess.TimeoutExpired:
             os.killpg(head.pid, signal.SIGKILL)
             head.wait()
