@@ -22,6 +22,8 @@ def test_tiny_audit_on_the_embedded_model(smollm2):
         audit_scenario_cap=1,
         audit_reference_votes=1,
         audit_inspector_passes=1,
+        audit_stops=1,  # the authors' code's values: the paper's three stops and ten examples cost minutes
+        audit_prober_examples=5,
         max_tokens=256,
         audit_max_tokens={"inquirer": 400, "inspector": 400, "target": 256, "reference": 256},
         retries=0,

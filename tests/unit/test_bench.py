@@ -11,7 +11,7 @@ from factcourt.bench.datasets import load
 from factcourt.bench.runner import run_bench, select
 from factcourt.bench.sft import debate_context, synth_sft
 from factcourt.errors import InputError
-from tests.fakes import juror, moderator, rating
+from tests.fakes import moderator, rating
 
 ROWS = [
     {
@@ -122,31 +122,14 @@ def test_sft_export_keeps_gold_labels_out_of_the_debate(dataset, tmp_path, scrip
     debate_prompts = [p for n, p in scripted.calls if n in ("DebaterAnswer", "ModeratorAnswer")]
     assert not any("Correct verdict" in p or "GOLD-ONLY" in p for p in debate_prompts)
     samples = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert [json.loads(s["messages"][2]["content"])["verdict"] for s in samples] == ["supported", "refuted"]
-    assert all(s["corrected"] for s in samples)
+    assert sorted(json.loads(s["target"])["verdict"] for s in samples) == ["refuted", "supported"]
     for s in samples:
-        system, user, assistant = s["messages"]
-        # the training prompt is claim, evidence and debate only: no gold verdict anywhere in it
-        assert user["content"].endswith("</debate>")
+        # the training conversation is what the moderator saw: no gold verdict anywhere in it
         assert not any(
-            "Correct verdict" in m["content"] or "GOLD-ONLY" in m["content"] for m in (system, user)
+            "Correct verdict" in m["content"] or "GOLD-ONLY" in m["content"] for m in s["messages"]
         )
-        assert json.loads(assistant["content"])["justification"] == "Evidence [E1] settles it."
+        assert json.loads(s["target"])["justification"] == "Evidence [E1] settles it."
     assert asyncio.run(synth_sft(dataset, out, ctx, limit=2))["skipped"] == 2
-
-
-def test_sft_keeps_the_moderator_target_when_it_matches_gold(dataset, tmp_path, scripted):
-    scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
-    scripted.script["JurorAnswer"] = [juror("supported")]
-    out = tmp_path / "sft.jsonl"
-    ctx = debate_context({"model": "scripted", "cache": False, "rule": "adaptive"})
-    asyncio.run(synth_sft(dataset, out, ctx, limit=1))
-    [sample] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert not sample["corrected"] and scripted.count("SftJustification") == 0
-    assert json.loads(sample["messages"][2]["content"]) == {
-        "verdict": "supported",
-        "justification": "The debate shows supported.",
-    }
 
 
 def test_rules_bench_counts_each_rule(corpus):
