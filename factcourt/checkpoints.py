@@ -126,7 +126,7 @@ async def _saver(serde: Any) -> AsyncIterator[Any]:
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     path = await asyncio.to_thread(checkpoints_path)
-    async with aiosqlite.connect(path) as conn:
+    async with aiosqlite.connect(path, timeout=30) as conn:  # concurrent batch rows share the file
         await conn.execute("PRAGMA auto_vacuum = FULL")  # a new file gives deleted runs' pages back
         saver = AsyncSqliteSaver(conn, serde=serde)
         await saver.setup()
@@ -260,7 +260,7 @@ def clear() -> tuple[int, int]:
     if not path.exists():
         return 0, 0
     deleted = live = 0
-    with sqlite3.connect(path) as conn:
+    with sqlite3.connect(path, timeout=30) as conn:
         saver = SqliteSaver(conn)
         saver.setup()
         for (thread_id,) in conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall():
@@ -273,7 +273,7 @@ def clear() -> tuple[int, int]:
             deleted += 1
     if live:  # VACUUM could hold the file longer than a live run's busy timeout; pages get reused
         return deleted, live
-    with sqlite3.connect(path) as conn:
+    with sqlite3.connect(path, timeout=30) as conn:
         try:
             conn.execute("PRAGMA auto_vacuum = FULL")
             conn.execute("VACUUM")  # gives the space back, and turns auto_vacuum on in an old file
