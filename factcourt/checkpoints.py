@@ -259,18 +259,11 @@ def clear() -> tuple[int, int]:
     path = checkpoints_path()
     if not path.exists():
         return 0, 0
-    deleted = live = 0
     with sqlite3.connect(path, timeout=30) as conn:
         saver = SqliteSaver(conn)
         saver.setup()
-        for (thread_id,) in conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall():
-            held = lease(thread_id)
-            if held is None:
-                live += 1
-                continue
-            saver.delete_thread(thread_id)
-            held.release()
-            deleted += 1
+        threads = [t for (t,) in conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()]
+        deleted, live = _delete_unleased(saver, threads)
     if live:  # VACUUM could hold the file longer than a live run's busy timeout; pages get reused
         return deleted, live
     with sqlite3.connect(path, timeout=30) as conn:
@@ -289,18 +282,22 @@ def _clear_shared(url: str) -> tuple[int, int]:
     from factcourt.providers.postgres import check_reachable
 
     check_reachable(url)
-    deleted = live = 0
     with PostgresSaver.from_conn_string(url) as saver:
         saver.setup()
         with saver.conn.cursor() as cursor:
             found = cursor.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
-        threads = [row["thread_id"] for row in found]
-        for thread_id in threads:
-            held = lease(thread_id)
-            if held is None:
-                live += 1
-                continue
-            saver.delete_thread(thread_id)
-            held.release()
-            deleted += 1
+        return _delete_unleased(saver, [row["thread_id"] for row in found])
+
+
+def _delete_unleased(saver: Any, threads: list[str]) -> tuple[int, int]:
+    """Delete the threads no live run holds; return (deleted, live)."""
+    deleted = live = 0
+    for thread_id in threads:
+        held = lease(thread_id)
+        if held is None:
+            live += 1
+            continue
+        saver.delete_thread(thread_id)
+        held.release()
+        deleted += 1
     return deleted, live
