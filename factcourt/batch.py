@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, FactcourtError, InputError
 from factcourt.inputs import decode
 from factcourt.metrics.cost import Prices, dollars
-from factcourt.providers.cache import cache_key, store
+from factcourt.providers.cache import cache_key, once, store
 from factcourt.store import PredictionStore
 
 # the text fields each kind of row must have, and those it may have
@@ -191,26 +192,33 @@ async def settle(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
     the row's own failure, so one bad row never stops a batch.
     """
     results = await asyncio.to_thread(store, RESULTS) if ctx.cache else None
-    if results is not None and (hit := await asyncio.to_thread(results.get, row.key)) is not None:
-        return {"id": row.id, "result": hit, "stored": True}
-    ctx = _on(ctx, row.base_url)
     try:
-        if kind == "check":
-            result = await acheck(row.values["text"], row.values.get("question", ""), ctx, resumable=True)
-            reason = check_failure(result)
-        else:
-            result = await adetect(row.values["question"], row.values["answer"], None, ctx)
-            reason = result["error"] and f"the answer could not be judged: {result['error']}"
+        # another process's result, finished before or meanwhile, is the one kept everywhere
+        result, stored = await once(results, row.key, partial(_checked, kind, row, ctx))
     except FactcourtError as exc:
         return {"id": row.id, "error": str(exc)}
     except Exception as exc:  # noqa: BLE001  a bug met by one row is reported with it
         return {"id": row.id, "error": f"{type(exc).__name__}: {exc}"[:400]}
+    return {"id": row.id, "result": result, "stored": stored}
+
+
+async def _checked(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
+    """The row's result; a result that is no full success raises FactcourtError, saying why."""
+    ctx = _on(ctx, row.base_url)
+    if kind == "check":
+        result = await acheck(row.values["text"], row.values.get("question", ""), ctx, resumable=True)
+        reason = check_failure(result)
+    else:
+        result = await adetect(row.values["question"], row.values["answer"], None, ctx)
+        reason = result["error"] and f"the answer could not be judged: {result['error']}"
     if reason:
-        return {"id": row.id, "error": reason}
-    if results is not None and not await asyncio.to_thread(results.put_new, row.key, result):
-        # another process finished the row meanwhile: its result is the one kept everywhere
-        return {"id": row.id, "result": await asyncio.to_thread(results.get, row.key), "stored": True}
-    return {"id": row.id, "result": result, "stored": False}
+        raise FactcourtError(reason)
+    return result
+
+
+def _lost(row: Row, reason: str) -> dict[str, Any]:
+    """The outcome of a row whose Ray task failed: tried again by the next run."""
+    return {"id": row.id, "error": reason}
 
 
 async def settle_all(
@@ -279,11 +287,12 @@ async def run_batch(
     if ray is None:
         await settle_all(kind, todo, ctx, concurrency, finished)
     elif todo:
-        from factcourt.fanout import settle_on_ray
+        from factcourt.fanout import cluster, fan_out
 
         # in this thread, blocking the loop that has nothing else to run: Ray's driver installs
         # its signal handlers only in the main thread
-        settle_on_ray(ray, kind, todo, ctx, concurrency, finished)
+        with cluster(ray) as joined:
+            fan_out(joined, todo, partial(settle, kind, ctx=ctx), finished, _lost, concurrency=concurrency)
     seconds = time.monotonic() - started
     return summary(kind, rows, batch.rejected, out, outcomes, seconds, prices)
 

@@ -1,11 +1,12 @@
-"""A batch's rows spread over a Ray cluster: the same graphs on every worker, the store deduplicating.
+"""Independent units spread over a Ray cluster: the same graphs on every worker, the store deduplicating.
 
-Install with ``pip install 'factcourt[ray]'``. The rows go out in chunks, one Ray task each;
-a worker settles its chunk as :func:`factcourt.batch.settle_all` does on one machine, against
-the endpoints the settings name, with the store this process uses (``FACTCOURT_*`` variables
-travel in the job's runtime environment). A task whose worker dies is run again by Ray
-(``max_retries``): the rows it had finished are then taken from the store, neither asked again
-nor counted twice.
+Install with ``pip install 'factcourt[ray]'``. The units (a batch's rows, a benchmark's
+predictions, a leaderboard's answers, checks and scores, an audit's runs) go out in chunks, one
+Ray task each; a worker runs its chunk's units as the one-process run does, against the
+endpoints the settings name, with the store this process uses (``FACTCOURT_*`` variables travel
+in the job's runtime environment). A task whose worker dies is run again by Ray
+(``max_retries``): each unit's outcome is put in the store as it is made, so the units the task
+had finished are then taken from there, neither made again nor counted twice.
 """
 
 from __future__ import annotations
@@ -16,18 +17,23 @@ import math
 import os
 import socket
 import sys
-from collections.abc import Callable
-from typing import Any
+import uuid
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from functools import partial
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from factcourt.batch import Row, settle_all
-from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
+from factcourt.nodes.helpers import bounded
+from factcourt.providers.cache import once, store
 
 RETRIES = 3  # runs of a task whose worker died, after the first
 CONNECT_TIMEOUT_S = 5
 CHUNKS_PER_CPU = 4  # enough chunks to keep every worker busy while the slowest finishes
 GCS_PORT = 6379
+MADE = "fanout_units"  # the store's table of the outcomes made by tasks still running
+
+Unit = TypeVar("Unit")
 
 
 def connect(address: str) -> Any:
@@ -60,51 +66,68 @@ def connect(address: str) -> Any:
     return ray
 
 
-def settle_on_ray(
-    address: str,
-    kind: str,
-    rows: list[Row],
-    ctx: BaseContext,
-    concurrency: int,
-    on_outcome: Callable[[Row, dict[str, Any]], None],
-) -> None:
-    """Settle ``rows`` on the cluster at ``address``, ``concurrency`` at a time on each worker."""
+@contextlib.contextmanager
+def cluster(address: str) -> Iterator[Any]:
+    """``ray``, joined to the cluster at ``address`` for the block (one job: its workers serve every fan-out).
+
+    Call it in the main thread, where Ray's driver installs its signal handlers.
+    """
     ray = connect(address)
-    # Ray prints its notices (a worker died, ...) to standard output, which holds --json's result
-    with contextlib.redirect_stdout(sys.stderr):
-        _settle(ray, kind, rows, ctx, concurrency, on_outcome)
-
-
-def _settle(
-    ray: Any,
-    kind: str,
-    rows: list[Row],
-    ctx: BaseContext,
-    concurrency: int,
-    on_outcome: Callable[[Row, dict[str, Any]], None],
-) -> None:
     try:
-        task = ray.remote(settle_chunk).options(max_retries=RETRIES, num_cpus=1)
-        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        size = max(1, min(concurrency, math.ceil(len(rows) / (CHUNKS_PER_CPU * cpus))))
-        chunks = [rows[i : i + size] for i in range(0, len(rows), size)]
-        pending = {task.remote(kind, chunk, ctx, concurrency): chunk for chunk in chunks}
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            chunk = pending.pop(ready[0])
-            try:
-                outcomes = ray.get(ready[0])
-            except ray.exceptions.RayError as exc:  # its retries spent: its rows fail, the rest go on
-                said = next(iter(str(exc).strip().splitlines()), type(exc).__name__)
-                outcomes = [{"id": row.id, "error": f"the Ray task failed: {said}"[:400]} for row in chunk]
-            for row, outcome in zip(chunk, outcomes, strict=True):
-                on_outcome(row, outcome)
+        # Ray prints its notices (a worker died, ...) to standard output, which holds --json's result
+        with contextlib.redirect_stdout(sys.stderr):
+            yield ray
     finally:
         ray.shutdown()
 
 
-def settle_chunk(kind: str, rows: list[Row], ctx: BaseContext, concurrency: int) -> list[dict[str, Any]]:
-    """The Ray task: settle a chunk of rows on this worker; their outcomes in the chunk's order."""
-    outcomes: dict[str, dict[str, Any]] = {}
-    asyncio.run(settle_all(kind, rows, ctx, concurrency, lambda row, o: outcomes.__setitem__(row.id, o)))
-    return [outcomes[row.id] for row in rows]
+def fan_out(
+    ray: Any,
+    units: Sequence[Unit],
+    work: Callable[[Unit], Awaitable[Any]],
+    on_outcome: Callable[[Unit, Any], None],
+    failed: Callable[[Unit, str], Any],
+    *,
+    concurrency: int,
+) -> None:
+    """Run ``work(unit)`` for every unit on the cluster, ``concurrency`` at a time on each worker.
+
+    Each outcome (a JSON value) is handed to ``on_outcome`` here, as its chunk comes back. A
+    task whose retries are spent hands its units' ``failed(unit, reason)`` over instead, and the
+    rest go on. ``work`` should not raise for one unit's failure, which would fail its chunk.
+    ``work`` and the units travel by pickle: ``work`` a module-level function of factcourt
+    (every worker has it installed), or a ``functools.partial`` of one.
+    """
+    if not units:
+        return
+    task = ray.remote(run_chunk).options(max_retries=RETRIES, num_cpus=1)
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    size = max(1, min(concurrency, math.ceil(len(units) / (CHUNKS_PER_CPU * cpus))))
+    run = uuid.uuid4().hex  # names this fan-out's outcomes in the store
+    shared = ray.put(work)  # sent once, not with every chunk
+    pending = {}
+    for start in range(0, len(units), size):
+        chunk = list(units[start : start + size])
+        keys = [f"{run}:{start + i}" for i in range(len(chunk))]
+        pending[task.remote(shared, chunk, keys, concurrency)] = chunk
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        chunk = pending.pop(ready[0])
+        try:
+            outcomes = ray.get(ready[0])
+        except ray.exceptions.RayError as exc:  # its retries spent: its units fail, the rest go on
+            said = next(iter(str(exc).strip().splitlines()), type(exc).__name__)
+            outcomes = [failed(unit, f"the Ray task failed: {said}"[:400]) for unit in chunk]
+        for unit, outcome in zip(chunk, outcomes, strict=True):
+            on_outcome(unit, outcome)
+
+
+def run_chunk(
+    work: Callable[[Unit], Awaitable[Any]], units: list[Unit], keys: list[str], concurrency: int
+) -> list[Any]:
+    """The Ray task: the chunk's outcomes in its order, each under its key in the store as it is made."""
+    made = store(MADE)
+    jobs = [partial(once, made, key, partial(work, unit)) for unit, key in zip(units, keys, strict=True)]
+    outcomes = asyncio.run(bounded(concurrency, jobs))
+    made.discard(keys)  # they travel back in the task's result from here on
+    return [outcome for outcome, _ in outcomes]

@@ -8,10 +8,12 @@ query), so a hit is always a valid reuse. Secrets are never part of a key or a v
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +62,12 @@ class SqliteKV:
             self._db.commit()
         return cursor.rowcount == 1
 
+    def discard(self, keys: list[str]) -> None:
+        """Delete the values of ``keys`` (those stored)."""
+        with self._lock:
+            self._db.executemany(f"DELETE FROM {self._table} WHERE k = ?", [(k,) for k in keys])
+            self._db.commit()
+
 
 _stores: dict[str, Any] = {}
 _stores_lock = threading.Lock()
@@ -79,6 +87,21 @@ def store(table: str) -> Any:
             else:
                 _stores[key] = SqliteKV(path, table)
         return _stores[key]
+
+
+async def once(kv: Any | None, key: str, make: Callable[[], Awaitable[Any]]) -> tuple[Any, bool]:
+    """``make()``'s JSON value under ``key`` in the table ``kv``, made once by all who share the table.
+
+    Returns the value and whether it was taken from ``kv`` (made before, or meanwhile by another
+    process, whose value is then the one kept everywhere). A ``make`` that raises stores nothing;
+    ``kv`` None stores nothing either.
+    """
+    if kv is not None and (hit := await asyncio.to_thread(kv.get, key)) is not None:
+        return hit, True
+    value = await make()
+    if kv is not None and not await asyncio.to_thread(kv.put_new, key, value):
+        return await asyncio.to_thread(kv.get, key), True
+    return value, False
 
 
 def clear() -> int:

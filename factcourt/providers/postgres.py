@@ -88,6 +88,11 @@ class PostgresKV:
             )
         return cursor.rowcount == 1
 
+    def discard(self, keys: list[str]) -> None:
+        """Delete the values of ``keys`` (those stored)."""
+        with self._lock:
+            self._db.execute(f"DELETE FROM {self._table} WHERE k = ANY(%s)", (keys,))
+
 
 def clear(url: str) -> int:
     """Delete every row of factcourt's cache tables in the store; return how many there were."""

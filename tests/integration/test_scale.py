@@ -174,7 +174,7 @@ def running_tasks() -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(b"ray::settle_chunk"):
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(b"ray::run_chunk"):
                 found.append(int(entry.name))
         except OSError:
             continue

@@ -267,3 +267,19 @@ def kill_and_resume(tmp_path, capsys, scripted):
     assert summary["this_run"]["rows"] == len(texts) - len(before)
     asked = " ".join(prompt for _, prompt in scripted.calls)
     assert not [i for i in before if texts[i].split()[0] in asked], "a finished row was asked again"
+
+
+def test_a_ray_task_run_again_takes_the_units_it_had_finished_from_the_store():
+    from factcourt.fanout import MADE, run_chunk
+    from factcourt.providers.cache import store
+
+    made = []
+
+    async def work(unit: str) -> dict:
+        made.append(unit)
+        return {"unit": unit}
+
+    store(MADE).put_new("run:0", {"unit": "a", "by": "the try whose worker died"})
+    outcomes = run_chunk(work, ["a", "b"], ["run:0", "run:1"], 2)
+    assert outcomes == [{"unit": "a", "by": "the try whose worker died"}, {"unit": "b"}] and made == ["b"]
+    assert store(MADE).get("run:0") is None and store(MADE).get("run:1") is None  # returned: not kept
