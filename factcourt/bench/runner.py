@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import random
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +14,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 
 from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case, Gold, load
-from factcourt.bench.methods import HALLUCINATION_METHODS, METHODS, QA_BASELINES, predict
+from factcourt.bench.methods import HALLUCINATION_METHODS, METHODS, QA_BASELINES, Prediction, predict
 from factcourt.bench.report import FLOOR, Prices, build_report, markdown, plot, write_wrong_predictions
 from factcourt.context.base import AUDIT_ROLES, ROLES
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import read_text_file
 from factcourt.metrics.classification import binary_report, to_binary
+from factcourt.nodes.helpers import bounded
 from factcourt.progress import Progress
 from factcourt.providers.calibration import stored
 from factcourt.providers.models import choose
 from factcourt.runs import run_config
+from factcourt.state import Usage
 from factcourt.store import PredictionStore, keep_settings
 
 EVIDENCE_CHARS = 1000  # stored per evidence piece: enough for METEOR, small enough to keep
@@ -159,6 +161,20 @@ def _record(method: str, case: Case, gold: Gold, prediction: Any) -> dict[str, A
     }
 
 
+Job = tuple[str, Case, Gold]  # a method on a case: one prediction
+
+
+async def predicted(job: Job, ctx: BenchContext) -> dict[str, Any]:
+    """The stored record of one method's prediction on one case."""
+    method, case, gold = job
+    return _record(method, case, gold, await predict(method, case, ctx))
+
+
+def _lost(job: Job, reason: str) -> dict[str, Any]:
+    """The record of a prediction whose Ray task failed: tried again by the next run."""
+    return _record(*job, Prediction(None, reason, Usage()))
+
+
 async def run_bench(
     dataset: Path,
     methods: list[str],
@@ -172,10 +188,13 @@ async def run_bench(
     prices: Prices = Prices(),
     console: Console | None = None,
     report_only: bool = False,
+    ray: str | None = None,
 ) -> dict[str, Any]:
     """Run every method on every selected case (skipping stored ones) and write the reports.
 
-    ``report_only`` runs nothing: the reports cover the predictions already stored.
+    ``report_only`` runs nothing: the reports cover the predictions already stored. ``ray``:
+    the address of a Ray cluster ('auto' for the one this machine belongs to) whose workers
+    make the predictions.
     """
     methods = list(dict.fromkeys(methods))  # one named twice would be predicted twice
     if not methods:
@@ -203,7 +222,7 @@ async def run_bench(
     todo = (
         [] if report_only else [(m, c, g) for m in methods for c, g in pairs if not store.succeeded(m, c.id)]
     )
-    gate = asyncio.Semaphore(run_config(ctx)["max_concurrency"])
+    at_once = run_config(ctx)["max_concurrency"]
     console = console or Console(stderr=True)
 
     def running_f1() -> str:
@@ -214,11 +233,6 @@ async def run_bench(
                 b = binary_report([r["gold"] for r in rs], [to_binary(r["verdict"]) for r in rs])
                 scores.append(f"{m} F1(F)={b['false']['f1']:.2f}")
         return "  ".join(scores)
-
-    async def one(method: str, case: Case, gold: Gold) -> None:
-        async with gate:
-            prediction = await predict(method, case, ctx)
-        store.append(_record(method, case, gold, prediction))
 
     with Progress(
         TextColumn("[bold]bench"),
@@ -235,11 +249,20 @@ async def run_bench(
             f1=running_f1(),
         )
 
-        async def tracked(job: tuple) -> None:
-            await one(*job)
+        def finished(_: Job, record: dict[str, Any]) -> None:
+            store.append(record)
             bar.update(task, advance=1, f1=running_f1())
 
-        await asyncio.gather(*(tracked(job) for job in todo))
+        async def one(job: Job) -> None:
+            finished(job, await predicted(job, ctx))
+
+        if ray is None:
+            await bounded(at_once, [partial(one, job) for job in todo])
+        elif todo:
+            from factcourt.fanout import cluster, fan_out
+
+            with cluster(ray) as joined:  # in this thread: see factcourt.fanout.cluster
+                fan_out(joined, todo, partial(predicted, ctx=ctx), finished, _lost, concurrency=at_once)
 
     ids = {c.id for c, _ in pairs}
     records = [r for r in store.records.values() if r["id"] in ids and r["method"] in methods]

@@ -20,7 +20,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from factcourt.cli.shared import add_prices, err, fail, out, prepare_out, prices_from
+from factcourt.cli.shared import add_prices, add_ray, err, fail, out, prepare_out, prices_from
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
 from factcourt.progress import Progress
@@ -36,14 +36,7 @@ def add_batch_options(parser: argparse.ArgumentParser, row: str) -> None:
         "one line per row as it finishes: rows already there are skipped, so a killed batch resumes. "
         "--concurrency is then the rows checked at once, and several --base-url are used in turn",
     )
-    g.add_argument(
-        "--ray",
-        nargs="?",
-        const="auto",
-        metavar="ADDRESS",
-        help="with --batch: spread the rows over a Ray cluster (its address, or 'auto' for the one this "
-        "machine belongs to); needs pip install 'factcourt[ray]'",
-    )
+    add_ray(g, "the rows (with --batch)")
     add_prices(g)
 
 

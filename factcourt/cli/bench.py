@@ -16,6 +16,7 @@ from factcourt.bench.methods import METHODS
 from factcourt.cli.report import add_html_option, prepare_html
 from factcourt.cli.shared import (
     add_prices,
+    add_ray,
     add_settings,
     at_least_one,
     fail,
@@ -67,6 +68,7 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
             part=args.part,
             prices=prices,
             report_only=args.report_only,
+            ray=args.ray,
         )
     )
     out.print((Path(args.out) / "report.md").read_text(encoding="utf-8"), markup=False)
@@ -410,6 +412,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--report-only", action="store_true", help="run nothing: rebuild the reports from stored predictions"
     )
+    add_ray(p, "the predictions (each method on each case)")
     add_prices(p)
     add_html_option(p)
     add_settings(p)

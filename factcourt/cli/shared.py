@@ -83,6 +83,19 @@ def add_prices(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--price-search", type=price, default=0.0, help="$ per search query")
 
 
+def add_ray(parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str) -> None:
+    """``--ray [ADDRESS]``: ``what`` spread over a Ray cluster."""
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        metavar="ADDRESS",
+        help=f"spread {what} over a Ray cluster: its address, or 'auto' (--ray alone) for the one "
+        "this machine belongs to; every worker needs factcourt and the endpoints' keys, and a shared "
+        "--store across machines. Needs pip install 'factcourt[ray]'",
+    )
+
+
 def prices_from(args: argparse.Namespace) -> Prices:
     """The prices the options name."""
     return Prices(args.price_input, args.price_output, args.price_search)
