@@ -10,11 +10,13 @@ be written at any time.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from factcourt.api import abuild_pyramid, acheck
 from factcourt.context.pyramid import LeaderboardContext, PyramidContext
 from factcourt.errors import InputError
+from factcourt.fanout import cluster, fan_out
 from factcourt.inputs import json_problem, read_text_file
 from factcourt.metrics.response import gamma_key, mean_scores, pyramid_scores
 from factcourt.nodes.helpers import bounded, concurrency, language_for
@@ -90,15 +93,12 @@ def _usage(record: dict | None) -> Usage:
 
 
 class Leaderboard:
-    """One leaderboard run in ``out``: its prompts, models, store and progress display."""
+    """One leaderboard run in ``out``: its prompts, models and store (what Ray workers are sent)."""
 
-    def __init__(
-        self, prompts: list[Prompt], targets: list[str], ctx: LeaderboardContext, out: Path, console: Console
-    ):
+    def __init__(self, prompts: list[Prompt], targets: list[str], ctx: LeaderboardContext, out: Path):
         """Open the store in ``out`` (records already there count as done)."""
         self.prompts, self.targets, self.ctx, self.out = prompts, targets, ctx, out
         self.store = PredictionStore(out / "records.jsonl")
-        self.console = console
 
     def refuse_other_prompts(self) -> None:
         """Refuse a folder whose answers or pyramids were made for another text under an id.
@@ -126,25 +126,26 @@ class Leaderboard:
         """The checking settings for this prompt, in its language."""
         return LeaderboardContext.make(self.ctx, language=self.language(prompt))
 
-    async def run(self) -> None:
-        """Every stage, skipping what is stored."""
+    async def run(self, console: Console, ray: Any = None) -> None:
+        """Every stage, skipping what is stored; ``ray``: a joined cluster whose workers do the work."""
         models = list(dict.fromkeys([*self.targets, *self.ctx.experts]))
         with Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            console=self.console,
+            console=console,
         ) as bar:
+            stage = partial(self._stage, bar, ray)
             for model in models:
-                await self._stage(bar, f"answers {model}", "answer", model, self.prompts, self._answer)
-            await self._stage(bar, "pyramids", "pyramid", "", self.prompts, self._pyramid)
+                await stage(f"answers {model}", "answer", model, self.prompts, self._answer)
+            await stage("pyramids", "pyramid", "", self.prompts, self._pyramid)
             for model in self.targets:
                 answered = [p for p in self.prompts if self._ok("answer", p, model)]
-                await self._stage(bar, f"checks {model}", "check", model, answered, self._check)
+                await stage(f"checks {model}", "check", model, answered, self._check)
             for model in self.targets:
                 ready = [p for p in self.prompts if self._ok("check", p, model) and self._ok("pyramid", p)]
-                await self._stage(bar, f"scores {model}", "score", model, ready, self._score)
+                await stage(f"scores {model}", "score", model, ready, self._score)
 
     def _done(self, stage: str, prompt: Prompt, model: str) -> bool:
         """Stored without an error and still up to date.
@@ -169,6 +170,7 @@ class Leaderboard:
     async def _stage(
         self,
         bar: Progress,
+        ray: Any,
         title: str,
         stage: str,
         model: str,
@@ -177,16 +179,26 @@ class Leaderboard:
     ) -> None:
         todo = [p for p in prompts if not self._done(stage, p, model)]
         task = bar.add_task(title, total=len(prompts), completed=len(prompts) - len(todo))
-        ctx = self.ctx.for_model(model) if stage == "answer" else self.ctx
+        at_once = concurrency(self.ctx.for_model(model) if stage == "answer" else self.ctx)
+        timed = partial(_timed, work, model)
 
-        async def one(prompt: Prompt) -> None:
-            start = time.monotonic()
-            record = await work(prompt, model)
-            record.update(method=f"{stage}:{model}", id=prompt.id, seconds=round(time.monotonic() - start, 3))
+        def finished(prompt: Prompt, record: dict) -> None:
+            record.update(method=f"{stage}:{model}", id=prompt.id)
             self.store.append(record)
+            if "pyramid" in record:  # saved here: a Ray worker may be another machine
+                (self.out / "pyramids").mkdir(parents=True, exist_ok=True)
+                (self.out / "pyramids" / f"{safe_name(prompt.id)}.json").write_text(
+                    Pyramid.model_validate(record["pyramid"]).model_dump_json(indent=2), encoding="utf-8"
+                )
             bar.advance(task)
 
-        await bounded(concurrency(ctx), [lambda p=p: one(p) for p in todo])
+        async def one(prompt: Prompt) -> None:
+            finished(prompt, await timed(prompt))
+
+        if ray is None:
+            await bounded(at_once, [partial(one, p) for p in todo])
+        else:
+            fan_out(ray, todo, timed, finished, _lost, concurrency=at_once)
 
     async def _answer(self, prompt: Prompt, model: str) -> dict:
         answer = await answer_question(self.ctx, model, prompt.text, self.language(prompt))
@@ -209,10 +221,6 @@ class Leaderboard:
             pyramid = pyramid.model_copy(
                 update={"experts": list(self.ctx.experts), "failed": pyramid.failed | failed}
             )
-        (self.out / "pyramids").mkdir(parents=True, exist_ok=True)
-        (self.out / "pyramids" / f"{safe_name(prompt.id)}.json").write_text(
-            pyramid.model_dump_json(indent=2), encoding="utf-8"
-        )
         return {
             "pyramid": pyramid.model_dump(mode="json"),
             "usage": pyramid.usage.model_dump(),
@@ -276,6 +284,18 @@ class Leaderboard:
             # an unconfirmed match leaves a claim off the pyramid: scored again by the next run
             "error": f"the matcher failed on {len(notes)} claim(s): {notes[0]}" if notes else None,
         }
+
+
+async def _timed(work: Callable[[Prompt, str], Awaitable[dict]], model: str, prompt: Prompt) -> dict:
+    """A stage's record of one prompt, with the seconds its work took."""
+    start = time.monotonic()
+    record = await work(prompt, model)
+    return record | {"seconds": round(time.monotonic() - start, 3)}
+
+
+def _lost(_: Prompt, reason: str) -> dict:
+    """The record of a stage whose Ray task failed: tried again by the next run."""
+    return {"error": reason}
 
 
 def pyramid_key(pyramid: Pyramid) -> str:
@@ -367,7 +387,7 @@ def build_report(lb: Leaderboard) -> dict[str, Any]:
         )
     rows.sort(key=lambda r: (r["ranked"]["mean"] is None, -(r["ranked"]["mean"] or 0.0)))
     pyramids = [lb.record("pyramid", p) for p in lb.prompts]
-    built = [Pyramid.model_validate(r["pyramid"]) for r in pyramids if r]
+    built = [Pyramid.model_validate(r["pyramid"]) for r in pyramids if r and "pyramid" in r]
     experts_only = [m for m in lb.ctx.experts if m not in lb.targets]
     stored = [
         r
@@ -615,8 +635,13 @@ async def run_leaderboard(
     seed: int | None = None,
     report_only: bool = False,
     console: Console | None = None,
+    ray: str | None = None,
 ) -> dict[str, Any]:
-    """Run (with ``report_only``: only report) the leaderboard; write the reports, answers and plot."""
+    """Run (with ``report_only``: only report) the leaderboard; write the reports, answers and plot.
+
+    ``ray``: the address of a Ray cluster ('auto' for the one this machine belongs to) whose
+    workers answer, build the pyramids, check and score, stage by stage.
+    """
     from factcourt.providers.models import choose
 
     prompts = read_prompts(prompts_file, limit, seed)
@@ -646,10 +671,11 @@ async def run_leaderboard(
         **{name: getattr(ctx, name) for name in CONTEXT_STORED},
     }
     keep_settings(out, {k: settings[k] for k in (*STORED_UNDER, *CONTEXT_STORED)}, "leaderboard")
-    lb = Leaderboard(prompts, targets, ctx, out, console or Console(stderr=True))
+    lb = Leaderboard(prompts, targets, ctx, out)
     lb.refuse_other_prompts()
     if not report_only:
-        await lb.run()
+        with cluster(ray) if ray else contextlib.nullcontext() as joined:  # in this thread: see cluster
+            await lb.run(console or Console(stderr=True), joined)
     report = build_report(lb)
     (out / "report.md").write_text(markdown(report, settings), encoding="utf-8")
     answers = write_answers(lb, out / "answers.jsonl")

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from factcourt.cli.report import add_html_option, prepare_html
 from factcourt.cli.shared import (
+    add_ray,
     add_settings,
     emit_result,
     fail,
@@ -99,6 +100,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             limit=args.limit,
             seed=args.seed,
             report_only=args.report_only,
+            ray=args.ray,
         )
     )
     out.print((Path(args.out) / "report.md").read_text(encoding="utf-8"), markup=False)
@@ -158,6 +160,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, help="shuffle each topic before sampling")
     p.add_argument("--out", required=True, help="folder for the reports and the resumable records")
     p.add_argument("--report-only", action="store_true", help="run nothing: report what is stored")
+    add_ray(p, "the answers, pyramids, checks and scores (stage by stage, each prompt a unit)")
     add_html_option(p)
     add_settings(p)
     p.set_defaults(func=cmd_leaderboard)
