@@ -3,12 +3,14 @@
 It follows the prompts the way a careful model would, by rule: the Clerk splits sentences,
 a checker says ``supported`` when the evidence shown contains most of the claim's words and
 ``not_enough_evidence`` otherwise. It answers tool calls for whichever schema it is bound to,
-so every graph runs on it end to end with no server and no network.
+and the free-text questions of the audit, so every graph runs on it end to end with no server
+and no network.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 import time
@@ -97,6 +99,8 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
         return {"justification": "Weighing the cited evidence leads to the gold verdict."}
     if schema in HALLUCINATION_SCHEMAS:
         return hallucination_answer(schema, prompt)
+    if schema in AUDIT_SCHEMAS:
+        return audit_answer(schema, prompt)
     if schema == "LongAnswer":
         return {"answer": f"{tagged(prompt, 'question')} is a well-documented subject."}
     if schema == "SameFact":
@@ -161,6 +165,53 @@ def hallucination_answer(schema: str, prompt: str) -> dict[str, Any]:
     return {"explanation": said, "findings": findings}
 
 
+AUDIT_SCHEMAS = {"AuditCases", "AuditCase", "Appraisal"}
+_MODES = ("claim", "evidence", "wisdom of crowds")
+
+
+def audit_case(scenario: str, tag: str, number: int) -> dict[str, Any]:
+    """A test case of ``scenario``: the modes in turn, the evidence stating the claim."""
+    mode = _MODES[number % len(_MODES)]
+    claim = f"{scenario.replace('_', ' ').capitalize()} case {tag} holds."
+    aux = {"claim": [], "evidence": [f"Sources agree: {claim}"], "wisdom of crowds": ["> I doubt it."]}
+    return {"test_mode": mode, "source_claim": claim, "auxiliary_info": aux[mode], "key_point": scenario}
+
+
+def audit_answer(schema: str, prompt: str) -> dict[str, Any]:
+    """FACT-AUDIT's auditor by rule: seed cases of the scenario, kept as they are, then [[Stop]]."""
+    scenario = (re.findall(r'(?:test cases of|the test scenario) "([^"]+)"', prompt) or ["scenario"])[0]
+    if schema == "Appraisal":
+        return {"explanation": "The taxonomy covers the bad cases.", "stop": True, "task_name": ""}
+    if schema == "AuditCase":  # the Prober: a case of its own for every prompt
+        return audit_case(scenario, hashlib.sha256(prompt.encode()).hexdigest()[:6], len(prompt))
+    shown = re.search(r'of the subtask "[^"]*": (\[.*?\])\n\nPlease judge', prompt, flags=re.S)
+    if shown:  # the Quality Inspector keeps the cases it is shown
+        return {"cases": json.loads(shown.group(1))}
+    count = int((re.findall(r"Generate (\d+) test cases", prompt) or ["3"])[0])
+    return {"cases": [audit_case(scenario, str(n + 1), n) for n in range(count)]}
+
+
+def audit_text(prompt: str) -> str:
+    """The audit's free-text answers: a verdict by the auxiliary information, a grade, a decision."""
+    if "Please act as an impartial judge" in prompt:
+        said = re.findall(r"Answer: (.+)", prompt)  # the reference's verdict, then the response's
+        if len(said) < 2 or said[-2] != said[-1]:
+            return "The verdicts differ. Rating: [[2]]"
+        # a verdict the auxiliary information decides is well justified; one without it is not
+        grade = 3 if said[-1] == "Not Enough Information" else 8
+        return f"The verdicts agree. Rating: [[{grade}]]"
+    if "[[Yes]]" in prompt:
+        return "[[Yes]]"
+    if checked := re.search(r'judge whether the answer "(.*?)" is accurate', prompt, flags=re.S):
+        return checked.group(1)
+    if question := re.search(r"Question: (\{.*\})", prompt):
+        case = json.loads(question.group(1))
+        covered = evidence_covers(case["source_claim"], " ".join(case["auxiliary_info"]))
+        verdict, states = ("Factual", "states") if covered else ("Not Enough Information", "lacks")
+        return f"Answer: {verdict}\nJustification: the auxiliary information {states} it."
+    raise ValueError("the simulated model answers free text only to the audit's questions")
+
+
 class SimulatedChatModel(BaseChatModel):
     """Answers structured-output requests by rule after a fixed delay."""
 
@@ -175,22 +226,23 @@ class SimulatedChatModel(BaseChatModel):
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
 
     def _answer(self, messages: list[BaseMessage], tools: list[dict] | None) -> ChatResult:
-        if not tools:
-            raise ValueError("the simulated model only answers structured-output requests")
-        name = tools[0]["function"]["name"]
         prompt = "\n".join(str(m.content) for m in messages)
         # the data lives in the user turns: the last one, or in a multi-turn dialogue (DebateCV's
         # moderator) the first one holds the claim and the evidence and later ones add the debate
         said = "\n".join(str(m.content) for m in messages if m.type == "human")
-        args = rule_answer(name, said)
+        if tools:
+            name = tools[0]["function"]["name"]
+            args = rule_answer(name, said)
+            text, calls = "", [{"name": name, "args": args, "id": "call_sim", "type": "tool_call"}]
+            written = json.dumps(args)
+        else:
+            text = written = audit_text(said)
+            calls = []
+        usage = {"input_tokens": len(prompt) // 4, "output_tokens": len(written) // 4}
         message = AIMessage(
-            content="",
-            tool_calls=[{"name": name, "args": args, "id": "call_sim", "type": "tool_call"}],
-            usage_metadata={
-                "input_tokens": len(prompt) // 4,
-                "output_tokens": len(json.dumps(args)) // 4,
-                "total_tokens": len(prompt) // 4 + len(json.dumps(args)) // 4,
-            },
+            content=text,
+            tool_calls=calls,
+            usage_metadata={**usage, "total_tokens": sum(usage.values())},
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
