@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.markup import escape
 
 from factcourt.cli.report import add_html_option, prepare_html
 from factcourt.cli.shared import (
+    add_ray,
     add_settings,
     err,
     fail,
@@ -21,7 +23,7 @@ from factcourt.cli.shared import (
     settings_values,
 )
 from factcourt.context.audit import AUDIT_SCALES, AuditContext
-from factcourt.errors import ConfigError, InputError
+from factcourt.errors import ConfigError, FactcourtError, InputError
 from factcourt.report import write_html
 
 
@@ -47,11 +49,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
     prepare_html(args)
     preflight(ctx)
     if args.runs == 1:
-        code, report = _audit_once(objects, ctx, args, folder)
+        [(code, report)] = _audit_runs(objects, [Run(ctx, folder)], args)
         if args.html:
             write_html(args.html, report, "audit", folder)
         return code
-    reports, empty = [], []
+    reports, todo = {}, {}
     for k in range(1, args.runs + 1):
         # a run of its own: its seed picks other examples and keys other sampled answers
         run_ctx = replace(ctx, audit_seed=ctx.audit_seed + k - 1)
@@ -61,15 +63,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
             err.print(
                 f"[bold]run {k} of {args.runs}: finished before[/] (read back from {escape(str(run_folder))})"
             )
+            reports[k] = report
         else:
-            err.print(f"[bold]run {k} of {args.runs}[/] (audit_seed={run_ctx.audit_seed})")
-            code, report = _audit_once(objects, run_ctx, args, run_folder)
-            if code == 2:
-                return code
-        reports.append(report)
-        if not report["counts"]["graded"]:
-            empty.append(k)
-    summary = runs_json(reports)
+            todo[k] = Run(run_ctx, run_folder, f"run {k} of {args.runs}")
+    for k, (code, report) in zip(todo, _audit_runs(objects, list(todo.values()), args), strict=False):
+        if code == 2:
+            return code
+        reports[k] = report
+    empty = [k for k in sorted(reports) if not reports[k]["counts"]["graded"]]
+    summary = runs_json([reports[k] for k in sorted(reports)])
     paths = write_runs(summary, folder)
     if args.html:
         write_html(args.html, summary, "audit", folder)
@@ -111,16 +113,72 @@ def _finished_run(folder: Path, key: str) -> dict[str, Any] | None:
     return report
 
 
-def _audit_once(
-    objects: list[str], ctx: AuditContext, args: argparse.Namespace, folder: Path
-) -> tuple[int, dict]:
-    """One audit: run it, write its reports to ``folder``, say how it went; (exit code, report)."""
+@dataclass(frozen=True)
+class Run:
+    """One audit run to make: its settings, the folder of its reports, and its name on the console."""
+
+    ctx: AuditContext
+    folder: Path
+    title: str = ""
+
+
+def _audit_runs(objects: list[str], runs: list[Run], args: argparse.Namespace) -> list[tuple[int, dict]]:
+    """Make the runs, each one's reports written as it finishes; their (exit code, report) in order.
+
+    Here one after the other (bad input, exit 2, stops them), or with --ray all at once on the
+    cluster, one run per task.
+    """
+    if args.ray is None:
+        done = []
+        for run in runs:
+            if run.title:
+                err.print(f"[bold]{run.title}[/] (audit_seed={run.ctx.audit_seed})")
+            report = asyncio.run(run_audit(objects, run.ctx, args.quiet, args.keep_checkpoint))
+            done.append(_finish(objects, run, report))
+            if done[-1][0] == 2:
+                break
+        return done
+    if not runs:
+        return []
+    from factcourt.fanout import cluster, fan_out
+
+    by_seed = {run.ctx.audit_seed: run for run in runs}
+    finished: dict[int, tuple[int, dict]] = {}
+
+    def on_outcome(ctx: AuditContext, report: dict) -> None:
+        run = by_seed[ctx.audit_seed]
+        if run.title:
+            err.print(f"[bold]{run.title}[/]: finished on the Ray cluster (audit_seed={ctx.audit_seed})")
+        finished[ctx.audit_seed] = _finish(objects, run, report)
+
+    with cluster(args.ray) as ray:
+        work = partial(audited, objects, args.keep_checkpoint)
+        fan_out(ray, [run.ctx for run in runs], work, on_outcome, _lost, concurrency=1)
+    return [finished[run.ctx.audit_seed] for run in runs]
+
+
+async def audited(objects: list[str], keep: bool, ctx: AuditContext) -> dict[str, Any]:
+    """One run's report, made on a Ray worker (no progress display there)."""
+    from factcourt.api import aaudit
+
+    return await aaudit(objects, settings=ctx, keep_checkpoint=keep)
+
+
+def _lost(ctx: AuditContext, reason: str) -> NoReturn:
+    """A run whose Ray task failed stops the command; the runs finished are kept."""
+    raise FactcourtError(
+        f"the audit run with audit_seed={ctx.audit_seed} failed on the Ray cluster ({reason}): "
+        "run the same command again"
+    )
+
+
+def _finish(objects: list[str], run: Run, report: dict[str, Any]) -> tuple[int, dict]:
+    """Write a run's reports to its folder and say how it went; (exit code, report)."""
     from factcourt.api import audit_run_key
     from factcourt.audit_report import write_audit
 
-    report = asyncio.run(run_audit(objects, ctx, args.quiet, args.keep_checkpoint))
-    report |= {"run_key": audit_run_key(objects, ctx)}
-    paths = write_audit(report, folder)
+    report |= {"run_key": audit_run_key(objects, run.ctx)}
+    paths = write_audit(report, run.folder)
     if report["models"]["self_audit"]:
         err.print("[yellow]note:[/] the auditor is the target: a self-audit flatters it (see report.md)")
     if report["error"]:
@@ -218,6 +276,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "of 3 runs): each run's reports go to OUT/run-K, the mean ± sd to OUT/runs.md and runs.json; "
         "the same command again goes on after the last finished run",
     )
+    add_ray(p, "the runs (with --runs; each run a unit, its progress not shown)")
     add_html_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument(
