@@ -55,6 +55,7 @@ PREDICTED_UNDER = (
     "use_debate",
     "juror_models",
     "role_texts",
+    "debate_prompts",
     "change_guard",
     "jury_judge",
     "search",
