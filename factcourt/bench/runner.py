@@ -67,6 +67,7 @@ PREDICTED_UNDER = (
     "hallucination_agents",
     "hallucination_weights",
     "hallucination_jt",
+    "hallucination_beta",
     "language",
 )
 
