@@ -531,23 +531,27 @@ AUDIT_STEP_LIMIT = 1_000_000
 
 
 def audit_context(
-    scale: str,
+    scale: str | None,
     target_model: str | None,
     target_base_url: str | None,
     settings: dict[str, Any] | BaseContext | None,
     overrides: dict[str, Any],
 ) -> AuditContext:
-    """The audit's context: the scale's values, then the settings, then the target's endpoint."""
+    """The audit's context: the scale's values, then the settings, then the target's endpoint.
+
+    No scale: the settings are already scaled (the command line's context), and a setting left
+    at its default stays there rather than taking the paper scale's value.
+    """
     from factcourt.context.audit import AUDIT_SCALES
 
-    if scale not in AUDIT_SCALES:
+    if scale is not None and scale not in AUDIT_SCALES:
         raise ConfigError(f"unknown scale {scale!r}; choose from {', '.join(AUDIT_SCALES)}")
     if isinstance(settings, BaseContext):  # only what the caller set overrides the scale
         defaults = asdict(AuditContext())
         values = {k: v for k, v in asdict(AuditContext.project(settings)).items() if v != defaults[k]}
     else:
         values = dict(settings or {})
-    values = {**AUDIT_SCALES[scale], **values, **overrides}
+    values = {**AUDIT_SCALES.get(scale or "", {}), **values, **overrides}
     if target_base_url and not target_model:
         raise ConfigError("a target base URL needs the target's model name too")
     if target_model:
@@ -581,7 +585,7 @@ async def aaudit(
     *,
     target_model: str | None = None,
     target_base_url: str | None = None,
-    scale: str = "paper",
+    scale: str | None = "paper",
     settings: dict[str, Any] | BaseContext | None = None,
     keep_checkpoint: bool = False,
     progress: ProgressHook | None = None,

@@ -64,8 +64,8 @@ HALLUCINATION_METHODS: dict[str, dict[str, Any]] = {
     "impd-team": {"hallucination_layout": "team"},  # one call per team: 3 calls a round
     "impd-no_knowledge": {"search": "none"},
     "impd-paper_judge": {"hallucination_judge": "paper"},  # the judge's word alone stops and decides
-    # the paper's judge and J_t = (sum w_i s_i) c_t (Eq. 15)
-    "impd-paper": {"hallucination_judge": "paper", "hallucination_jt": "confidence"},
+    # the paper's judge, J_t = (sum w_i s_i) c_t (Eq. 15) and Q_t shown to it (Eq. 13)
+    "impd-paper": {"hallucination_judge": "paper", "hallucination_jt": "paper"},
     **{
         f"impd-no_{agent}": {"hallucination_agents": [a for a in HALLUCINATION_AGENTS if a != agent]}
         for agent in HALLUCINATION_AGENTS
@@ -154,7 +154,16 @@ async def _detect(method: str, case: Case, ctx: BenchContext, given: list) -> Pr
     result = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
     detail = {
         key: result[key]
-        for key in ("rounds", "stop_reason", "winner", "dispute", "decided_by", "findings", "notes")
+        for key in (
+            "rounds",
+            "stop_reason",
+            "winner",
+            "dispute",
+            "quality",
+            "decided_by",
+            "findings",
+            "notes",
+        )
     }
     detail |= {"judgements": result["judgements"], "teams": result["teams"], "queries": result["queries"]}
     return Prediction(

@@ -57,6 +57,7 @@ PREDICTED_UNDER = (
     "use_debate",
     "juror_models",
     "role_texts",
+    "debate_prompts",
     "change_guard",
     "jury_judge",
     "search",
@@ -68,6 +69,7 @@ PREDICTED_UNDER = (
     "hallucination_agents",
     "hallucination_weights",
     "hallucination_jt",
+    "hallucination_beta",
     "language",
 )
 

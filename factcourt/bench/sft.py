@@ -4,7 +4,8 @@ The debate runs on the claim and its gold evidence only (unless the user names a
 label is used afterwards, to decide whether the Corrector must write the justification that leads
 to it. Each sample is the conversation the moderator node sent at its deciding turn (built by the
 node's own ``moderator_messages``) and, as target, the answer it should have given in its own
-schema; the paper's fields (i)-(vii) stand beside them.
+schema; the paper's fields (i)-(vii) stand beside them. Under the preset's ``debate_prompts='paper'``
+the debaters, the moderator and the Corrector get DebateCV's own prompts (Appendix B).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import convert_to_openai_messages
+from langchain_core.messages import BaseMessage, HumanMessage, convert_to_openai_messages
 
 from factcourt.api import averify
 from factcourt.bench.context import BenchContext
@@ -20,9 +21,9 @@ from factcourt.bench.datasets import Case, Gold
 from factcourt.bench.runner import select
 from factcourt.context.claims import PRESETS
 from factcourt.errors import InputError
-from factcourt.nodes.claims.moderator import moderator_messages, moderator_reply
+from factcourt.nodes.claims.moderator import moderator_messages, moderator_reply, moderator_schema
 from factcourt.nodes.helpers import fence, format_evidence, format_pool, format_summaries, language_for
-from factcourt.prompts import conversation
+from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.state import Evidence, RoundSummary, SftJustification, Turn
 from factcourt.store import PredictionStore
@@ -55,6 +56,36 @@ def training_cases(dataset: Path, part: str, limit: int | None) -> list[tuple[Ca
     return pairs
 
 
+def corrector_messages(
+    ctx: BenchContext,
+    claim: str,
+    evidence: list[Evidence],
+    turns: list[Turn],
+    summaries: list[RoundSummary],
+    verdict: str,
+) -> list[BaseMessage]:
+    """The Corrector's prompt: DebateCV's App. B.3 under its own prompts, else ours."""
+    if ctx.debate_prompts == "paper":
+        return [
+            HumanMessage(
+                prompt("en", "DCV_PAPER_CORRECTOR").format(
+                    debate=format_pool(turns),
+                    insights=format_summaries(summaries),
+                    verdict=prompt("en", f"DCV_PAPER_LABEL:{verdict}"),
+                )
+            )
+        ]
+    return conversation(
+        "en",
+        "SFT",
+        claim=fence(claim),
+        evidence=format_evidence(evidence),
+        pool=format_pool(turns),
+        summaries=format_summaries(summaries),
+        verdict=verdict,
+    )
+
+
 async def sample(case: Case, gold: Gold, ctx: BenchContext) -> dict[str, Any]:
     """One SynDeC sample: the moderator's deciding-turn messages, its target answer and fields (i)-(vii)."""
     result = await averify(case.claim, list(case.evidence), case.question, ctx)
@@ -67,15 +98,7 @@ async def sample(case: Case, gold: Gold, ctx: BenchContext) -> dict[str, Any]:
             ctx,
             "corrector",
             SftJustification,
-            conversation(
-                "en",
-                "SFT",
-                claim=fence(case.claim),
-                evidence=format_evidence(evidence),
-                pool=format_pool(turns),
-                summaries=format_summaries(summaries),
-                verdict=wanted,
-            ),
+            corrector_messages(ctx, case.claim, evidence, turns, summaries, wanted),
             run_name="sft corrector",
             tags=["synth-sft"],
         )
@@ -98,15 +121,22 @@ async def sample(case: Case, gold: Gold, ctx: BenchContext) -> dict[str, Any]:
         return record
     *earlier, deciding = summaries
     messages = moderator_messages(
-        language_for(ctx.language, case.claim), case.claim, evidence, turns, earlier, ctx.max_rounds
+        language_for(ctx.language, case.claim),
+        case.claim,
+        evidence,
+        turns,
+        earlier,
+        ctx.max_rounds,
+        ctx.debate_prompts,
     )
     if corrected is not None:  # C_error: the gold verdict with the Corrector's justification
         deciding = deciding.model_copy(update={"verdict": wanted, "justification": corrected})
+    schema = moderator_schema(ctx.debate_prompts, deciding.round, ctx.max_rounds)
     return {
         **record,
         "group": "error" if corrected is not None else "correct",
         "messages": convert_to_openai_messages(messages),
-        "target": moderator_reply(deciding),
+        "target": moderator_reply(deciding, schema),
     }
 
 

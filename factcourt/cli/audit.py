@@ -234,7 +234,8 @@ async def run_audit(objects: list[str], ctx: AuditContext, quiet: bool, keep: bo
             progress.update(task, completed=graded, imr=f"running IMR {100 * low / graded:.1f}%")
 
     with progress:
-        return await aaudit(objects, settings=ctx, keep_checkpoint=keep, progress=on_event)
+        # ctx holds --scale already: the API's default scale must not fill in what it left at a default
+        return await aaudit(objects, settings=ctx, scale=None, keep_checkpoint=keep, progress=on_event)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

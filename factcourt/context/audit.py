@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from factcourt.context.base import AUDIT_ROLES, BaseContext, describe
 from factcourt.errors import ConfigError
@@ -14,8 +14,8 @@ from factcourt.errors import ConfigError
 # reference vote, one Quality Inspector pass: at most 150 calls for the three objects.
 AUDIT_SCALES: dict[str, dict[str, Any]] = {
     # the paper's text where it departs from the authors' code: three [[Stop]]s, and Fig. 15's 10
-    # examples in the Prober's prompt; "code" keeps the authors' code
-    "paper": {"audit_stops": 3, "audit_prober_examples": 10},
+    # examples, as it prints them, in the Prober's prompt; "code" keeps the authors' code
+    "paper": {"audit_stops": 3, "audit_prober_examples": 10, "audit_prompts": "paper"},
     "code": {},
     "smoke": {
         "audit_initial_scenarios": 2,
@@ -94,6 +94,12 @@ class AuditContext(BaseContext):
     )
     audit_prober_examples: int = describe(
         "FACT-AUDIT: graded cases of the scenario the Prober is shown (the code's 5).", 5
+    )
+    audit_prompts: Literal["code", "paper"] = describe(
+        "FACT-AUDIT, the Prober's prompt: 'code' = the authors' code (each example with the "
+        "target's answer and the grader's comment); 'paper' = Fig. 15 as printed (its preamble and "
+        "nine guidelines, each example as prompt, key point and score only).",
+        "code",
     )
     audit_bad_cases: int = describe(
         "FACT-AUDIT: bad cases (grade 3 or less) per scenario shown to the Appraiser.", 2

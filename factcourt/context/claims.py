@@ -11,7 +11,7 @@ from factcourt.errors import ConfigError
 # The published systems as their papers run them: no search before the debate, no first pass.
 # MAD-Fact (§4.2, §6.2.3): N = 3, 2 rounds, Table 1's roles with their retrieval incentive, the
 # agent's own confidence estimate, no guard on changed verdicts. DebateCV (§5.1, App. B): decoding
-# at 0.7, the moderator may end the debate after any round, at most 3 rounds.
+# at 0.7, the moderator may end the debate after any round, at most 3 rounds, Appendix B's prompts.
 PRESETS: dict[str, dict[str, Any]] = {
     "madfact": {
         "protocol": "jury",
@@ -30,12 +30,13 @@ PRESETS: dict[str, dict[str, Any]] = {
         "rounds": 3,
         "temperature": 0.7,
         "rule": "adaptive",
+        "debate_prompts": "paper",
     },
 }
 # Our departures from a preset, by name: what measured better here on the embedded model
 OURS: dict[str, dict[str, Any]] = {
     "madfact": {"role_texts": "neutral", "change_guard": True, "confidence_source": "logprobs"},
-    "debatecv": {"temperature": 0.0, "rule": "free"},
+    "debatecv": {"temperature": 0.0, "rule": "free", "debate_prompts": "ours"},
 }
 ProtocolName = Literal["jury", "adversarial"]
 RuleName = Literal["free", "mandatory_search", "adaptive"]
@@ -43,7 +44,8 @@ PROTOCOLS: tuple[str, ...] = get_args(ProtocolName)
 RULES: tuple[str, ...] = get_args(RuleName)
 # what a protocol fixes before any node runs (the rest of its row is nodes/claims/protocols.py):
 # its debaters (None: the jury's roles) and its rounds when none are set
-DEBATERS: dict[str, tuple[str, ...] | None] = {"jury": None, "adversarial": ("Affirmative", "Negative")}
+AFFIRMATIVE, NEGATIVE = "Affirmative", "Negative"
+DEBATERS: dict[str, tuple[str, ...] | None] = {"jury": None, "adversarial": (AFFIRMATIVE, NEGATIVE)}
 DEFAULT_ROUNDS: dict[str, int] = {"jury": 1, "adversarial": 3}
 JURY_ROLES = ("General Public", "Critic", "News Author", "Scientist", "Psychologist", "Data Analyst")
 # Settings that name a debate: given explicitly, they debate every claim rather than change only
@@ -145,6 +147,14 @@ class ClaimsContext(BaseContext):
         "A juror's changed verdict that cites no evidence, or copies another juror, is refused and "
         "its earlier verdict kept (not in MAD-Fact).",
         True,
+    )
+    debate_prompts: Literal["ours", "paper"] = describe(
+        "Adversarial debate's prompts: 'ours' = short arguments over the whole transcript and a "
+        "moderator told not to hide behind a neutral verdict, with a verdict every round; 'paper' = "
+        "DebateCV's Appendix B verbatim: the debaters' meta-prompt with the opening, rebuttal and "
+        "continuing prompts (each answers the other's last argument), the moderator's per-round "
+        "prompt (no verdict while it asks for another round) and its final prompt at the last round.",
+        "ours",
     )
     jury_judge: Literal["vote", "model"] = describe(
         "Who decides a jury's claim: 'vote' = the majority of the last round (MAD-Fact Eq. 12, no "

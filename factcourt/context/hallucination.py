@@ -61,17 +61,25 @@ class HallucinationContext(BaseContext):
         "measured best in the paper.",
         factory=lambda: dict.fromkeys(HALLUCINATION_AGENTS, 0.25),
     )
-    hallucination_jt: Literal["dispute", "confidence"] = describe(
+    hallucination_jt: Literal["dispute", "confidence", "paper"] = describe(
         "Hallucination debate, J_t: 'dispute' = the weighted mean of the judge's dispute scores; "
         "'confidence' = that mean times the judge's confidence c_t, as the paper's Eq. 15 "
-        "(J_t = (sum w_i s_i) c_t): a judge unsure of its scores stops the debate sooner.",
+        "(J_t = (sum w_i s_i) c_t): a judge unsure of its scores stops the debate sooner; 'paper' "
+        "= 'confidence', and the judge is shown the round's interaction quality Q_t (Eq. 13: "
+        "semantic closeness x information x recency of the same-role agents' analyses, weighted "
+        "by the agents' weights) as 'cross-reference validity'; the report gives Q_final, their mean.",
         "dispute",
+    )
+    hallucination_beta: float = describe(
+        "Hallucination debate, hallucination_jt='paper': beta of Q_t's recency term "
+        "q_time = e^(-beta (t - 1)) (IMPD-MACD App. C.2, 0.05 as in App. C.4).",
+        0.05,
     )
 
     def validate(self) -> None:
         """The shared checks, then the round limit, epsilon and the agents of each team."""
         super().validate()
-        self.at_least(rounds=0)
+        self.at_least(rounds=0, hallucination_beta=0)
         self.in_unit_range("epsilon")
         bad_agents = [a for a in self.hallucination_agents if a not in HALLUCINATION_AGENTS]
         if bad_agents:

@@ -124,7 +124,8 @@ def format_pool(turns: list[Turn]) -> str:
 
 def format_summaries(summaries: list[RoundSummary]) -> str:
     """Earlier moderator summaries, one line each."""
-    return " | ".join(f"R{s.round}: {fence(s.summary)}" for s in summaries) or "(none)"
+    # DebateCV's final prompt asks for no summary: that round has none to show
+    return " | ".join(f"R{s.round}: {fence(s.summary)}" for s in summaries if s.summary) or "(none)"
 
 
 def emit(event: str, **data: Any) -> None:

@@ -9,6 +9,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from factcourt.prompts.audit_en import EN as AUDIT_EN
 from factcourt.prompts.claims_en import EN
 from factcourt.prompts.claims_zh import ZH
+from factcourt.prompts.debatecv_en import EN as DEBATECV_EN
 from factcourt.prompts.hallucination_en import EN as HALLUCINATION_EN
 from factcourt.prompts.longqa_en import EN as LONGQA_EN
 from factcourt.prompts.longqa_zh import ZH as LONGQA_ZH
@@ -17,7 +18,7 @@ from factcourt.prompts.pyramid_zh import ZH as PYRAMID_ZH
 
 # one module of prompts per system beside the shared tables; found by name like the others
 PROMPTS = {
-    "en": {**EN, **HALLUCINATION_EN, **PYRAMID_EN, **LONGQA_EN, **AUDIT_EN},
+    "en": {**EN, **DEBATECV_EN, **HALLUCINATION_EN, **PYRAMID_EN, **LONGQA_EN, **AUDIT_EN},
     "zh": {**ZH, **PYRAMID_ZH, **LONGQA_ZH},
 }
 

@@ -1,7 +1,8 @@
 """English prompts of FACT-AUDIT (graph ``audit``), merged into the English table.
 
 Figs 8, 9, 12, 13 and 14 are the paper's words; Figs 10, 11 and 15, which the paper abridges,
-follow the authors' code (``gen_seed``, ``judge_new_case``, ``deep_search``). Where the paper
+follow the authors' code (``gen_seed``, ``judge_new_case``, ``deep_search``); Fig 15 as printed is
+``AUDIT_PROBER_PAPER_*``. Where the paper
 asks for a JSON reply, the reply's schema is also enforced by structured output, so the format
 sentences name the schema's fields. Names start with ``AUDIT_``. A paragraph is one line, as
 the model reads it.
@@ -185,6 +186,33 @@ Your goal is to create a new prompt of the test scenario "{scenario}" of the sub
     + AUDIT_CASE_FORMAT
     + " Output one test case."
 )
+
+# Fig 15 as the paper prints it (audit_prompts='paper', on in the default scale): its own preamble,
+# the examples as Prompt, Key Point and Score only, its nine guidelines and its output format (the
+# schema still enforces AUDIT_CASE_FORMAT's fields)
+AUDIT_PROBER_PAPER_SYSTEM = AUDIT_SYSTEM
+AUDIT_PROBER_PAPER_USER = """This task involves generating test cases for the fact-checking task. Fact-checking is an important capability of LLMs, where the LLM should analyze textual information to identify the factuality of the source claim. Here, you need to ask the LLM to be tested to accurately assess the factuality of the information presented with the claim itself, or auxiliary information.
+
+Previous Prompts:
+
+{examples}
+
+The objective is to create new prompts that are challenging for the language model, with a focus on diverse types of instructions about "{scenario}". Each prompt should be solvable by a language model completely, and aimed at achieving a lower score (indicating difficulty and complexity).
+
+Guidelines for Creating New Prompts:
+1. Each prompt to be fact-checked should be solvable by a language model (no visual task) and should contain all necessary information.
+2. Understand how factuality in the Prompt is discerned by the tested model as shown in its Answer and the comment on the score.
+3. Aim for prompts that would result in a low score (less than 3.0), indicating a high level of complexity and difficulty of the question that requires more effort to identify the factuality or misinformation.
+4. Do not repeat topics across different instructions in the previous prompts to maximize diversity.
+5. The "key_point" should be no more than 15 words and summarize the key points of the prompt to clearly state the target content to be fact-checked.
+6. The "test_mode" should be one of the three options: 1) [claim], (i.e., only the source claim), or 2) [evidence], (i.e., additional contrastive evidence based on Wikipedia), or 3) [wisdom of crowds], (i.e., user comments on social media).
+7. The "auxiliary_info" should be provided according to the "test_mode": if not the [claim] mode is selected, generate the auxiliary information "auxiliary_info" for the source claim. If else, "auxiliary_info" is empty.
+For "auxiliary_info" of [evidence], please ensure that: 1) more than three pieces of evidence are in "auxiliary_info", and 2) the provided pieces of detailed evidence in "auxiliary_info" must only be ground truth quoted directly and solely from Wikipedia word for word (without any personal insight), where different amounts of supported, refuted, and neutral evidence to the source claim should be included;
+For "auxiliary_info" of [wisdom of crowds], please ensure that: 1) the depth of the conversation tree in "auxiliary_info" must be more than two, and 2) the hierarchical conversation tree in "auxiliary_info" can be noisy but valuable to help verify the source claim.
+8. Please focus on "{scenario}" constraints, and ensure that upon careful consideration a human fact-checker with commonsense can identify the factuality of the new prompt.
+9. The new prompt should be STRICTLY within 512 words and should not be too long.
+
+Please generate a new test case. Output in a json format: {{"key_point": string(...), "test_mode": string(...), "prompt": {{"source_claim": string(...), "auxiliary_info": string(...)}}}}."""
 
 EN = {
     name: value for name, value in globals().items() if name.startswith("AUDIT_") and isinstance(value, str)

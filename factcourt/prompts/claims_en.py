@@ -212,6 +212,9 @@ This was round {round} of at most {max_rounds}.{last_round_note}"""
 
 LAST_ROUND_NOTE = " It is the last round: set stop to true and give your final verdict."
 
+# where DebateCV's own prompts (debate_prompts='paper') quote an argument whose turn failed
+NO_ARGUMENT = "(no argument: this debater's turn failed)"
+
 QUERY_SYSTEM = f"""You write one web search query that would help check a claim.
 The query must differ from the queries already made and target what is still unknown.
 {DATA_RULE}"""

@@ -174,12 +174,17 @@ HALU_JUDGE_USER = (
 Pro team: {pro}
 Con team: {con}
 </analyses>
-<history>{judge_history}</history>
+{cross_reference}<history>{judge_history}</history>
 Round {round} of at most {max_rounds}. <history> holds your earlier rulings. First write your
 reasoning: what the knowledge shows about the answer's main claim, and which team's conclusion
 that supports. Then score the disputes, say whether there is consensus, name the winner with your
 confidence and write your feedback."""
 )
+
+# hallucination_jt='paper': IMPD-MACD's Q_t (Eq. 13) among the judge's inputs (App. C.3's X_t)
+HALU_CROSS_REFERENCE = """Cross-reference validity of this round: {quality:.2f} (Q_t, from 0 to 1: how closely
+and informatively each agent answered its opposing counterpart; it decays with the rounds).
+"""
 
 HALU_REFINER_SYSTEM = f"""You are the Refiner: you write the final report of a debate about whether
 an answer to a question contains a hallucination. Explain the verdict (how the answer relates to

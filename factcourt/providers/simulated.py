@@ -31,6 +31,16 @@ def tagged(text: str, tag: str) -> str:
     return found[-1].strip() if found else ""
 
 
+def labelled(text: str, label: str) -> str:
+    """The claim or the evidence set where DebateCV's own prompts label it ``**Label:**`` (untagged).
+
+    The claim is one line; the evidence set runs to the next label.
+    """
+    found = re.findall(rf"\*\*{label}:\*\* (.*?)(?=\n\*\*|\Z)", text, flags=re.S)
+    value = found[-1].strip() if found else ""
+    return value.splitlines()[0] if label == "Claim" and value else value
+
+
 def evidence_covers(claim: str, evidence: str, share: float = 0.75) -> bool:
     """Whether most content words of the claim occur in the evidence."""
     words = {w for w in _WORD.findall(claim.lower()) if w not in _STOP}
@@ -40,7 +50,8 @@ def evidence_covers(claim: str, evidence: str, share: float = 0.75) -> bool:
 
 def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
     """The rule-based answer to a prompt that asks for ``schema``."""
-    claim, evidence = tagged(prompt, "claim"), tagged(prompt, "evidence")
+    claim = tagged(prompt, "claim") or labelled(prompt, "Claim")
+    evidence = tagged(prompt, "evidence") or labelled(prompt, "Evidence Set")
     covered = evidence_covers(claim, evidence)
     verdict = "supported" if covered else "not_enough_evidence"
     if schema == "ClerkOutput":
@@ -75,6 +86,17 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
             "verdict": verdict,
             "justification": "The evidence decides.",
         }
+    if schema == "ModeratorRoundPaper":
+        return {
+            "primary_insight": "Both sides cited the evidence.",
+            "evidence_gaps": "",
+            "justification_for_proceeding": "",
+            "proceeding_necessity": "No",
+            "justification_for_verdict": "The evidence decides.",
+            "verdict": verdict,
+        }
+    if schema == "ModeratorFinalPaper":
+        return {"justification_for_verdict": "The evidence decides.", "verdict": verdict}
     if schema == "Rating":
         return {"explanation": "By the evidence.", "verdict": verdict}
     if schema == "ClaimCot":
@@ -228,8 +250,14 @@ class SimulatedChatModel(BaseChatModel):
     def _answer(self, messages: list[BaseMessage], tools: list[dict] | None) -> ChatResult:
         prompt = "\n".join(str(m.content) for m in messages)
         # the data lives in the user turns: the last one, or in a multi-turn dialogue (DebateCV's
-        # moderator) the first one holds the claim and the evidence and later ones add the debate
-        said = "\n".join(str(m.content) for m in messages if m.type == "human")
+        # moderator) the first one holds the claim and the evidence and later ones add the debate;
+        # under DebateCV's own prompts the system prompt holds them, labelled (other system
+        # prompts name the tags, which would confuse ``tagged``)
+        said = "\n".join(
+            str(m.content)
+            for m in messages
+            if m.type == "human" or m.type == "system" and "**Claim:**" in str(m.content)
+        )
         if tools:
             name = tools[0]["function"]["name"]
             args = rule_answer(name, said)

@@ -39,6 +39,8 @@ from factcourt.state.claims import (
     FireStep,
     JurorAnswer,
     ModeratorAnswer,
+    ModeratorFinalPaper,
+    ModeratorRoundPaper,
     RoundSummary,
     SftJustification,
 )
@@ -203,6 +205,8 @@ __all__ = [
     "LongQuestion",
     "ModelAnswer",
     "ModeratorAnswer",
+    "ModeratorFinalPaper",
+    "ModeratorRoundPaper",
     "PerspectiveAnswer",
     "Probability",
     "Pyramid",

@@ -30,8 +30,13 @@ class RoundSummary(BaseModel):
     summary: str
     new_insights: bool
     gaps: str = ""
+    proceeding: str = Field(
+        default="", description="why the debate should go on (DebateCV's 'Justification for Proceeding')"
+    )
     stop: bool
-    verdict: Verdict
+    verdict: Verdict | None = Field(
+        description="the verdict the round supports; None while the debate proceeds under the paper's prompts"
+    )
     justification: str
 
 
@@ -125,6 +130,30 @@ class ModeratorAnswer(AgentAnswer):
     stop: bool = Field(description="true when the debate has converged")
     justification: str = text("why, citing the debate and the evidence", 300)
     verdict: Verdict
+
+
+class ModeratorRoundPaper(AgentAnswer):
+    """The moderator's end-of-round answer under DebateCV's own prompt (App. B.2), field for field."""
+
+    primary_insight: str = text('"Primary Insight": the main new insights of this round', 300)
+    evidence_gaps: str = text('"Evidence Gaps": missing evidence or arguments', 200, default="")
+    justification_for_proceeding: str = text(
+        '"Justification for Proceeding": why further debate is needed; blank when it ends', 300, default=""
+    )
+    proceeding_necessity: Literal["Yes", "No"] = Field(description='"Proceeding Necessity"')
+    justification_for_verdict: str = text(
+        '"Justification for Verdict"; blank while the debate proceeds', REASONING_CHARS, default=""
+    )
+    verdict: Verdict | None = Field(default=None, description='"Verdict"; null while the debate proceeds')
+
+
+class ModeratorFinalPaper(AgentAnswer):
+    """The moderator's verdict under DebateCV's final prompt (App. B.2)."""
+
+    justification_for_verdict: str = text(
+        '"Justification for Verdict": step by step, from the debate', REASONING_CHARS
+    )
+    verdict: Verdict = Field(description='"Verdict"')
 
 
 class FireStep(AgentAnswer):

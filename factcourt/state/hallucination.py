@@ -89,6 +89,11 @@ class Judgement(BaseModel):
     )
     feedback: str = ""
     reasoning: str = ""
+    quality: float | None = Field(
+        default=None,
+        description="Q_t, the round's interaction quality shown to the judge (IMPD-MACD Eq. 13); None "
+        "unless hallucination_jt='paper'",
+    )
 
 
 class HallucinationFinding(BaseModel):
@@ -116,6 +121,9 @@ class HallucinationReport(BaseModel):
     rounds: int = 0
     stop_reason: str = ""
     dispute: float | None = None
+    quality: float | None = Field(
+        default=None, description="Q_final, the mean Q_t of the judged rounds (Eq. 3); None unless measured"
+    )
     p_no_hallucination: float | None = Field(
         default=None,
         description="the deciding judge's confidence turned towards label 1; None when the teams or a"

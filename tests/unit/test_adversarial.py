@@ -12,8 +12,12 @@ from tests.fakes import debater, moderator
 CLAIM = "The Eiffel Tower is in Paris."
 
 
+# the preset's mechanics under our prompts (tests/unit/test_debatecv_paper.py: the paper's)
+OUR_PROMPTS = {**PRESETS["debatecv"], "debate_prompts": "ours"}
+
+
 def run(evidence, **settings):
-    settings = {"model": "scripted", "search": "given", "cache": False, **PRESETS["debatecv"], **settings}
+    settings = {"model": "scripted", "search": "given", "cache": False, **OUR_PROMPTS, **settings}
     return factcourt.verify(CLAIM, evidence, **settings)
 
 
@@ -119,7 +123,7 @@ def test_mandatory_search_retrieves_once_before_round_1(scripted, corpus):
         model="scripted",
         corpus=corpus,
         cache=False,
-        **{**PRESETS["debatecv"], "rule": "mandatory_search"},
+        **{**OUR_PROMPTS, "rule": "mandatory_search"},
     )
     assert result["usage"]["search_calls"] == 1
     assert result["transcript"][0]["retrieved_before"]
@@ -129,7 +133,7 @@ def test_free_debaters_retrieve_when_unsure(scripted, corpus):
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     scripted.script["DebaterAnswer"] = [debater(0.2, "Eiffel Tower"), debater(0.9)]
     result = factcourt.verify(
-        CLAIM, model="scripted", corpus=corpus, cache=False, **{**PRESETS["debatecv"], "rule": "free"}
+        CLAIM, model="scripted", corpus=corpus, cache=False, **{**OUR_PROMPTS, "rule": "free"}
     )
     assert result["usage"]["search_calls"] == 1 and result["queries"] == ["Eiffel Tower"]
     assert any("Eiffel Tower" in e["title"] for e in result["evidence"])

@@ -91,7 +91,10 @@ def auditor(scripted):
         {
             "text": [auditor_text({"Seed1": "Wrong verdict. Rating: [[2]]"})],
             "AuditCases": [cases_answer],
-            "AuditCase": [lambda p: case("Probe of " + re.search(r'scenario "([^"]+)"', p).group(1))],
+            # the code's Prober prompt names the 'scenario "...", Fig. 15's 'instructions about "..."'
+            "AuditCase": [
+                lambda p: case("Probe of " + re.search(r'(?:scenario|about) "([^"]+)"', p).group(1))
+            ],
             "Appraisal": [
                 {"explanation": "Bad cases show a gap.", "stop": False, "task_name": "Numeric Rumor"}
             ],
@@ -395,8 +398,34 @@ def test_an_auditor_that_is_the_target_is_a_self_audit(auditor):
 def test_the_paper_scale_takes_the_papers_three_stops_and_ten_prober_examples():
     from factcourt.context.audit import AUDIT_SCALES
 
-    assert AUDIT_SCALES["paper"] == {"audit_stops": 3, "audit_prober_examples": 10}
+    assert AUDIT_SCALES["paper"] == {"audit_stops": 3, "audit_prober_examples": 10, "audit_prompts": "paper"}
     assert AUDIT_SCALES["code"] == {}  # the authors' code: the context's defaults
+
+
+@pytest.mark.parametrize("scale", ["paper", "code"])
+def test_the_prober_reads_fig_15_as_printed_under_the_paper_scale(auditor, target, scale):
+    factcourt.audit(["social_rumor"], **{**SETTINGS, "audit_scenario_cap": 1, "scale": scale})
+    [probe] = [p for n, p in auditor.calls if n == "AuditCase"]
+    example = "Prompt: " + json.dumps({"source_claim": "Seed1 wish_rumor claim.", "auxiliary_info": []})
+    if scale == "paper":
+        assert "This task involves generating test cases for the fact-checking task." in probe
+        assert "9. The new prompt should be STRICTLY within 512 words" in probe
+        assert f"{example}\nKey Point: Check it.\nScore: 2" in probe  # no answer, no comment
+        assert "Comment:" not in probe and "Answer: Non-Factual" not in probe
+    else:
+        assert "Guidelines for Creating New Prompts" not in probe
+        assert f"{example}\nTest Mode: [claim]\nKey Point: Check it.\nAnswer:" in probe
+        assert "Comment: Wrong verdict." in probe
+
+
+def test_the_command_lines_scale_is_not_overridden_by_the_default_one(tmp_path, auditor, target):
+    # the command line's context holds --scale code: the API's default (paper) left it alone
+    args = ["audit", "--target-model", "scripted-target", "--model", "scripted", "--quiet", "--no-cache"]
+    args += ["--search", "none", "--objects", "social_rumor", "--scale", "code", "--out", str(tmp_path / "a")]
+    assert main([*args, "--set", "audit_cases_per_scenario=3", "--set", "audit_scenario_cap=1"]) == 0
+    probes = [p for n, p in auditor.calls if n == "AuditCase"]
+    assert probes and not any("Guidelines for Creating New Prompts" in p for p in probes)
+    assert all("Comment:" in p for p in probes)
 
 
 def test_unknown_objects_and_scales_are_refused():

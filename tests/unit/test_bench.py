@@ -115,7 +115,7 @@ def test_four_way_and_cost_columns(dataset, tmp_path):
 def test_sft_export_keeps_gold_labels_out_of_the_debate(dataset, tmp_path, scripted):
     scripted.script["ModeratorAnswer"] = [moderator("not_enough_evidence", stop=True)]
     scripted.script["SftJustification"] = [{"justification": "Evidence [E1] settles it."}]
-    ctx = debate_context({"model": "scripted", "cache": False, "rule": "adaptive"})
+    ctx = debate_context({"model": "scripted", "cache": False, "rule": "adaptive", "debate_prompts": "ours"})
     out = tmp_path / "sft.jsonl"
     counts = asyncio.run(synth_sft(dataset, out, ctx, limit=2))
     assert counts == {"written": 2, "corrected": 2, "failed": 0, "skipped": 0, "first_error": None}

@@ -43,7 +43,9 @@ def written(out):
 
 
 def ctx(**settings):
-    return debate_context({"model": "scripted", "cache": False, "rule": "adaptive", "retries": 0, **settings})
+    # our prompts' format (test_debatecv_paper.py: the preset's own, the paper's)
+    base = {"model": "scripted", "cache": False, "rule": "adaptive", "retries": 0, "debate_prompts": "ours"}
+    return debate_context({**base, **settings})
 
 
 def moderator_calls(scripted):

@@ -46,8 +46,13 @@ def select_examples(graded: list[CaseRecord], k: int, rng: random.Random) -> lis
     return sorted(chosen, key=lambda r: r.grade, reverse=True)
 
 
-def format_example(record: CaseRecord) -> str:
-    """One example as the Prober reads it."""
+def format_example(record: CaseRecord, prompts: str) -> str:
+    """One example as the Prober reads it: Fig. 15 as printed shows no answer and no comment."""
+    if prompts == "paper":
+        return (
+            f"Prompt: {fence(case_question(record.case))}\nKey Point: {fence(record.case.key_point)}\n"
+            f"Score: {record.grade:g}"
+        )
     return (
         f"Prompt: {fence(case_question(record.case))}\nTest Mode: [{record.case.test_mode}]\n"
         f"Key Point: {fence(record.case.key_point)}\nAnswer: {fence(clip(record.response, EXAMPLE_CHARS))}\n"
@@ -69,10 +74,10 @@ async def prober(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
         AuditCase,
         conversation(
             "en",
-            "AUDIT_PROBER",
+            "AUDIT_PROBER_PAPER" if ctx.audit_prompts == "paper" else "AUDIT_PROBER",
             object=OBJECTS[obj],
             scenario=scenario,
-            examples="\n\n".join(format_example(r) for r in examples) or "(none yet)",
+            examples="\n\n".join(format_example(r, ctx.audit_prompts) for r in examples) or "(none yet)",
         ),
         run_name=f"prober: {scenario}",
         # sampled at temperature 1: a repeated prompt must not be served the cached case again

@@ -12,18 +12,54 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from factcourt.context.claims import ClaimsContext
+from factcourt.context.claims import AFFIRMATIVE, NEGATIVE, ClaimsContext
 from factcourt.nodes.helpers import fence
 from factcourt.prompts import conversation, prompt
-from factcourt.state import AgentAnswer, ClaimState, DebaterAnswer, JurorAnswer
+from factcourt.state import AgentAnswer, ClaimState, DebaterAnswer, JurorAnswer, Turn
+
+
+def argument(turns: list[Turn], speaker: str, round_: int, language: str) -> str:
+    """What ``speaker`` argued in ``round_``, as DebateCV's own prompts quote an argument."""
+    said = next((t for t in turns if t.speaker == speaker and t.round == round_ and t.failed is None), None)
+    return fence(said.text) if said else prompt(language, "NO_ARGUMENT")
+
+
+def _paper_debater_prompt(state: ClaimState, speaker: str, language: str, shared: dict) -> list[BaseMessage]:
+    """DebateCV's Appendix B: the meta-prompt, then one prompt per round with the debater's answers.
+
+    The Affirmative opens, then answers the Negative's last argument (A-_{t-1}); the Negative
+    rebuts the Affirmative's argument of the round (A+_t). Each sees no other turn.
+    """
+    turns, now = state.get("turns", []), state["round"]
+    system = prompt(language, "DCV_PAPER_DEBATER_SYSTEM").format(
+        claim=shared["claim"], evidence=shared["evidence"]
+    )
+    messages: list[BaseMessage] = [SystemMessage(system)]
+    for round_ in range(1, now + 1):
+        if speaker == NEGATIVE:
+            said = prompt(language, "DCV_PAPER_REBUTTAL").format(
+                affirmative=argument(turns, AFFIRMATIVE, round_, language)
+            )
+        elif round_ == 1:
+            said = prompt(language, "DCV_PAPER_OPENING").format(claim=shared["claim"])
+        else:
+            said = prompt(language, "DCV_PAPER_CONTINUE").format(
+                opposition=argument(turns, NEGATIVE, round_ - 1, language)
+            )
+        messages.append(HumanMessage(said))
+        if round_ < now:
+            messages.append(AIMessage(argument(turns, speaker, round_, language)))
+    return messages
 
 
 def _debater_prompt(
     ctx: ClaimsContext, state: ClaimState, speaker: str, language: str, shared: dict
 ) -> list[BaseMessage]:
-    stance = "AFFIRMATIVE_STANCE" if speaker == "Affirmative" else "NEGATIVE_STANCE"
+    if ctx.debate_prompts == "paper":
+        return _paper_debater_prompt(state, speaker, language, shared)
+    stance = "AFFIRMATIVE_STANCE" if speaker == AFFIRMATIVE else "NEGATIVE_STANCE"
     return conversation(language, "DEBATER", side=speaker, stance=prompt(language, stance), **shared)
 
 

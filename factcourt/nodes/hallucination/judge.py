@@ -9,6 +9,8 @@ from factcourt.nodes.hallucination.protocol import (
     EMPTY,
     agreed_conclusion,
     clip,
+    interaction_quality,
+    same_role_analyses,
     stop_reason,
     team_said,
     teams_of_round,
@@ -16,7 +18,8 @@ from factcourt.nodes.hallucination.protocol import (
 )
 from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.nodes.helpers import emit, fence, read_confidence
-from factcourt.prompts import conversation
+from factcourt.prompts import conversation, prompt
+from factcourt.providers.embeddings import paired_similarities
 from factcourt.providers.models import ask
 from factcourt.state import AgentView, HallucinationState, JudgeAnswer, Judgement, TeamRound
 
@@ -35,12 +38,29 @@ def _ruling(j: Judgement) -> str:
     return f"R{j.round}: winner {j.winner}, dispute {j.dispute:.2f}: {fence(clip(j.reasoning, RULING_CHARS))}"
 
 
+async def round_quality(ctx: HallucinationContext, state: HallucinationState, round_: int) -> float | None:
+    """Q_t of ``round_`` (hallucination_jt='paper'), its q_sem from embeddings of the paired analyses."""
+    pairs = same_role_analyses(state.get("views", []), state.get("teams", []), round_)
+    cosines = await paired_similarities(ctx, list(pairs.values()))
+    return interaction_quality(
+        pairs,
+        dict(zip(pairs, cosines, strict=True)),
+        round_,
+        ctx.hallucination_weights,
+        ctx.hallucination_beta,
+    )
+
+
 async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
     """Score the round; a judge that fails ends the debate with the last good state."""
     ctx, round_ = runtime.context, state["round"]
     teams = teams_of_round(state.get("teams", []), round_)
     earlier = state.get("judgements", [])
     views = state.get("views", [])
+    quality = await round_quality(ctx, state, round_) if ctx.hallucination_jt == "paper" else None
+    shown = (
+        "" if quality is None else prompt(state["language"], "HALU_CROSS_REFERENCE").format(quality=quality)
+    )
     answer = await ask(
         ctx,
         "judge",
@@ -51,6 +71,7 @@ async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext
             **item_fields(state["question"], state["answer"], state.get("knowledge", [])),
             pro=_team(teams["pro"], views),
             con=_team(teams["con"], views),
+            cross_reference=shown,
             judge_history=" | ".join(_ruling(j) for j in earlier) or EMPTY,
             round=round_,
             max_rounds=ctx.hallucination_rounds,
@@ -76,13 +97,14 @@ async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext
         **scores,
         # Eq. 15's c_t: 1 where the judge gave no confidence
         dispute=weighted_dispute(scores, ctx.judge_weights)
-        * (confidence if ctx.hallucination_jt == "confidence" and confidence is not None else 1.0),
+        * (confidence if ctx.hallucination_jt != "dispute" and confidence is not None else 1.0),
         consensus=v.consensus,
         winner=v.winner,
         confidence=confidence,
         winner_probabilities=probabilities if ctx.confidence_source == "logprobs" else None,
         feedback=v.feedback,
         reasoning=v.reasoning,
+        quality=quality,
     )
     reason = stop_reason(ruling, round_, ctx, agreed_conclusion(teams["pro"], teams["con"]))
     emit("judged", claim_id="answer", round=round_, winner=v.winner, dispute=ruling.dispute, stop=reason)

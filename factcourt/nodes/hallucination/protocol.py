@@ -6,6 +6,8 @@ tests check it without a model.
 
 from __future__ import annotations
 
+import math
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -42,6 +44,68 @@ def weighted_dispute(scores: Mapping[str, float], weights: Mapping[str, float] =
     """J_t: the weighted mean of the judge's dispute scores (weights normalised to sum 1)."""
     total = sum(weights.values())
     return round(sum(weights[k] * scores[k] for k in weights) / total, 4)
+
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def same_role_analyses(
+    views: list[AgentView], teams: list[TeamRound], round_: int
+) -> dict[str, tuple[str, str]]:
+    """Each agent's analysis beside its same-role opponent's, (A_i, Opp(A_i)), in ``round_``.
+
+    agent -> (pro's analysis, con's), for the roles both teams answered in; the Comprehensive
+    agents' are the teams' explained conclusions (not a vote standing in for a failed one).
+    """
+    said: dict[str, dict[str, str]] = {}
+    for v in views:
+        if v.round == round_ and v.failed is None and v.analysis:
+            said.setdefault(v.role, {})[v.team] = v.analysis
+    for t in teams:
+        if t.round == round_ and t.failed is None and t.by != "vote" and t.analysis:
+            said.setdefault("comprehensive", {})[t.team] = t.analysis
+    return {agent: (by_team["pro"], by_team["con"]) for agent, by_team in said.items() if len(by_team) == 2}
+
+
+def information(own: str, opposing: str) -> float:
+    """q_info (IMPD-MACD Eqs. 26-27): the entropy of the pair's tokens over its maximum, log2 |S|.
+
+    The units S are the words of the two analyses (the paper's "basic tokens"; its "core
+    arguments" and "key phrases" would take a model). Every unit of S occurs, so the smoothing
+    gamma of Eq. 28 is left out. 0 when the pair has fewer than two distinct words.
+    """
+    counts = Counter(_TOKEN.findall(f"{own} {opposing}".lower()))
+    if len(counts) < 2:
+        return 0.0
+    total = sum(counts.values())
+    entropy = -sum(c / total * math.log2(c / total) for c in counts.values())
+    return entropy / math.log2(len(counts))
+
+
+def interaction_quality(
+    pairs: Mapping[str, tuple[str, str]],
+    cosines: Mapping[str, float],
+    round_: int,
+    weights: Mapping[str, float],
+    beta: float,
+) -> float | None:
+    """Q_t = sum_i w_i q_t^i (IMPD-MACD Eq. 13, App. C.2), over the agents in ``pairs``.
+
+    q_t^i ~ q_sem * q_info * q_time (Eq. 30's approximation), each in [0, 1]: q_sem = (cos + 1) / 2
+    of the two analyses' embeddings (the paper's softmax of a single cosine would always be 1),
+    q_info as ``information``, q_time = e^(-beta * (t - 1)) (Eq. 29, t in rounds). The weights of
+    the agents present are normalised to sum 1, so an ablated agent does not lower Q_t. None
+    without a pair.
+    """
+    total = sum(weights[agent] for agent in pairs)
+    if not pairs or total <= 0:
+        return None
+    timely = math.exp(-beta * (round_ - 1))
+    quality = sum(
+        weights[agent] * (cosines[agent] + 1) / 2 * information(pro, con) * timely
+        for agent, (pro, con) in pairs.items()
+    )
+    return round(quality / total, 4)
 
 
 WINNER_OF: dict[HaluConclusion, str] = {"no_hallucination": "pro", "hallucination": "con"}

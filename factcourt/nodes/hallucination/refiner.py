@@ -86,6 +86,7 @@ async def refiner(state: HallucinationState, runtime: Runtime[HallucinationConte
     )
     notes = failures(state)
     last = judgements[-1] if judgements else None
+    measured = [j.quality for j in judgements if j.quality is not None]
     if decided_by == "teams":
         notes.append(
             f"both teams concluded the opposite of the judge's last ruling ({last.winner}); theirs stands"
@@ -99,6 +100,7 @@ async def refiner(state: HallucinationState, runtime: Runtime[HallucinationConte
         "rounds": rounds,
         "stop_reason": "judge_failed" if state.get("judge_error") else state.get("stop_reason", ""),
         "dispute": last.dispute if last else None,
+        "quality": round(sum(measured) / len(measured), 4) if measured else None,  # Q_final (Eq. 3)
         "p_no_hallucination": p_no_hallucination(last, decided_by),
         "notes": notes,
     }
