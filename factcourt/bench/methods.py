@@ -36,6 +36,8 @@ DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "adversarial-adaptive": {**DEBATECV, "rule": "adaptive"},
     "adversarial-free": {**DEBATECV, "rule": "free"},  # no stop before round 2 (Alg. 1)
     "adversarial-ours": {**DEBATECV, **OURS["debatecv"]},  # temperature 0, no round-1 stop
+    # the preset with our prompts: what moderators trained on SynDeC in our format are measured with
+    "adversarial-our_prompts": {**DEBATECV, "debate_prompts": "ours"},
     "jury-no_roles": {**MADFACT, "rule": "free", "use_roles": False},
     "jury-no_debate": {**MADFACT, "rule": "free", "use_debate": False},
     "jury-no_search": {**MADFACT, "rule": "free", "search": "none"},

@@ -61,6 +61,8 @@ def test_the_debatecv_preset_runs_the_papers_prompts_and_ours_stay_by_name():
     assert PRESETS["debatecv"]["debate_prompts"] == "paper" and OURS["debatecv"]["debate_prompts"] == "ours"
     assert DEBATE_METHODS["adversarial"]["debate_prompts"] == "paper"
     assert DEBATE_METHODS["adversarial-ours"]["debate_prompts"] == "ours"
+    # moderators trained on SynDeC in our format are measured under the preset with our prompts
+    assert DEBATE_METHODS["adversarial-our_prompts"] == {**PRESETS["debatecv"], "debate_prompts": "ours"}
 
 
 def test_debaters_get_the_meta_prompt_and_the_opening_rebuttal_and_continuing_prompts(scripted, evidence):
