@@ -6,6 +6,7 @@ resolves by name, or a scripted one in a forked child.
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -14,6 +15,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -148,12 +150,30 @@ def test_a_batch_on_postgres_killed_with_sigkill_resumes_from_its_checkpoints(
 # ------------------------------------------------------------------ Ray
 
 
-def test_an_unreachable_ray_address_exits_2_in_one_sentence(tmp_path, capsys, scripted):
+def ray_args(command: str, tmp_path: Path, dataset: Path, model: str) -> list[str]:
+    """A small run of ``command`` on ``model``, to which --out is still to be added."""
+    asked = ["Tell me about the Eiffel Tower.", "Tell me about Paris."]
+    prompts = write_rows(tmp_path / "p.jsonl", [{"id": f"p{i}", "prompt": p} for i, p in enumerate(asked)])
+    return {
+        "check": ["check", "--batch", str(rows_file(tmp_path / "b.jsonl", 2)), "--search", "none", "--json"],
+        "bench": ["bench", "run", "--dataset", str(dataset), "--methods", "single", "--evidence", "given"],
+        "leaderboard": ["leaderboard", "--prompts", str(prompts), "--targets", model, "--experts", model]
+        + ["--search", "none", "--no-cache"],
+        "audit": ["audit", "--target-model", model, "--objects", "social_rumor", "--scale", "smoke"]
+        + ["--search", "none", "--no-cache", "--quiet"],
+    }[command] + ["--model", model]
+
+
+@pytest.mark.parametrize("command", ["check", "bench", "leaderboard", "audit"])
+def test_an_unreachable_ray_address_exits_2_in_one_sentence_before_any_call(
+    tmp_path, capsys, scripted, fourway_dataset, command
+):
     pytest.importorskip("ray", reason="pip install '.[ray]'")
-    rows = rows_file(tmp_path / "b.jsonl", 2)
     address = f"127.0.0.1:{free_port()}"
-    assert main(batch(rows, tmp_path / "r.jsonl", "--model", "scripted", "--ray", address)) == 2
-    assert f"cannot reach the Ray cluster at {address}" in capsys.readouterr().err
+    argv = ray_args(command, tmp_path, fourway_dataset, "scripted")
+    assert main([*argv, "--out", str(tmp_path / "out"), "--ray", address]) == 2
+    said = capsys.readouterr().err
+    assert f"cannot reach the Ray cluster at {address}" in said
     assert scripted.calls == []
 
 
@@ -201,3 +221,35 @@ def test_a_ray_worker_killed_mid_run_loses_no_row_and_counts_none_twice(tmp_path
     summary = json.loads(capsys.readouterr().out)
     ids = [r["id"] for r in results(out)]
     assert len(ids) == len(set(ids)) == 60 == summary["finished"] == summary["this_run"]["rows"]
+
+
+TIMING = re.compile(r"seconds|(^|_)ms$|_s$")  # what no two runs share: wall times, ms, tokens a second
+
+
+def untimed(value: Any) -> Any:
+    """A report without its timings."""
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items() if not TIMING.search(k)}
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("command", "more", "report"),
+    [
+        ("bench", [], "report.json"),  # 4 units: 2 cases, the method and the floor
+        ("leaderboard", [], "report.json"),  # 2 prompts: 2 answers, 2 pyramids, 2 checks, 2 scores
+        ("audit", ["--runs", "2", "--set", "audit_initial_scenarios=1"], "runs.json"),  # 2 runs
+    ],
+)
+def test_a_run_over_two_ray_workers_reports_what_one_process_reports(
+    tmp_path, capsys, ray_cluster, fourway_dataset, command, more, report
+):
+    argv = [*ray_args(command, tmp_path, fourway_dataset, "sim"), *more]
+    local, spread = tmp_path / "local", tmp_path / "ray"
+    assert main([*argv, "--out", str(local)]) == 0
+    assert main([*argv, "--out", str(spread), "--ray", ray_cluster]) == 0
+    made = [json.loads((out / report).read_text(encoding="utf-8")) for out in (local, spread)]
+    assert untimed(made[0]) == untimed(made[1])
+    assert "failed" not in capsys.readouterr().err

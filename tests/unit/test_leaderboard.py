@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from factcourt.cli import main
 from factcourt.context.pyramid import LeaderboardContext
@@ -156,7 +155,7 @@ def test_claims_over_max_claims_are_counted_per_answer_and_in_the_report(tmp_pat
 def stored(tmp_path, f1s: dict[str, dict[str, float | None]]) -> Leaderboard:
     """A leaderboard with its records stored: each target's F1@1.0 per prompt id, None for a failed check."""
     prompts = read_prompts(PROMPTS)
-    lb = Leaderboard(prompts, list(f1s), LeaderboardContext(), tmp_path, Console(quiet=True))
+    lb = Leaderboard(prompts, list(f1s), LeaderboardContext(), tmp_path)
     for model, by_prompt in f1s.items():
         for p in prompts:
             f1 = by_prompt[p.id]
