@@ -70,15 +70,21 @@ def connect(address: str) -> Any:
 def cluster(address: str) -> Iterator[Any]:
     """``ray``, joined to the cluster at ``address`` for the block (one job: its workers serve every fan-out).
 
-    Call it in the main thread, where Ray's driver installs its signal handlers.
+    A process joined already (``ray.init`` called before: a notebook, a Ray job's own driver)
+    keeps its connection, job and runtime environment, and stays joined after the block. Call it
+    in the main thread, where Ray's driver installs its signal handlers.
     """
-    ray = connect(address)
+    ray = sys.modules.get("ray")
+    joined = ray is not None and ray.is_initialized()
+    if not joined:
+        ray = connect(address)
     try:
         # Ray prints its notices (a worker died, ...) to standard output, which holds --json's result
         with contextlib.redirect_stdout(sys.stderr):
             yield ray
     finally:
-        ray.shutdown()
+        if not joined:
+            ray.shutdown()
 
 
 def fan_out(
