@@ -25,6 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case
 from factcourt.bench.methods import Prediction, predict
+from factcourt.bench.report import role_costs
 from factcourt.bench.runner import select
 from factcourt.nodes.helpers import bounded, concurrency
 from factcourt.progress import Progress
@@ -73,6 +74,10 @@ def summarise(runs: list[tuple[list[Prediction], float]]) -> dict[str, Any]:
             statistics.median(g / w for g, w in zip(generated, walls, strict=True)), 2
         ),
         "same_verdict_every_repeat": f"{sum(stable)}/{len(stable)}",
+        # per repeat: the first pays for every prompt, the later ones show what the cache serves
+        "cost_per_repeat": [
+            role_costs([{"usage": p.usage.model_dump()} for p in predictions]) for predictions, _ in runs
+        ],
     }
 
 

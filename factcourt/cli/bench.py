@@ -261,6 +261,20 @@ def cmd_bench_perf(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cost_line(cost: dict) -> str:
+    """One repeat's tokens per call and the floor they imply at the server's measured rates."""
+    c = cost["by_role"].get("evaluator")
+    if not c:
+        return "-"
+    share = "-" if cost["cached_share"] is None else f"{cost['cached_share']:.0%}"
+    floor = "-" if c["floor_seconds_per_claim"] is None else f"{c['floor_seconds_per_claim']:.1f} s"
+    return (
+        f"{c['prompt_tokens_per_claim']:.0f} prompt tokens ({share} from cache), "
+        f"{c['evaluated_tokens_per_claim']:.0f} evaluated, {c['output_tokens_per_claim']:.0f} written; "
+        f"floor {floor}"
+    )
+
+
 def cmd_bench_engine(args: argparse.Namespace) -> int:
     """Seconds and tokens per call on the same verifier prompts, repeated."""
     from factcourt.bench.engine import measure
@@ -284,8 +298,17 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
         table.add_column("measure")
         table.add_column("value", justify="right")
         for key, value in summary.items():
-            if key not in ("endpoint", "model", "structured_output", "dataset", "first_error"):
+            if key not in (
+                "endpoint",
+                "model",
+                "structured_output",
+                "dataset",
+                "first_error",
+                "cost_per_repeat",
+            ):
                 table.add_row(key.replace("_", " "), str(value))
+        for k, cost in enumerate(summary["cost_per_repeat"], 1):
+            table.add_row(f"cost per call, repeat {k}", _cost_line(cost))
         out.print(table)
     if args.append:
         try:

@@ -82,3 +82,18 @@ def test_the_embedded_server_takes_as_many_claims_at_once_as_it_has_slots():
     assert run_config(BenchContext(model="local", local_slots=1, max_concurrency=4))["max_concurrency"] == 1
     assert run_config(BenchContext(model="local", local_slots=2, max_concurrency=4))["max_concurrency"] == 2
     assert run_config(BenchContext(model="sim", local_slots=1, max_concurrency=4))["max_concurrency"] == 4
+
+
+def test_each_repeat_reports_its_cost_per_role_with_the_tokens_the_prompt_cache_served():
+    def call(cached: int) -> Prediction:
+        spent = {"cached_tokens": cached, "ms": 9000, "prompt_ms": 4000, "predicted_ms": 5000}
+        return Prediction("supported", None, Usage.model_call("evaluator", 400, 70, **spent), 9.0)
+
+    # the first repeat evaluates every prompt; the second finds them in the server's cache
+    summary = summarise([([call(0), call(0)], 18.0), ([call(399), call(399)], 10.0)])
+    first, second = summary["cost_per_repeat"]
+    assert first["cached_share"] == 0 and second["cached_share"] == 399 / 400
+    evaluator = first["by_role"]["evaluator"]
+    assert evaluator["evaluated_tokens_per_claim"] == 400 and evaluator["output_tokens_per_claim"] == 70
+    # 800 tokens in 8 s of prompt time and 140 written in 10 s: the floor is 4 + 5 = 9 s a claim
+    assert evaluator["floor_seconds_per_claim"] == pytest.approx(9.0)
