@@ -12,19 +12,18 @@ from factcourt.state import Evidence
 
 pytestmark = pytest.mark.integration
 
+# five claims, true and false (the first five of the ten it had): p_true is compared to three
+# decimals, so a cache-dependent shift of the logits (a few hundredths) shows on any prompt, not
+# only on a near-tie whose verdict flips; what the test needs is prompts sharing prefixes (the
+# instructions; the same first piece of evidence) in several orders, cold and warm
 FACTS = [
     ("The Eiffel Tower is in Paris.", "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."),
     ("The Eiffel Tower is in Rome.", "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."),
     ("Water boils at 100 degrees Celsius at sea level.", "At sea level water boils at 100 °C (212 °F)."),
     ("Water boils at 50 degrees Celsius at sea level.", "At sea level water boils at 100 °C (212 °F)."),
     ("The Moon orbits the Earth.", "The Moon is Earth's only natural satellite and orbits it every 27 days."),
-    ("The Earth orbits the Moon.", "The Moon is Earth's only natural satellite and orbits it every 27 days."),
-    ("Tokyo is the capital of Japan.", "Tokyo is the capital and most populous city of Japan."),
-    ("Osaka is the capital of Japan.", "Tokyo is the capital and most populous city of Japan."),
-    ("Shakespeare wrote Hamlet.", "Hamlet is a tragedy written by William Shakespeare around 1600."),
-    ("Marlowe wrote Hamlet.", "Hamlet is a tragedy written by William Shakespeare around 1600."),
 ]
-# twenty prompts: each claim once with its evidence alone, once with a second, unrelated piece
+# ten prompts: each claim once with its evidence alone, once with a second, unrelated piece
 PROMPTS = [
     (claim, [Evidence(text=text, url=f"https://example.org/{i}")]) for i, (claim, text) in enumerate(FACTS)
 ]

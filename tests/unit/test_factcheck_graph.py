@@ -9,6 +9,7 @@ import pytest
 import factcourt
 from factcourt.errors import InputError
 from factcourt.graphs.factcheck import graph
+from factcourt.nodes.agents.clerk import CHUNK_CHARS
 from tests.fakes import juror, rating
 
 TEXT = (
@@ -105,12 +106,16 @@ def test_sentences_the_clerk_skips_are_asked_again_then_kept_whole(scripted, cor
 
 
 def test_long_text_is_chunked_and_every_chunk_decomposed(scripted, corpus):
-    text = " ".join(f"Fact number {i} is about Paris." for i in range(120))
+    # a little over one chunk is two chunks: as chunked and decomposed as 120 sentences in four,
+    # at a third of the claims to check
+    sentences = [f"Fact number {i} is about Paris." for i in range(CHUNK_CHARS // 30 + 5)]
+    text = " ".join(sentences)
+    assert len(text) > CHUNK_CHARS
     result = factcourt.check(
         text, model="scripted", corpus=corpus, cache=False, max_claims=200, rule="adaptive", search="none"
     )
     assert scripted.count("ClerkOutput") > 1
-    assert len(result["claims"]) == 120
+    assert len(result["claims"]) == len(sentences)
 
 
 def test_max_claims_guard_records_the_overflow(scripted):
