@@ -93,13 +93,9 @@ def test_a_server_that_cannot_start_names_its_log(tmp_path):
 
 
 def test_whole_factcheck_graph_on_the_embedded_model(smollm2, corpus):
-    """SmolLM2 always says 'supported': this proves the plumbing, not the judgement.
-
-    One claim runs every node of the graph on the real server (the Clerk, search, two jurors); a
-    second one only ran them again (claims in parallel branches are the unit tests' work).
-    """
+    """SmolLM2 always says 'supported': this proves the plumbing, not the judgement."""
     result = factcourt.check(
-        "The Eiffel Tower is in Paris.",
+        "The Eiffel Tower is in Paris. The Moon orbits the Earth.",
         local_weights=str(smollm2),
         corpus=corpus,
         cache=False,
