@@ -21,7 +21,8 @@ MADFACT, DEBATECV = PRESETS["madfact"], PRESETS["debatecv"]
 DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "default": {},
     "routed": {"first_pass_theta": 0.95},  # the dev sweep's pick: contested claims go to the jury
-    "default-record": {"first_pass": "record", "jurors": 3, "rounds": 2},  # every claim debated: sweeps
+    # every claim debated and every juror heard, so that sweeps can replay fewer jurors or rounds
+    "default-record": {"first_pass": "record", "jurors": 3, "rounds": 2, "settled_stop": False},
     "jury": {**MADFACT, "rule": "free", "juror_models": []},  # one model, whatever --juror-models says
     "jury-various": {**MADFACT, "rule": "free"},  # Table 5: a model per juror (--juror-models a,b,c)
     "jury-judge": {**MADFACT, "rule": "free", "juror_models": [], "jury_judge": "model"},  # §6.2.3's Judge

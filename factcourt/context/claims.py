@@ -22,6 +22,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "role_texts": "paper",
         "change_guard": False,
         "confidence_source": "reported",
+        "settled_stop": False,
     },
     "debatecv": {
         "protocol": "adversarial",
@@ -35,7 +36,12 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 # Our departures from a preset, by name: what measured better here on the embedded model
 OURS: dict[str, dict[str, Any]] = {
-    "madfact": {"role_texts": "neutral", "change_guard": True, "confidence_source": "logprobs"},
+    "madfact": {
+        "role_texts": "neutral",
+        "change_guard": True,
+        "confidence_source": "logprobs",
+        "settled_stop": True,
+    },
     "debatecv": {"temperature": 0.0, "rule": "free", "debate_prompts": "ours"},
 }
 ProtocolName = Literal["jury", "adversarial"]
@@ -161,6 +167,12 @@ class ClaimsContext(BaseContext):
         "model); 'model' = the 'judge' role reads the last round's verdicts and explanations and "
         "rules (MAD-Fact's Judge agent, Llama3.3-70B in §6.2.3); the vote stands where it fails.",
         "vote",
+    )
+    settled_stop: bool = describe(
+        "Jury, last round: once the speakers still to speak can no longer change the majority, "
+        "they are not asked (the verdict is the one they would have left; the transcript is "
+        "shorter). Off in the 'madfact' preset, where every evaluator speaks as in the paper.",
+        True,
     )
     use_roles: bool = describe("Ablation: false makes every evaluator an identical checker.", True)
     use_debate: bool = describe("Ablation: false stops after one round (no debate).", True)

@@ -20,7 +20,7 @@ from factcourt.nodes.claims.moderator import moderator
 from factcourt.nodes.claims.open_case import open_case
 from factcourt.nodes.claims.protocols import PROTOCOLS
 from factcourt.nodes.claims.retrieve import retrieve
-from factcourt.nodes.claims.rules import evidence_first, retrieve_before_turn, unanimous
+from factcourt.nodes.claims.rules import evidence_first, majority_settled, retrieve_before_turn, unanimous
 from factcourt.state import ClaimInput, ClaimOutput, ClaimState
 
 # Routers return labels that name the rule at work; the path maps turn them into nodes, so the
@@ -75,6 +75,7 @@ AFTER_TURN = {
     "moderate": "moderator",
     "last_round": "judge_vote",
     "adaptive_unanimous": "judge_vote",
+    "majority_settled": "judge_vote",
     "judge_model": "judge_model",
 }
 
@@ -87,6 +88,7 @@ AfterTurn = Literal[
     "moderate",
     "last_round",
     "adaptive_unanimous",
+    "majority_settled",
     "judge_model",
 ]
 
@@ -94,13 +96,16 @@ AfterTurn = Literal[
 def after_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> AfterTurn:
     """Unsure speaker -> retrieve; mid-round -> next speaker; end of round -> the rule decides.
 
-    A round in which no turn answered ends the debate: the claim fails with the reason.
+    A round in which no turn answered ends the debate: the claim fails with the reason. In the
+    last round, speakers who can no longer change the majority are not asked.
     """
     ctx = runtime.context
     if state.get("error"):
         return "round_failed"
     if state.get("awaiting_evidence"):
         return "unsure_retrieve"
+    if majority_settled(ctx, state):
+        return "majority_settled"
     if state["turn_in_round"] > 0:
         return _turn_start(state, runtime)
     finished = state["round"] - 1

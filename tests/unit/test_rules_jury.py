@@ -123,3 +123,37 @@ def test_a_failed_round_two_fails_the_claim_but_keeps_round_one(scripted, corpus
     result = run(scripted, corpus, rule="free", search="none")
     assert result["verdict"] is None and result["error"].startswith("every turn of round 2 failed")
     assert result["first_round_verdict"] == "supported" and len(result["transcript"]) == 6
+
+
+def test_last_round_stops_once_the_speakers_left_cannot_change_the_majority(scripted, corpus):
+    scripted.script["JurorAnswer"] = [juror("supported"), juror("supported"), juror("refuted")]
+    result = run(scripted, corpus, rule="free", rounds=1, settled_stop=True)
+    assert scripted.count("JurorAnswer") == 2  # the third juror could not outvote two
+    assert result["verdict"] == "supported" and result["first_round_verdict"] == "supported"
+    assert [t["speaker"] for t in result["transcript"]] == ["General Public", "Critic"]
+
+
+def test_a_split_vote_hears_every_juror(scripted, corpus):
+    scripted.script["JurorAnswer"] = [juror("supported"), juror("refuted"), juror("refuted")]
+    result = run(scripted, corpus, rule="free", rounds=1, settled_stop=True)
+    assert scripted.count("JurorAnswer") == 3
+    assert result["verdict"] == "refuted"
+
+
+def test_five_jurors_stop_after_three_agree_and_only_in_the_last_round(scripted, corpus):
+    scripted.script["JurorAnswer"] = [juror("refuted")]
+    one_round = run(scripted, corpus, rule="free", rounds=1, jurors=5, settled_stop=True)
+    assert scripted.count("JurorAnswer") == 3 and one_round["verdict"] == "refuted"
+    scripted.calls.clear()
+    two_rounds = run(scripted, corpus, rule="free", rounds=2, settled_stop=True)
+    assert scripted.count("JurorAnswer") == 3 + 2  # round 1 whole: its turns feed round 2
+    assert two_rounds["rounds"] == 2
+
+
+def test_the_paper_preset_and_a_judge_agent_hear_every_juror(scripted, corpus):
+    scripted.script["JurorAnswer"] = [juror("supported")]
+    run(scripted, corpus, rule="free", rounds=1)  # the madfact preset: every evaluator speaks
+    assert scripted.count("JurorAnswer") == 3
+    scripted.calls.clear()
+    run(scripted, corpus, rule="free", rounds=1, settled_stop=True, jury_judge="model")
+    assert scripted.count("JurorAnswer") == 3

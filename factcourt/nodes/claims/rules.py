@@ -6,6 +6,7 @@ behaviour of each rule is written down once.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -69,6 +70,32 @@ def final_turns(turns: list[Turn]) -> dict[str, Turn]:
             last.pop(turn.speaker, None)
             last[turn.speaker] = turn
     return last
+
+
+def majority_settled(ctx: ClaimsContext, state: Mapping[str, Any]) -> bool:
+    """Whether the last round's speakers still to speak can no longer change the majority.
+
+    Each adds at most one vote, so a lead over the runner-up larger than their number stands
+    (strictly: a tie would go to a later speaker). Never where a Judge agent or a moderator decides.
+    """
+    done = state.get("turn_in_round", 0)
+    if (
+        not ctx.settled_stop
+        or PROTOCOLS[ctx.protocol].verdict != "majority"
+        or ctx.jury_judge == "model"
+        or done == 0
+        or state.get("round", 1) < ctx.max_rounds
+    ):
+        return False
+    spoke = set(ctx.speakers[:done])
+    votes = Counter(
+        t.verdict for s, t in final_turns(state.get("turns", [])).items() if s in spoke and t.verdict
+    )
+    screen = state.get("first_pass")
+    if ctx.first_pass_votes and screen is not None and screen.verdict:
+        votes[screen.verdict] += 1
+    counts = [n for _, n in votes.most_common(2)] + [0, 0]
+    return counts[0] > counts[1] + len(ctx.speakers) - done
 
 
 def unanimous(turns: list[Turn], round_: int) -> bool:
