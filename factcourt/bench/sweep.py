@@ -6,7 +6,8 @@ pass alone, the jury after one or two rounds, with two or three jurors, with or 
 first pass's vote, and routing at each threshold (the first pass decides when its confidence
 reaches theta, else the candidate's jury). Replaying the records scores every candidate on the
 same claims at the cost of one run. Two-juror candidates are exact for round 1 only, so none
-is replayed for round 2.
+is replayed for round 2. A candidate's calls are those the graph would make: in the last round
+the jurors who could no longer change the majority are not counted (``settled_stop``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import run_bench, select
 from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.nodes.claims.judge_vote import majority
-from factcourt.nodes.claims.rules import final_turns, first_pass_decides
+from factcourt.nodes.claims.rules import final_turns, first_pass_decides, lead_stands
 from factcourt.state import Turn
 from factcourt.store import PredictionStore
 
@@ -47,9 +48,24 @@ def _turns(record: dict[str, Any]) -> tuple[Turn | None, list[Turn]]:
     return first, [Turn.model_validate(t) for t in detail.get("transcript", [])]
 
 
+def _heard(turns: list[Turn], speakers: list[str], rounds: int, with_first: Turn | None) -> list[Turn]:
+    """The turns up to the last round's settled majority: the jurors after it are not asked."""
+    earlier = [t for t in turns if t.speaker in speakers and t.round < rounds]
+    last = [t for t in turns if t.speaker in speakers and t.round == rounds]
+    for spoken in range(1, len(speakers)):
+        heard = [t for t in last if t.speaker in speakers[:spoken]]
+        said = final_turns(earlier + heard)
+        verdicts = [t.verdict for s, t in said.items() if s in speakers[:spoken]]
+        if with_first is not None:
+            verdicts.append(with_first.verdict)
+        if lead_stands(verdicts, len(speakers) - spoken):
+            return earlier + heard
+    return earlier + last
+
+
 def _jury(turns: list[Turn], jurors: int, rounds: int, with_first: Turn | None) -> Outcome:
     speakers = list(dict.fromkeys(t.speaker for t in turns))[:jurors]
-    used = [t for t in turns if t.speaker in speakers and t.round <= rounds]
+    used = _heard(turns, speakers, rounds, with_first)
     final = {with_first.speaker: with_first} if with_first is not None and with_first.verdict else {}
     final.update(final_turns(used))  # jurors after the first pass, as the judge orders them
     return Outcome(majority(final), sum(t.calls for t in used), True)

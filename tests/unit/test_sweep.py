@@ -27,7 +27,8 @@ def test_candidates_replay_the_first_pass_the_jury_and_routing():
     table = replay(records)
     assert table["first pass only (= single)"]["accuracy"] == 0.5
     assert table["first_pass=off jurors=3 rounds=1"]["accuracy"] == 1.0
-    assert table["first_pass=off jurors=3 rounds=1"]["calls_per_claim"] == 3.0
+    # the first claim's third juror cannot outvote two and is not asked; the second's split is heard
+    assert table["first_pass=off jurors=3 rounds=1"]["calls_per_claim"] == (2 + 3) / 2
     # theta .95: the sure first pass decides the first claim (wrong), the second is debated (right)
     routed = table["first_pass=route theta=0.95 jurors=3 rounds=1"]
     assert (
@@ -37,6 +38,15 @@ def test_candidates_replay_the_first_pass_the_jury_and_routing():
     )
     # two jurors split on the second claim: the tie goes to the last speaker, B
     assert table["first_pass=off jurors=2 rounds=1"]["accuracy"] == 1.0
+
+
+def test_only_the_last_round_stops_at_a_settled_majority_and_the_first_pass_vote_counts():
+    both = [("A", "supported"), ("B", "supported"), ("C", "refuted")]
+    table = replay([record(True, "refuted", 0.5, both, both)])
+    assert table["first_pass=off jurors=3 rounds=2"]["calls_per_claim"] == 3 + 2
+    # with the first pass's "refuted" among the votes, two "supported" can still be tied by C
+    assert table["first_pass=off jurors=3 rounds=2 +first-pass vote"]["calls_per_claim"] == 3 + 3
+    assert table["first_pass=off jurors=3 rounds=2"]["accuracy"] == 1.0
 
 
 def test_best_keeps_to_the_call_budget_on_every_dataset():

@@ -72,11 +72,19 @@ def final_turns(turns: list[Turn]) -> dict[str, Turn]:
     return last
 
 
+def lead_stands(verdicts: list[str | None], still_to_vote: int) -> bool:
+    """Whether the leading verdict stays ahead whatever ``still_to_vote`` more votes say.
+
+    Strictly ahead: a tie would go to a later speaker.
+    """
+    counts = [n for _, n in Counter(v for v in verdicts if v).most_common(2)] + [0, 0]
+    return counts[0] > counts[1] + still_to_vote
+
+
 def majority_settled(ctx: ClaimsContext, state: Mapping[str, Any]) -> bool:
     """Whether the last round's speakers still to speak can no longer change the majority.
 
-    Each adds at most one vote, so a lead over the runner-up larger than their number stands
-    (strictly: a tie would go to a later speaker). Never where a Judge agent or a moderator decides.
+    Never where a Judge agent or a moderator decides.
     """
     done = state.get("turn_in_round", 0)
     if (
@@ -88,14 +96,11 @@ def majority_settled(ctx: ClaimsContext, state: Mapping[str, Any]) -> bool:
     ):
         return False
     spoke = set(ctx.speakers[:done])
-    votes = Counter(
-        t.verdict for s, t in final_turns(state.get("turns", [])).items() if s in spoke and t.verdict
-    )
+    verdicts = [t.verdict for s, t in final_turns(state.get("turns", [])).items() if s in spoke]
     screen = state.get("first_pass")
-    if ctx.first_pass_votes and screen is not None and screen.verdict:
-        votes[screen.verdict] += 1
-    counts = [n for _, n in votes.most_common(2)] + [0, 0]
-    return counts[0] > counts[1] + len(ctx.speakers) - done
+    if ctx.first_pass_votes and screen is not None:
+        verdicts.append(screen.verdict)
+    return lead_stands(verdicts, len(ctx.speakers) - done)
 
 
 def unanimous(turns: list[Turn], round_: int) -> bool:
