@@ -35,7 +35,8 @@ def test_a_contested_first_pass_goes_to_the_debate(scripted, corpus):
     scripted.script["JurorAnswer"] = [with_logprobs(juror("supported"), {"supported": 0.9, "refuted": 0.1})]
     result = run(corpus, first_pass_theta=0.8, jurors=3, rounds=2)
     assert result["route"] == "debate" and result["verdict"] == "supported"
-    assert scripted.count("Label") == 1 and scripted.count("JurorAnswer") == 6  # 3 jurors, 2 rounds
+    # 3 jurors in round 1; in round 2 (the last) the third cannot outvote the first two
+    assert scripted.count("Label") == 1 and scripted.count("JurorAnswer") == 3 + 2
     assert result["first_pass"]["verdict"] == "refuted" and result["first_round_verdict"] == "supported"
     assert abs(result["p_true"] - 0.9) < 1e-9
 
