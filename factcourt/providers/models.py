@@ -42,6 +42,10 @@ from factcourt.state import Usage
 T = TypeVar("T", bound=BaseModel)
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+# Roles whose long-form answers the embedded server decodes under the schema's grammar (strings
+# held to their bounds) and that decide no verdict: a target's answer, IMPD-MACD's report, whose
+# json_schema replies ran past max_tokens and were asked again (1.5 calls and 610 tokens an item)
+GRAMMAR_ROLES = ("answer", "refiner")
 
 _registered: dict[str, BaseChatModel] = {}
 # per event loop (weakly: a finished asyncio.run frees its clients), then per settings
@@ -120,7 +124,7 @@ def choose(ctx: BaseContext, role: str) -> ModelChoice:
         # a long-form answer under json_schema can run to max_tokens (the string bound is not
         # enforced); the grammar bounds it. Verdicts keep json_schema: under the grammar the
         # verifier lost 5 of 55 HaluEval items and won none.
-        _method(ctx, "grammar" if role == "answer" else "json_schema"),
+        _method(ctx, "grammar" if role in GRAMMAR_ROLES else "json_schema"),
         weights=weights,
         local_model=shipped,
     )

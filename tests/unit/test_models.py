@@ -17,6 +17,7 @@ def test_roles_resolve_to_endpoints(monkeypatch):
     assert choose(ctx, "evaluator").endpoint == "embedded"
     assert choose(ctx, "evaluator").method == "json_schema"
     assert choose(ctx, "answer").method == "grammar"  # long-form answers: the string bound holds
+    assert choose(ctx, "refiner").method == "grammar"  # a report, no verdict: bounded as written
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert choose(ctx, "evaluator").name == "gpt-4o-mini"
     assert choose(ctx, "moderator").name == "gpt-4o"
