@@ -446,7 +446,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="candidate default settings: quality against calls per claim",
         description="Records one run per dataset with the first pass kept and every claim debated, "
         "then replays every candidate (first pass alone, jurors, rounds, routing at each theta) on "
-        "those claims and picks the best mean macro-F1 within 2.5 model calls per claim.",
+        "those claims and picks the best mean macro-F1 within 2.5 model calls per claim, unless it "
+        "gets less than one claim more right per dataset than the cheapest candidate.",
     )
     p.add_argument(
         "--dataset",

@@ -49,18 +49,30 @@ def test_only_the_last_round_stops_at_a_settled_majority_and_the_first_pass_vote
     assert table["first_pass=off jurors=3 rounds=2"]["accuracy"] == 1.0
 
 
+def row(macro_f1, accuracy, calls, claims=12):
+    return {"macro_f1": macro_f1, "accuracy": accuracy, "calls_per_claim": calls, "claims": claims}
+
+
 def test_best_keeps_to_the_call_budget_on_every_dataset():
     table = {
-        "d1": {
-            "cheap": {"macro_f1": 0.6, "calls_per_claim": 1.0},
-            "dear": {"macro_f1": 0.9, "calls_per_claim": 3.0},
-        },
-        "d2": {
-            "cheap": {"macro_f1": 0.6, "calls_per_claim": 1.0},
-            "dear": {"macro_f1": 0.9, "calls_per_claim": 2.0},
-        },
+        "d1": {"cheap": row(0.6, 0.6, 1.0), "dear": row(0.9, 0.9, 3.0)},
+        "d2": {"cheap": row(0.6, 0.6, 1.0), "dear": row(0.9, 0.9, 2.0)},
     }
     assert best(table, budget=2.5) == "cheap" and best(table, budget=3.0) == "dear"
+
+
+def test_a_dearer_candidate_must_win_a_claim_per_dataset_on_the_mean():
+    # +1 claim on d1, -1 on d2: a better mean macro-F1 is noise, the cheaper stands
+    even = {
+        "d1": {"cheap": row(0.657, 8 / 12, 1.0), "dear": row(0.748, 9 / 12, 1.33)},
+        "d2": {"cheap": row(0.667, 8 / 12, 1.0), "dear": row(0.580, 7 / 12, 2.42)},
+    }
+    assert best(even) == "cheap"
+    ahead = {
+        "d1": {"cheap": row(0.657, 8 / 12, 1.0), "dear": row(0.833, 10 / 12, 1.42)},
+        "d2": {"cheap": row(0.667, 8 / 12, 1.0), "dear": row(0.667, 8 / 12, 1.5)},
+    }
+    assert best(ahead) == "dear"
 
 
 def sweep_data(folder, labels=(True, False, True, False)):
