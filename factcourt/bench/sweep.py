@@ -24,7 +24,7 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import run_bench, select
 from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.nodes.claims.judge_vote import majority
-from factcourt.nodes.claims.rules import final_turns, first_pass_decides, lead_stands
+from factcourt.nodes.claims.rules import final_turns, first_pass_decides, majority_decided
 from factcourt.state import Turn
 from factcourt.store import PredictionStore
 
@@ -54,11 +54,7 @@ def _heard(turns: list[Turn], speakers: list[str], rounds: int, with_first: Turn
     last = [t for t in turns if t.speaker in speakers and t.round == rounds]
     for spoken in range(1, len(speakers)):
         heard = [t for t in last if t.speaker in speakers[:spoken]]
-        said = final_turns(earlier + heard)
-        verdicts = [t.verdict for s, t in said.items() if s in speakers[:spoken]]
-        if with_first is not None:
-            verdicts.append(with_first.verdict)
-        if lead_stands(verdicts, len(speakers) - spoken):
+        if majority_decided(earlier + heard, speakers, spoken, with_first):
             return earlier + heard
     return earlier + last
 

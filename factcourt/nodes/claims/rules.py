@@ -72,13 +72,17 @@ def final_turns(turns: list[Turn]) -> dict[str, Turn]:
     return last
 
 
-def lead_stands(verdicts: list[str | None], still_to_vote: int) -> bool:
-    """Whether the leading verdict stays ahead whatever ``still_to_vote`` more votes say.
+def majority_decided(turns: list[Turn], speakers: list[str], spoken: int, first: Turn | None = None) -> bool:
+    """Whether the first ``spoken`` speakers' last verdicts (and ``first``'s vote) decide the majority.
 
-    Strictly ahead: a tie would go to a later speaker.
+    Each speaker still to speak adds at most one vote, so the leader must be ahead of the runner-up
+    by more than their number (strictly: a tie would go to a later speaker).
     """
+    verdicts = [t.verdict for s, t in final_turns(turns).items() if s in speakers[:spoken]]
+    if first is not None:
+        verdicts.append(first.verdict)
     counts = [n for _, n in Counter(v for v in verdicts if v).most_common(2)] + [0, 0]
-    return counts[0] > counts[1] + still_to_vote
+    return counts[0] > counts[1] + len(speakers) - spoken
 
 
 def majority_settled(ctx: ClaimsContext, state: Mapping[str, Any]) -> bool:
@@ -95,12 +99,8 @@ def majority_settled(ctx: ClaimsContext, state: Mapping[str, Any]) -> bool:
         or state.get("round", 1) < ctx.max_rounds
     ):
         return False
-    spoke = set(ctx.speakers[:done])
-    verdicts = [t.verdict for s, t in final_turns(state.get("turns", [])).items() if s in spoke]
-    screen = state.get("first_pass")
-    if ctx.first_pass_votes and screen is not None:
-        verdicts.append(screen.verdict)
-    return lead_stands(verdicts, len(ctx.speakers) - done)
+    first = state.get("first_pass") if ctx.first_pass_votes else None
+    return majority_decided(state.get("turns", []), ctx.speakers, done, first)
 
 
 def unanimous(turns: list[Turn], round_: int) -> bool:
