@@ -25,7 +25,7 @@ from filelock import FileLock, Timeout
 
 from factcourt.context.base import BaseContext
 from factcourt.paths import cache_dir, store_url
-from factcourt.providers.cache import cache_key
+from factcourt.providers.cache import cache_key, prepared
 from factcourt.runs import run_config
 
 # Lease files are named by a prefix of the thread id's digest. Two unrelated live runs that
@@ -125,12 +125,19 @@ async def _saver(serde: Any) -> AsyncIterator[Any]:
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    path = await asyncio.to_thread(checkpoints_path)
+    path = await asyncio.to_thread(lambda: prepared(checkpoints_path(), _tables))
     async with aiosqlite.connect(path, timeout=30) as conn:  # concurrent batch rows share the file
-        await conn.execute("PRAGMA auto_vacuum = FULL")  # a new file gives deleted runs' pages back
         saver = AsyncSqliteSaver(conn, serde=serde)
         await saver.setup()
         yield saver
+
+
+def _tables(conn: sqlite3.Connection) -> None:
+    """A new checkpoint file's settings and tables (WAL mode among them)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    conn.execute("PRAGMA auto_vacuum = FULL")  # before the tables: deleted runs' pages go back
+    SqliteSaver(conn).setup()
 
 
 _migrated: set[str] = set()

@@ -14,8 +14,11 @@ import json
 import sqlite3
 import threading
 from collections.abc import Awaitable, Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock
 
 from factcourt.paths import cache_dir, store_url
 
@@ -26,16 +29,39 @@ def cache_key(*parts: Any) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+_prepared: set[Path] = set()
+_prepared_lock = threading.Lock()
+
+
+def prepared(path: Path, setup: Callable[[sqlite3.Connection], None]) -> Path:
+    """``path`` after ``setup`` ran on it, once per process and one process at a time.
+
+    SQLite answers 'database is locked' at once, whatever the busy timeout, to a connection that
+    switches a file to WAL while another one holds it: concurrent batch rows opening a new file
+    did that. ``setup`` makes the switch (and the tables) before anyone else opens the file.
+    """
+    with _prepared_lock:
+        if path not in _prepared:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with FileLock(f"{path}.lock"), closing(sqlite3.connect(path, timeout=30)) as db:
+                setup(db)
+                db.commit()
+            _prepared.add(path)
+    return path
+
+
+def _wal(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA journal_mode=WAL")
+
+
 class SqliteKV:
     """A thread-safe JSON key-value table in one SQLite file."""
 
     def __init__(self, path: Path, table: str):
         """Open (or create) ``table`` in the file at ``path``."""
-        path.parent.mkdir(parents=True, exist_ok=True)
         self._table = table
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = sqlite3.connect(prepared(path, _wal), check_same_thread=False, timeout=30)
         self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (k TEXT PRIMARY KEY, v TEXT)")
         self._db.commit()
 

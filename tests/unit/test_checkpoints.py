@@ -98,3 +98,22 @@ def test_runs_an_older_factcourt_saved_are_cleared_with_one_note(tmp_path, monke
     say_how_it_runs(first._asdict(), True, "this same text")
     assert "1 interrupted run(s) saved by an older factcourt cannot resume" in capsys.readouterr().err
     assert asyncio.run(open_run()).cleared_unreadable == 0  # the layout is recorded now
+
+
+def test_concurrent_runs_opening_a_new_checkpoint_file_all_get_it(tmp_path, monkeypatch):
+    """SQLite refuses at once, busy timeout or not, a switch to WAL while another connection holds
+    the file: batch rows opening a new file together failed with 'database is locked'."""
+    import asyncio
+
+    async def open_together(count):
+        async def one():
+            async with checkpoints._saver(None) as saver:
+                await asyncio.sleep(0.01)  # held while the others open
+                return saver.is_setup
+
+        return await asyncio.gather(*(one() for _ in range(count)), return_exceptions=True)
+
+    for attempt in range(8):
+        monkeypatch.setenv("FACTCOURT_CACHE_DIR", str(tmp_path / f"cache{attempt}"))
+        outcomes = asyncio.run(open_together(8))
+        assert outcomes == [True] * 8, (attempt, outcomes)
