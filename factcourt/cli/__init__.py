@@ -52,6 +52,8 @@ def _quiet_unstarted_steps_on_ctrl_c() -> None:
 
     Nothing is lost (a resumable run resumes from its checkpoints), so the warnings ("coroutine
     'arun_with_retry' was never awaited") are noise before "interrupted": silenced from the Ctrl-C on.
+    So are asyncio's reports of the tasks the teardown drops: a checkpoint write LangGraph had
+    scheduled finds the saver's connection closed ("Task exception was never retrieved").
     """
     previous = signal.getsignal(signal.SIGINT)
     if not callable(previous) or getattr(previous, "quiets_unstarted", False):
@@ -59,6 +61,7 @@ def _quiet_unstarted_steps_on_ctrl_c() -> None:
 
     def on_ctrl_c(signum: int, frame: object) -> None:
         warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
         previous(signum, frame)
 
     on_ctrl_c.quiets_unstarted = True  # type: ignore[attr-defined]
