@@ -12,6 +12,7 @@ from langgraph.config import get_stream_writer
 from factcourt.context.base import BaseContext
 from factcourt.inputs import detect_language
 from factcourt.providers.logprobs import label_distribution
+from factcourt.providers.models import gives_logprobs
 from factcourt.runs import run_config
 from factcourt.state import VERDICTS, Evidence, RoundSummary, Turn
 
@@ -88,6 +89,11 @@ def read_confidence(
     if probabilities and ctx.confidence_source == "logprobs":
         return probabilities, probabilities[label]
     return probabilities, reported
+
+
+def confidence_from_logprobs(ctx: BaseContext, role: str) -> bool:
+    """Whether ``role``'s label confidence is read from logprobs: a number it writes is then never read."""
+    return ctx.confidence_source == "logprobs" and gives_logprobs(ctx, role)
 
 
 def ground_citations(text: str, shown: range) -> tuple[str, list[int], int]:

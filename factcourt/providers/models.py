@@ -74,6 +74,15 @@ class ModelChoice:
     adapter: str = ""  # a trained moderator's LoRA GGUF, served on ``weights``
 
 
+# the endpoints that give an answer's token log-probabilities when asked
+LOGPROB_ENDPOINTS = ("openai", "embedded")
+
+
+def gives_logprobs(ctx: BaseContext, role: str) -> bool:
+    """Whether ``role``'s answers come with their tokens' log-probabilities."""
+    return ctx.logprobs and choose(ctx, role).endpoint in LOGPROB_ENDPOINTS
+
+
 def choose(ctx: BaseContext, role: str) -> ModelChoice:
     """Resolve the model of ``role`` without starting anything."""
     name = ctx.role_models.get(role) or ctx.model
@@ -365,7 +374,7 @@ def _build(ctx: BaseContext, choice: ModelChoice, url: str, *, fresh: bool = Fal
         # its own, which ignores HTTP(S)_PROXY and warns on every run where one is set
         "http_socket_options": (),
     }
-    if ctx.logprobs and choice.endpoint in ("openai", "embedded"):
+    if ctx.logprobs and choice.endpoint in LOGPROB_ENDPOINTS:
         common |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
     if choice.endpoint == "openai":
         return ChatOpenAI(model=choice.name, max_completion_tokens=ctx.max_tokens, **common)

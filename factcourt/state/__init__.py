@@ -117,6 +117,7 @@ from factcourt.state.records import (
     Verdict,
     add_usage,
     text,
+    without_trailing,
 )
 
 SYSTEMS = (records, claims, hallucination, pyramid, longqa, audit)
@@ -235,4 +236,5 @@ __all__ = [
     "append_records",
     "checkpointed_types",
     "text",
+    "without_trailing",
 ]

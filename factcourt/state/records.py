@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, Field, create_model
 
 Verdict = Literal["supported", "refuted", "not_enough_evidence", "conflicting_evidence"]
 
@@ -145,6 +146,26 @@ class AgentAnswer(BaseModel):
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """Pydantic's schema, memoised per class and arguments; callers get their own copy."""
         return copy.deepcopy(_json_schema(cls, args, tuple(sorted(kwargs.items()))))
+
+
+@functools.cache
+def without_trailing(schema: type[AgentAnswer], fields: frozenset[str]) -> type[AgentAnswer]:
+    """``schema`` without ``fields``, which must be its last ones: the answer ends where what is read ends.
+
+    A model writes the fields in order, so everything before the left-out fields is written token
+    for token as under ``schema`` (the same prompt, the same decoding); only the tokens nothing would
+    read are saved. The answer keeps ``schema``'s name, which scripted test models answer by.
+    """
+    names = list(schema.model_fields)
+    kept = names[: len(names) - len(fields)]
+    if set(names[len(kept) :]) != fields:
+        raise ValueError(f"{sorted(fields)} are not the last fields of {schema.__name__} ({names})")
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        schema.__name__,
+        __base__=AgentAnswer,
+        __doc__=schema.__doc__,
+        **{name: (schema.model_fields[name].annotation, schema.model_fields[name]) for name in kept},
+    )
 
 
 # Room for the reasoning written before a verdict. At 200 characters 55 of 60 first-pass

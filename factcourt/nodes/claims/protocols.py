@@ -104,6 +104,9 @@ class Protocol:
     """Under rule ``r``, whether turn ``t`` of round ``n`` starts with a retrieval."""
     retrieves_when_unsure: Callable[[str, int], bool]
     """Under rule ``r``, whether an unsure speaker of round ``n`` may retrieve and answer again."""
+    unread_when_sure: frozenset[str] = frozenset()
+    """The answer's last fields only an unsure speaker's retry reads (its written confidence and
+    query): left out where the confidence comes from logprobs and no retrieval may follow."""
 
 
 PROTOCOLS: dict[str, Protocol] = {
@@ -121,6 +124,7 @@ PROTOCOLS: dict[str, Protocol] = {
             round_ == 1 if rule == "mandatory_search" else rule == "adaptive" and round_ >= 2
         ),
         retrieves_when_unsure=lambda rule, round_: rule in ("free", "adaptive") and round_ == 1,
+        unread_when_sure=frozenset({"confidence", "search_query"}),
     ),
     # DebateCV: Affirmative against Negative, the moderator decides
     "adversarial": Protocol(
