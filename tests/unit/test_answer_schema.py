@@ -1,10 +1,12 @@
-"""A juror answer ends where what is read ends: no written confidence or query nothing reads."""
+"""An agent's answer ends where what is read ends: no written confidence, query or feedback nothing reads."""
 
 import pytest
 
 from factcourt.context.claims import OURS, PRESETS, ClaimsContext
+from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.claims.debater_turn import answer_schema
-from factcourt.state import JurorAnswer, without_trailing
+from factcourt.nodes.hallucination.judge import judge_schema
+from factcourt.state import JudgeAnswer, JurorAnswer, without_trailing
 
 OUR_JURY = {**PRESETS["madfact"], **OURS["madfact"], "model": "local"}
 
@@ -59,3 +61,11 @@ def test_round_2_of_the_free_rule_retrieves_nothing_so_it_asks_no_query():
 def test_debaters_write_their_whole_answer():
     ctx = ClaimsContext(**{**PRESETS["debatecv"], **OURS["debatecv"], "model": "local"}, search="given")
     assert "confidence" in answer_schema(ctx, 0, 1).model_fields
+
+
+def test_the_last_rounds_judge_writes_no_feedback_and_no_confidence_logprobs_give():
+    ctx = HallucinationContext(model="local", search="given", rounds=3)
+    assert judge_schema(ctx, 1) is JudgeAnswer  # the teams read the feedback next round
+    assert list(judge_schema(ctx, 3).model_fields)[-2:] == ["consensus", "winner"]
+    reported = HallucinationContext(model="local", search="given", rounds=3, confidence_source="reported")
+    assert list(judge_schema(reported, 3).model_fields)[-2:] == ["winner", "confidence"]

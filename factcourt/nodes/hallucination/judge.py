@@ -17,11 +17,11 @@ from factcourt.nodes.hallucination.protocol import (
     weighted_dispute,
 )
 from factcourt.nodes.hallucination.team_turn import item_fields
-from factcourt.nodes.helpers import emit, fence, read_confidence
+from factcourt.nodes.helpers import confidence_from_logprobs, emit, fence, read_confidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.embeddings import paired_similarities
 from factcourt.providers.models import ask
-from factcourt.state import AgentView, HallucinationState, JudgeAnswer, Judgement, TeamRound
+from factcourt.state import AgentView, HallucinationState, JudgeAnswer, Judgement, TeamRound, without_trailing
 
 TEAM_CHARS = 600  # a team's explained conclusion as the judge sees it
 RULING_CHARS = 150  # the judge's own earlier rulings, summarised (the paper's alpha)
@@ -51,6 +51,18 @@ async def round_quality(ctx: HallucinationContext, state: HallucinationState, ro
     )
 
 
+def judge_schema(ctx: HallucinationContext, round_: int) -> type[JudgeAnswer]:
+    """The judge's answer, ending where what is read ends.
+
+    The feedback is for the teams' next round, so the last round's judge writes none; its written
+    confidence is not read where the winner's probability comes from logprobs.
+    """
+    if round_ < ctx.hallucination_rounds:
+        return JudgeAnswer
+    unread = {"feedback", "confidence"} if confidence_from_logprobs(ctx, "judge") else {"feedback"}
+    return without_trailing(JudgeAnswer, frozenset(unread))
+
+
 async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
     """Score the round; a judge that fails ends the debate with the last good state."""
     ctx, round_ = runtime.context, state["round"]
@@ -64,7 +76,7 @@ async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext
     answer = await ask(
         ctx,
         "judge",
-        JudgeAnswer,
+        judge_schema(ctx, round_),
         conversation(
             state["language"],
             "HALU_JUDGE",
@@ -84,7 +96,12 @@ async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext
         return {"usage": answer.usage, "judge_error": f"the judge failed in round {round_}: {answer.error}"}
     v = answer.value
     probabilities, confidence = read_confidence(
-        ctx, answer.logprobs, v.winner, v.confidence, field="winner", labels=("pro", "con", "uncertain")
+        ctx,
+        answer.logprobs,
+        v.winner,
+        getattr(v, "confidence", None),
+        field="winner",
+        labels=("pro", "con", "uncertain"),
     )
     scores = {
         "logic": v.logic_dispute,
@@ -102,7 +119,7 @@ async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext
         winner=v.winner,
         confidence=confidence,
         winner_probabilities=probabilities if ctx.confidence_source == "logprobs" else None,
-        feedback=v.feedback,
+        feedback=getattr(v, "feedback", ""),
         reasoning=v.reasoning,
         quality=quality,
     )
