@@ -92,7 +92,11 @@ def read_confidence(
 
 
 def confidence_from_logprobs(ctx: BaseContext, role: str) -> bool:
-    """Whether ``role``'s label confidence is read from logprobs: a number it writes is then never read."""
+    """Whether ``role``'s label confidence is read from logprobs: a number it writes is then never read.
+
+    An answer asked without that number whose logprobs still hold no label reading (rare: the
+    endpoint gives them for every answer) has no confidence, as a failed reading has.
+    """
     return ctx.confidence_source == "logprobs" and gives_logprobs(ctx, role)
 
 

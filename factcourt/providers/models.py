@@ -79,8 +79,12 @@ LOGPROB_ENDPOINTS = ("openai", "embedded")
 
 
 def gives_logprobs(ctx: BaseContext, role: str) -> bool:
-    """Whether ``role``'s answers come with their tokens' log-probabilities."""
-    return ctx.logprobs and choose(ctx, role).endpoint in LOGPROB_ENDPOINTS
+    """Whether ``role``'s answers come with their tokens' log-probabilities.
+
+    Not through function calling: OpenAI gives none for a tool call's arguments.
+    """
+    choice = choose(ctx, role)
+    return ctx.logprobs and choice.endpoint in LOGPROB_ENDPOINTS and choice.method != "function_calling"
 
 
 def choose(ctx: BaseContext, role: str) -> ModelChoice:

@@ -40,6 +40,7 @@ def test_a_juror_on_given_evidence_whose_confidence_is_read_from_logprobs_writes
         ({"search": "local", "rule": "free"}, 1),  # an unsure juror searches with its query
         ({"search": "given", "confidence_source": "reported"}, 1),  # the written number is read
         ({"search": "given", "logprobs": False}, 1),  # no logprobs to read it from
+        ({"search": "given", "structured_output": "function_calling"}, 1),  # none for tool calls
     ],
 )
 def test_a_juror_whose_confidence_or_query_may_be_read_writes_them(settings, round_):

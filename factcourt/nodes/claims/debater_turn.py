@@ -41,7 +41,7 @@ def answer_schema(ctx: ClaimsContext, index: int, round_: int) -> type[AgentAnsw
     """The turn's answer, ending where what is read ends.
 
     A juror whose confidence comes from logprobs and who may not retrieve writes no confidence
-    and no query: 40 of the 100 tokens a turn wrote on HaluEval, after the verdict they follow.
+    and no query, which followed its verdict: 16 to 22 fewer tokens a turn on HaluEval.
     """
     protocol = PROTOCOLS[ctx.protocol]
     if (
@@ -72,12 +72,13 @@ async def debater_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> di
     """Let the next speaker answer; an unsure one may first ask for evidence."""
     ctx, claim = runtime.context, state["claim"]
     round_, index = state["round"], state["turn_in_round"]
+    own = ctx.juror_context(index)  # the speaker's model and settings: its request and its reading
     speaker = ctx.speakers[index]
     language = state["language"]
     protocol = PROTOCOLS[ctx.protocol]
     role = protocol.role
     answer = await ask(
-        ctx.juror_context(index),
+        own,
         role,
         answer_schema(ctx, index, round_),
         _messages(ctx, state, speaker, language),
@@ -88,7 +89,7 @@ async def debater_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> di
     value = answer.value
     verdict = getattr(value, "verdict", None)
     probabilities, confidence = read_confidence(
-        ctx, answer.logprobs, verdict, getattr(value, "confidence", None)
+        own, answer.logprobs, verdict, getattr(value, "confidence", None)
     )
     retrieved = state.get("retrieved_for_turn", False)
     if (
