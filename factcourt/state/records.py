@@ -156,6 +156,9 @@ def without_trailing(schema: type[AgentAnswer], fields: frozenset[str]) -> type[
     for token as under ``schema`` (the same prompt, the same decoding); only the tokens nothing would
     read are saved. The answer keeps ``schema``'s name, which scripted test models answer by.
     """
+    checks = schema.__pydantic_decorators__
+    if checks.model_validators or checks.field_validators:
+        raise ValueError(f"{schema.__name__} has validators, which a shortened copy would not keep")
     names = list(schema.model_fields)
     kept = names[: len(names) - len(fields)]
     if set(names[len(kept) :]) != fields:

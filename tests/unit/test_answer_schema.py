@@ -6,7 +6,7 @@ from factcourt.context.claims import OURS, PRESETS, ClaimsContext
 from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.claims.debater_turn import answer_schema
 from factcourt.nodes.hallucination.judge import judge_schema
-from factcourt.state import JudgeAnswer, JurorAnswer, without_trailing
+from factcourt.state import Appraisal, JudgeAnswer, JurorAnswer, without_trailing
 
 OUR_JURY = {**PRESETS["madfact"], **OURS["madfact"], "model": "local"}
 
@@ -27,6 +27,12 @@ def test_only_the_last_fields_can_be_left_out():
         without_trailing(JurorAnswer, frozenset({"verdict"}))
     with pytest.raises(ValueError, match="not the last fields"):
         without_trailing(JurorAnswer, frozenset({"confidence"}))
+
+
+def test_a_schema_with_validators_is_not_shortened():
+    # the Appraiser's answer checks that a proposal has a name
+    with pytest.raises(ValueError, match="validators"):
+        without_trailing(Appraisal, frozenset({"task_name"}))
 
 
 def test_a_juror_on_given_evidence_whose_confidence_is_read_from_logprobs_writes_neither():
