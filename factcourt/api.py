@@ -27,7 +27,7 @@ from factcourt.nodes.claims.open_case import claim_problem
 from factcourt.nodes.pyramid.open import question_problem
 from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
 from factcourt.runs import run_config
-from factcourt.state import Claim, ClaimResult, Evidence, Pyramid, Usage
+from factcourt.state import Claim, ClaimResult, ClerkSplit, Evidence, Pyramid, Usage
 
 ProgressHook = Callable[[dict[str, Any]], None]
 """Takes each progress event of a run: the graph's own (``{"event": "verdict", ...}``, see
@@ -163,15 +163,24 @@ async def acheck(
     progress: ProgressHook | None = None,
     resumable: bool = False,
     keep_checkpoint: bool = False,
+    split: ClerkSplit | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
-    """Check a long-form text (async); ``resumable``: under checkpoints, so a crashed check resumes."""
+    """Check a long-form text (async); ``resumable``: under checkpoints, so a crashed check resumes.
+
+    ``split``: the Clerk's split of this very text made before (a pyramid's), taken instead of
+    asking the Clerk again.
+    """
     from factcourt.graphs.factcheck import graph
 
     if problem := response_problem(text) or long_question(question or ""):
         raise InputError(problem)
+    if split is not None and split.response != text:
+        raise InputError("the split given is of another text: its claims' spans would point elsewhere")
     ctx = ClaimsContext.make(settings, **overrides)
-    payload = {"response": text, "question": question or ""}
+    payload: dict[str, Any] = {"response": text, "question": question or ""}
+    if split is not None:
+        payload |= {"claims": split.claims, "dropped": split.dropped}
     if resumable:
         identity = [text, question or ""]
         state = await run_resumably("factcheck", identity, payload, ctx, progress, keep=keep_checkpoint)

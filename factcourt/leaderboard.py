@@ -34,7 +34,7 @@ from factcourt.nodes.pyramid.answer import answer_question
 from factcourt.nodes.pyramid.match import match_claims
 from factcourt.progress import Progress
 from factcourt.providers.cache import cache_key
-from factcourt.state import Pyramid, Usage
+from factcourt.state import ClerkSplit, Pyramid, Usage
 from factcourt.store import PredictionStore, keep_settings
 
 
@@ -232,7 +232,10 @@ class Leaderboard:
 
     async def _check(self, prompt: Prompt, model: str) -> dict:
         answer = self.record("answer", prompt, model)
-        result = await acheck(answer["text"], prompt.text, self.settings_for(prompt))  # type: ignore[index]
+        text = answer["text"]  # type: ignore[index]
+        result = await acheck(
+            text, prompt.text, self.settings_for(prompt), split=self._split(prompt, model, text)
+        )
         # a claim left unchecked or a part left unsplit would lower the answer's scores for
         # good: the check fails (left out of the means, tried again by the next run)
         failed_parts = [d for d in result["dropped"] if d["reason"] == "clerk_failed"]
@@ -252,6 +255,11 @@ class Leaderboard:
             for c in result["claims"]
         ]
         return {"claims": claims, "dropped": result["dropped"], "usage": result["usage"], "error": error}
+
+    def _split(self, prompt: Prompt, model: str, text: str) -> ClerkSplit | None:
+        """The pyramid's split of this answer when the target is also an expert: the Clerk splits it once."""
+        split = ((self.record("pyramid", prompt) or {}).get("pyramid") or {}).get("splits", {}).get(model)
+        return ClerkSplit.model_validate(split) if split and split["response"] == text else None
 
     async def _score(self, prompt: Prompt, model: str) -> dict:
         pyramid = Pyramid.model_validate(self.record("pyramid", prompt)["pyramid"])  # type: ignore[index]
@@ -517,7 +525,8 @@ def markdown(report: dict[str, Any], settings: dict[str, Any]) -> str:
         )
     c = p["cost"]
     lines += [
-        f"| pyramid (merge; Clerk calls are cached for the checks) | all | {c['calls']} | "
+        "| pyramid (the Clerk's split of each expert answer, which a check of it reuses; the merge) "
+        f"| all | {c['calls']} | "
         f"{c['input_tokens']} | {c['output_tokens']} | {c['seconds']:.0f} |",
         "",
         f"Pyramids: {p['built']} of {p['prompts']} built, {p['failed']} failed (a merge call failed; "

@@ -261,6 +261,11 @@ class FactcheckInput(TypedDict, total=False):
     """The long-form text to check."""
     question: str
     """The question it answers (optional, helps the Clerk resolve references)."""
+    claims: list[Claim]
+    """The Clerk's atomic claims; given with the input (the Clerk's split of this very response made
+    before, such as a leaderboard's pyramid), the Clerk is not asked again."""
+    dropped: list[DroppedSentence]
+    """Sentences left out, with the reason (given with ``claims``)."""
 
 
 class FactcheckState(FactcheckInput, total=False):
@@ -268,10 +273,6 @@ class FactcheckState(FactcheckInput, total=False):
 
     language: Literal["en", "zh"]
     """Language of the response, detected."""
-    claims: list[Claim]
-    """The Clerk's atomic claims."""
-    dropped: list[DroppedSentence]
-    """Sentences left out, with the reason."""
     results: Annotated[list[ClaimResult], operator.add]
     """One result per claim, appended by the parallel claim branches."""
     scores: dict[str, float | int | None]

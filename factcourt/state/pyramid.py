@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from factcourt.state.records import AgentAnswer, Usage, add_usage, text
+from factcourt.state.records import AgentAnswer, ClerkSplit, Usage, add_usage, text
 
 # A long-form answer's length, bounded in the schema so a grammar-constrained model closes its
 # JSON before answer_max_tokens (about 550 English tokens; Chinese needs about one per 1.4 characters)
@@ -44,6 +44,7 @@ class ExpertClaims(BaseModel):
     expert: str
     claims: list[str] = Field(default_factory=list)
     error: str | None = Field(default=None, description="why the Clerk gave no claims")
+    split: ClerkSplit | None = Field(default=None, description="the whole split, when no part of it failed")
 
 
 class GoldenClaim(BaseModel):
@@ -69,6 +70,10 @@ class Pyramid(BaseModel):
     failed: dict[str, str] = Field(default_factory=dict, description="expert -> why it gave no claims")
     claims: list[GoldenClaim] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list, description="failed merge confirmations")
+    splits: dict[str, ClerkSplit] = Field(
+        default_factory=dict,
+        description="expert -> the Clerk's whole split of its answer (a check of that answer reuses it)",
+    )
     usage: Usage = Field(default_factory=Usage)
 
     @property

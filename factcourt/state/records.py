@@ -107,6 +107,14 @@ class DroppedSentence(BaseModel):
     error: str | None = Field(default=None, description="why the Clerk failed on it (clerk_failed)")
 
 
+class ClerkSplit(BaseModel):
+    """The Clerk's split of one text, whole: a check of the same text takes it instead of asking again."""
+
+    response: str = Field(description="the text split (the claims' spans point into it)")
+    claims: list[Claim] = Field(default_factory=list)
+    dropped: list[DroppedSentence] = Field(default_factory=list)
+
+
 class Turn(BaseModel):
     """One agent's contribution to a debate."""
 

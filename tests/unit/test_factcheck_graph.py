@@ -10,6 +10,7 @@ import factcourt
 from factcourt.errors import InputError
 from factcourt.graphs.factcheck import graph
 from factcourt.nodes.agents.clerk import CHUNK_CHARS
+from factcourt.state import Claim, ClerkSplit, DroppedSentence
 from tests.fakes import juror, rating
 
 TEXT = (
@@ -168,3 +169,23 @@ def test_draw_mermaid_shows_the_rule_branches():
         assert label in drawing
     for node in ("decompose", "retrieve", "debater_turn", "moderator", "judge_vote", "score", "corrector"):
         assert node in drawing
+
+
+def test_a_split_given_with_the_text_is_checked_without_asking_the_clerk_again(scripted, corpus):
+    settings = {"model": "scripted", "corpus": corpus, "cache": False}
+    first = factcourt.check(TEXT, **settings)
+    asked = scripted.count("ClerkOutput")
+    claims = [
+        Claim.model_validate({k: c[k] for k in ("id", "text", "sentence", "span")}) for c in first["claims"]
+    ]
+    opinion = DroppedSentence(sentence="It is lovely.", reason="opinion")
+    split = ClerkSplit(response=TEXT, claims=claims, dropped=[opinion])
+    again = asyncio.run(factcourt.acheck(TEXT, "", settings, split=split))
+    assert scripted.count("ClerkOutput") == asked, "the Clerk is not asked again"
+    assert [(c["id"], c["span"], c["verdict"]) for c in again["claims"]] == [
+        (c["id"], c["span"], c["verdict"]) for c in first["claims"]
+    ]
+    assert again["dropped"] == [opinion.model_dump(mode="json")]
+    assert "clerk" not in again["usage"]["by_role"] and "clerk" in first["usage"]["by_role"]
+    with pytest.raises(InputError, match="another text"):
+        asyncio.run(factcourt.acheck("Mount Everest is in Nepal.", "", settings, split=split))

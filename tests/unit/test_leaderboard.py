@@ -429,3 +429,21 @@ def test_an_expert_that_fails_makes_the_leaderboard_exit_1(tmp_path, corpus, exp
 def test_a_limit_below_one_is_refused(tmp_path, corpus, experts, scripted, capsys, limit):
     assert run(tmp_path, corpus, "--limit", limit) == 2
     assert "--limit must be at least 1" in capsys.readouterr().err
+
+
+def test_the_clerk_splits_each_answer_once_when_its_model_is_also_an_expert(
+    tmp_path, corpus, experts, scripted, outsider
+):
+    assert run(tmp_path, corpus, "--targets", "expert-a,outsider") == 0
+    clerk = [p for name, p in scripted.calls if name == "ClerkOutput"]
+
+    def splits(answer: str) -> int:
+        return sum(1 for p in clerk if answer in p)
+
+    # expert-a's answers are split once, for the pyramid, as those of expert-c, which is no target
+    assert splits(ANSWERS["expert-a"]) == splits(ANSWERS["expert-c"]) > 0
+    assert splits(outsider.script["LongAnswer"][0]["answer"]) > 0  # no expert: its check splits it
+    records = [json.loads(line) for line in (tmp_path / "lb" / "records.jsonl").read_text().splitlines()]
+    checks = {r["method"]: r for r in records if r["method"].startswith("check:")}
+    assert "clerk" not in checks["check:expert-a"]["usage"]["by_role"]
+    assert "clerk" in checks["check:outsider"]["usage"]["by_role"]

@@ -10,6 +10,7 @@ from factcourt.context.pyramid import PyramidContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.nodes.pyramid.match import match_claims, proposals, same_text
 from factcourt.providers import embeddings, models
+from factcourt.providers.simulated import rule_answer
 from tests.fakes import ANSWERS, FACTS, fact_of, same_fact_by_key
 
 Q = "Tell me about the Eiffel Tower."
@@ -274,3 +275,27 @@ def test_embedded_experts_answer_one_at_a_time_beside_a_remote_checker(monkeypat
     experts = ["local:qwen-1.5b", "local:qwen-0.5b", "local:smollm2"]
     factcourt.build_pyramid(Q, {"model": "scripted", "experts": experts, "cache": False, "search": "none"})
     assert len(seen) == 3 and max(seen) == 1
+
+
+def test_each_experts_whole_split_is_kept_for_a_check_of_the_same_answer(experts):
+    pyramid = factcourt.build_pyramid(Q, settings())
+    assert set(pyramid.splits) == set(ANSWERS)
+    for expert, split in pyramid.splits.items():
+        assert split.response == ANSWERS[expert]
+        stated = {m for g in pyramid.claims if expert in g.experts for m in g.members}
+        assert {c.text for c in split.claims} <= stated
+        assert all(split.response[c.span[0] : c.span[1]] == c.sentence for c in split.claims)
+
+
+def test_a_split_with_a_failed_part_is_not_kept(experts, scripted):
+    filler = " ".join(f"The tower was repainted in {1900 + 7 * i}." for i in range(45))
+    answers = {**ANSWERS, "expert-c": ANSWERS["expert-c"] + " " + filler}  # two chunks
+    scripted.script["ClerkOutput"] = [
+        # the second chunk fails, the first (Gustave's) is split
+        lambda p: (
+            RuntimeError("down") if "Gustave" not in p and "repainted" in p else rule_answer("ClerkOutput", p)
+        )
+    ]
+    pyramid = factcourt.build_pyramid(Q, settings(), answers=answers)
+    assert "expert-c" in pyramid.answered and "built" in by_fact(pyramid)  # its first chunk's claims count
+    assert set(pyramid.splits) == {"expert-a", "expert-b"}  # its check splits it again

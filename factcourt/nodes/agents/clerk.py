@@ -254,11 +254,17 @@ async def split_claims(
 
 
 async def decompose(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict:
-    """Ask the Clerk chunk by chunk; keep every claim's source span and every drop's reason."""
+    """Ask the Clerk chunk by chunk; keep every claim's source span and every drop's reason.
+
+    Claims given with the input (this response's split, made before) are taken as they are.
+    """
     ctx, response = runtime.context, state.get("response", "")
     if problem := response_problem(response):
         raise InputError(problem)
     language = language_for(ctx.language, response)
+    if state.get("claims") is not None:
+        emit("claims", count=len(state["claims"]), dropped=len(state.get("dropped", [])))
+        return {"language": language}
     claims, dropped, usage = await split_claims(ctx, response, state.get("question", ""), language)
     emit("claims", count=len(claims), dropped=len(dropped))
     return {"claims": claims, "dropped": dropped, "language": language, "usage": usage}

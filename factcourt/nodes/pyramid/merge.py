@@ -84,6 +84,7 @@ async def merge(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict:
         failed=failed,
         claims=golden,
         notes=notes,
+        splits={e: claims[e].split for e in answered if claims[e].split is not None},
         usage=spent,
     )
     return {"pyramid": pyramid, "usage": usage}
