@@ -42,9 +42,8 @@ class ExpertClaims(BaseModel):
     """The Clerk's atomic claims of one expert's answer."""
 
     expert: str
-    claims: list[str] = Field(default_factory=list)
+    split: ClerkSplit
     error: str | None = Field(default=None, description="why the Clerk gave no claims")
-    split: ClerkSplit | None = Field(default=None, description="the whole split, when no part of it failed")
 
 
 class GoldenClaim(BaseModel):

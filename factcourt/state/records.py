@@ -114,6 +114,16 @@ class ClerkSplit(BaseModel):
     claims: list[Claim] = Field(default_factory=list)
     dropped: list[DroppedSentence] = Field(default_factory=list)
 
+    @property
+    def texts(self) -> list[str]:
+        """The claims' texts."""
+        return [c.text for c in self.claims]
+
+    @property
+    def whole(self) -> bool:
+        """No part of the text failed: a check of it may take this split instead of splitting again."""
+        return not any(d.reason == "clerk_failed" for d in self.dropped)
+
 
 class Turn(BaseModel):
     """One agent's contribution to a debate."""

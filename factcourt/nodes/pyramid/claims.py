@@ -18,7 +18,6 @@ async def expert_claims(task: ExpertTask, runtime: Runtime[PyramidContext]) -> d
     failures = [d.error for d in dropped if d.reason == "clerk_failed"]
     error = f"the Clerk failed on its answer: {failures[0]}" if failures and not claims else None
     emit("expert_claims", expert=task["expert"], count=len(claims))
-    # kept whole for a check of the same answer; a split with a failed part is made again there
-    split = None if failures else ClerkSplit(response=task["answer"], claims=claims, dropped=dropped)
-    found = ExpertClaims(expert=task["expert"], claims=[c.text for c in claims], error=error, split=split)
+    split = ClerkSplit(response=task["answer"], claims=claims, dropped=dropped)
+    found = ExpertClaims(expert=task["expert"], split=split, error=error)
     return {"expert_claims": [found], "usage": usage}

@@ -59,7 +59,7 @@ async def merge(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict:
             failed[expert] = error
     answered = [e for e in ctx.experts if e not in failed]
     language = state.get("language") or language_for(ctx.language, state["question"])
-    stated = [(expert, text) for expert in answered for text in claims[expert].claims]
+    stated = [(expert, text) for expert in answered for text in claims[expert].split.texts]
     facts, usage, notes = await merge_claims(ctx, language, stated)
     golden = []
     for i, (text, experts, members) in enumerate(facts):
@@ -84,7 +84,8 @@ async def merge(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict:
         failed=failed,
         claims=golden,
         notes=notes,
-        splits={e: claims[e].split for e in answered if claims[e].split is not None},
+        # a check of the same answer takes a whole split; one with a failed part is made again there
+        splits={e: claims[e].split for e in answered if claims[e].split.whole},
         usage=spent,
     )
     return {"pyramid": pyramid, "usage": usage}
