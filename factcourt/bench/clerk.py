@@ -20,6 +20,7 @@ from factcourt.errors import BackendError, InputError
 from factcourt.inputs import detect_language, read_rows
 from factcourt.nodes.agents.clerk import decompose, same_sentence
 from factcourt.nodes.agents.references import unresolved
+from factcourt.state import Usage
 
 
 def score_item(item: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str, Any]:
@@ -64,13 +65,13 @@ async def run_clerk_bench(fixture: Path, ctx: BenchContext) -> dict[str, Any]:
     """Decompose every fixture response once and report the rate of self-contained claims."""
     items = read_fixture(fixture)
     claims_of: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    rows, calls = [], 0
+    rows, usage = [], Usage()
     for item in items:
         key = (item["response"], item.get("question", ""))
         if key not in claims_of:
             state = {"response": key[0], "question": key[1]}
             result = await decompose(state, Runtime(context=ctx))  # the Clerk alone: no debate
-            calls += result["usage"].calls
+            usage += result["usage"]
             if failed := [d.error for d in result["dropped"] if d.reason == "clerk_failed"]:
                 raise BackendError(f"the Clerk failed, so no rate is given: {failed[0]}")
             claims_of[key] = [c.model_dump() for c in result["claims"]]
@@ -81,7 +82,12 @@ async def run_clerk_bench(fixture: Path, ctx: BenchContext) -> dict[str, Any]:
         "responses": len(claims_of),
         "self_contained_rate": rate,
         "by_language": rates(rows),
-        "clerk_calls": calls,
+        "clerk_calls": usage.calls,
+        # what the Clerk read and wrote: its output is most of a long text's checking time
+        "prompt_tokens": usage.input_tokens,
+        "cached_tokens": usage.cached_tokens,
+        "output_tokens": usage.output_tokens,
+        "model_seconds": round(usage.ms / 1000, 1),
         "rows": rows,
     }
 

@@ -191,7 +191,11 @@ def cmd_bench_clerk(args: argparse.Namespace) -> int:
     out.print(table)
     for language, found in summary["by_language"].items():
         out.print(f"{language}: {found['rate']:.0%} of {found['items']} self-contained")
-    out.print(f"{summary['clerk_calls']} Clerk calls for {summary['responses']} texts")
+    out.print(
+        f"{summary['clerk_calls']} Clerk calls for {summary['responses']} texts: "
+        f"{summary['prompt_tokens']:,} prompt tokens ({summary['cached_tokens']:,} from the cache), "
+        f"{summary['output_tokens']:,} written, {summary['model_seconds']:.0f} s"
+    )
     return 0
 
 

@@ -231,6 +231,8 @@ def test_clerk_bench_decomposes_a_shared_text_once_and_rates_each_language(scrip
     scripted.script["ClerkOutput"] = [clerk]
     summary = run(fixture, BenchContext(model="scripted", cache=False))
     assert summary["responses"] == 2 and summary["clerk_calls"] == 2
+    # the scripted model reports 10 prompt tokens (4 cached) and 5 written a call
+    assert (summary["prompt_tokens"], summary["cached_tokens"], summary["output_tokens"]) == (20, 8, 10)
     assert summary["by_language"] == {"en": {"items": 2, "rate": 1.0}, "zh": {"items": 1, "rate": 1.0}}
 
 
