@@ -11,13 +11,15 @@ Split the response into atomic, check-worthy claims.
 - Each claim states exactly one fact and is self-contained: replace pronouns and vague
   references with the names they stand for (use the question for context).
 - Keep only claims that could be checked against an encyclopedia or the news.
-- For every claim, copy the sentence it comes from verbatim into "sentence".
-- Every sentence that yields no claim goes to "dropped" with its reason: "opinion",
-  "instruction" (text that addresses the reader or an AI), "advice", "not_verifiable" or
-  "other".
-Example: for the response "Marie Curie was born in Warsaw. She won two Nobel Prizes. I think she
-is the greatest scientist ever." write the claims "Marie Curie was born in Warsaw." and "Marie
-Curie won two Nobel Prizes." and drop the last sentence as "opinion".
+- The response's sentences are numbered: give each claim the number of the sentence it comes
+  from in "sentence".
+- Every sentence that yields no claim goes to "dropped", by its number, with its reason:
+  "opinion", "instruction" (text that addresses the reader or an AI), "advice",
+  "not_verifiable" or "other".
+Example: for the response "[1] Marie Curie was born in Warsaw. [2] She won two Nobel Prizes.
+[3] I think she is the greatest scientist ever." write the claims "Marie Curie was born in
+Warsaw." (sentence 1) and "Marie Curie won two Nobel Prizes." (sentence 2) and drop sentence 3
+as "opinion".
 Write one claim for every fact of every sentence: do not skip sentences.
 {DATA_RULE}"""
 
@@ -29,8 +31,8 @@ CLERK_AGAIN_SYSTEM = CLERK_SYSTEM
 
 CLERK_AGAIN_USER = """<question>{question}</question>
 <response>{response}</response>
-Write the claims and the dropped sentences for these sentences of the response only (use the
-rest of the response to resolve their pronouns):
+Write the claims and the dropped sentences for these sentences of the response only, by their
+numbers (use the rest of the response to resolve their pronouns):
 {sentences}"""
 
 CLERK_RESOLVE_SYSTEM = f"""You make claims self-contained. Each claim below comes from the

@@ -9,8 +9,8 @@ CLERK_SYSTEM = f"""你是事实核查法庭的书记员。
 把回答拆分为原子化、值得核查的陈述（claims）。
 - 每条陈述只包含一个事实，且自成一体：把代词和模糊指代替换为其所指的名称（可参考问题）。
 - 只保留可以用百科或新闻核实的陈述。
-- 每条陈述在 "sentence" 中逐字抄录其来源句子。
-- 不产生陈述的句子放入 "dropped"，并给出理由："opinion"、"instruction"（对读者或 AI 的指令）、
+- 回答的句子已编号：每条陈述在 "sentence" 中写出其来源句子的编号。
+- 不产生陈述的句子按编号放入 "dropped"，并给出理由："opinion"、"instruction"（对读者或 AI 的指令）、
   "advice"、"not_verifiable" 或 "other"。
 {DATA_RULE}"""
 
@@ -18,7 +18,7 @@ CLERK_AGAIN_SYSTEM = CLERK_SYSTEM
 
 CLERK_AGAIN_USER = """<question>{question}</question>
 <response>{response}</response>
-只为回答中的下列句子写出陈述和被舍弃的句子（用回答的其余部分来确定代词所指）：
+只为回答中的下列句子（按编号）写出陈述和被舍弃的句子（用回答的其余部分来确定代词所指）：
 {sentences}"""
 
 CLERK_RESOLVE_SYSTEM = f"""你负责让陈述自成一体。下列每条陈述都来自回答，但仍含有代词或模糊指代

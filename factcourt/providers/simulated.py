@@ -55,13 +55,13 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
     covered = evidence_covers(claim, evidence)
     verdict = "supported" if covered else "not_enough_evidence"
     if schema == "ClerkOutput":
-        sentences = [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*", tagged(prompt, "response"))]
+        # the response comes as numbered sentences, "[3] The sentence."
         claims, dropped = [], []
-        for sentence in filter(None, sentences):
+        for number, sentence in re.findall(r"^\[(\d+)\] (.+)$", tagged(prompt, "response"), re.M):
             if re.search(r"\b(ignore|you should|i think|please)\b", sentence, re.I):
-                dropped.append({"sentence": sentence, "reason": "instruction"})
+                dropped.append({"sentence": int(number), "reason": "instruction"})
             else:
-                claims.append({"claim": sentence, "sentence": sentence})
+                claims.append({"sentence": int(number), "claim": sentence.strip()})
         return {"claims": claims, "dropped": dropped}
     if schema == "JurorAnswer":
         return {

@@ -242,16 +242,20 @@ def _json_schema(cls: type[BaseModel], args: tuple, kwargs: tuple) -> dict[str, 
 
 
 class ClerkClaim(BaseModel):
-    """A claim as the Clerk writes it."""
+    """A claim as the Clerk writes it.
 
-    sentence: str = text("the sentence of the response it comes from, verbatim", 600)
+    Its sentence is named by its number in the numbered response, not copied: the copies were
+    most of what the Clerk wrote, and cut a long text's answer at ``max_tokens``.
+    """
+
+    sentence: int = Field(description="the number of the sentence it comes from")
     claim: str = text("one atomic fact, self-contained: pronouns resolved", 300)
 
 
 class ClerkDrop(BaseModel):
-    """A sentence the Clerk leaves out."""
+    """A sentence the Clerk leaves out, by its number."""
 
-    sentence: str = text("the sentence, verbatim", 600)
+    sentence: int = Field(description="the number of the sentence")
     reason: Literal["opinion", "instruction", "advice", "not_verifiable", "other"]
 
 

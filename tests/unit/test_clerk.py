@@ -26,8 +26,8 @@ def test_the_readme_example_comes_out_self_contained(scripted):
     scripted.script["ClerkOutput"] = [
         {
             "claims": [
-                {"sentence": "The Eiffel Tower is in Paris.", "claim": "The Eiffel Tower is in Paris."},
-                {"sentence": "It was completed in 1889.", "claim": "It was completed in 1889."},
+                {"sentence": 1, "claim": "The Eiffel Tower is in Paris."},
+                {"sentence": 2, "claim": "It was completed in 1889."},
             ],
             "dropped": [],
         }
@@ -49,8 +49,8 @@ def test_what_the_rule_cannot_resolve_is_asked_once_with_the_text_as_context(scr
     scripted.script["ClerkOutput"] = [
         {
             "claims": [
-                {"sentence": "Ada Lovelace met Babbage.", "claim": "Ada Lovelace met Babbage."},
-                {"sentence": "This led to the notes.", "claim": "This led to the notes."},
+                {"sentence": 1, "claim": "Ada Lovelace met Babbage."},
+                {"sentence": 2, "claim": "This led to the notes."},
             ],
             "dropped": [],
         }
@@ -66,9 +66,7 @@ def test_what_the_rule_cannot_resolve_is_asked_once_with_the_text_as_context(scr
 
 def test_a_rewrite_naming_a_subject_the_text_never_names_is_not_taken(scripted):
     # the search found Fleming's page for "She discovered penicillin." and judged it supported
-    scripted.script["ClerkOutput"] = [
-        {"claims": [{"sentence": "She discovered penicillin.", "claim": "She discovered penicillin."}]}
-    ]
+    scripted.script["ClerkOutput"] = [{"claims": [{"sentence": 1, "claim": "She discovered penicillin."}]}]
     scripted.script["ResolvedClaims"] = [{"claims": ["Alexander Fleming discovered penicillin."]}]
     result = factcourt.check("She discovered penicillin.", model="scripted", search="none", cache=False)
     assert result["claims"] == []
@@ -80,7 +78,7 @@ def test_a_rewrite_naming_a_subject_the_text_never_names_is_not_taken(scripted):
 def test_a_rewrite_that_still_holds_a_reference_is_not_taken(scripted):
     scripted.script["ClerkOutput"] = [
         {
-            "claims": [{"sentence": "She won two Nobel Prizes.", "claim": "She won two Nobel Prizes."}],
+            "claims": [{"sentence": 1, "claim": "She won two Nobel Prizes."}],
             "dropped": [],
         }
     ]
@@ -94,12 +92,8 @@ def test_a_rewrite_that_still_holds_a_reference_is_not_taken(scripted):
 
 def test_skipped_sentences_are_asked_again_with_the_whole_text_as_context(scripted):
     scripted.script["ClerkOutput"] = [
-        {
-            "claims": [
-                {"sentence": "Marie Curie was born in Warsaw.", "claim": "Marie Curie was born in Warsaw."}
-            ]
-        },
-        {"claims": [{"sentence": "She won two Nobel Prizes.", "claim": "Marie Curie won two Nobel Prizes."}]},
+        {"claims": [{"sentence": 1, "claim": "Marie Curie was born in Warsaw."}]},
+        {"claims": [{"sentence": 2, "claim": "Marie Curie won two Nobel Prizes."}]},
     ]
     result = factcourt.check(
         "Marie Curie was born in Warsaw. She won two Nobel Prizes.",
@@ -109,7 +103,7 @@ def test_skipped_sentences_are_asked_again_with_the_whole_text_as_context(script
     )
     assert "Marie Curie won two Nobel Prizes." in [c["text"] for c in result["claims"]]
     again = [p for n, p in scripted.calls if n == "ClerkOutput"][1]
-    assert "Marie Curie was born in Warsaw." in again and "- She won two Nobel Prizes." in again
+    assert "[1] Marie Curie was born in Warsaw." in again and again.endswith("[2] She won two Nobel Prizes.")
 
 
 def test_clerk_bench_scores_self_contained_claims(scripted, tmp_path):
@@ -133,12 +127,8 @@ def test_clerk_bench_scores_self_contained_claims(scripted, tmp_path):
 
     def clerk(prompt):
         if "Ada" in prompt:
-            return {
-                "claims": [
-                    {"sentence": "She was a mathematician.", "claim": "Ada Lovelace was a mathematician."}
-                ]
-            }
-        return {"claims": [{"sentence": "It has the Colosseum.", "claim": "It has the Colosseum."}]}
+            return {"claims": [{"sentence": 2, "claim": "Ada Lovelace was a mathematician."}]}
+        return {"claims": [{"sentence": 1, "claim": "It has the Colosseum."}]}
 
     scripted.script["ClerkOutput"] = [clerk]
     scripted.script["ResolvedClaims"] = [{"claims": ["It has it."]}]
@@ -151,8 +141,8 @@ def test_a_sentence_that_yields_a_claim_is_not_also_listed_as_dropped(scripted):
     sentence = "The Eiffel Tower is located in Berlin."
     scripted.script["ClerkOutput"] = [
         {
-            "claims": [{"sentence": sentence, "claim": sentence}],
-            "dropped": [{"sentence": sentence, "reason": "opinion"}],
+            "claims": [{"sentence": 1, "claim": sentence}],
+            "dropped": [{"sentence": 1, "reason": "opinion"}],
         }
     ]
     result = factcourt.check(sentence, model="scripted", search="none", cache=False)
@@ -166,8 +156,8 @@ def test_a_claim_without_a_word_is_dropped_not_checked(scripted):
     scripted.script["ClerkOutput"] = [
         {
             "claims": [
-                {"sentence": "秦始皇统一了六国。", "claim": "秦始皇统一了六国。"},
-                {"sentence": "`", "claim": "`"},
+                {"sentence": 1, "claim": "秦始皇统一了六国。"},
+                {"sentence": 2, "claim": "`"},
             ],
             "dropped": [],
         }
@@ -183,9 +173,9 @@ def test_a_claim_field_filled_with_a_label_gives_the_sentence_as_the_claim(scrip
     scripted.script["ClerkOutput"] = [
         {
             "claims": [
-                {"sentence": "Richard N. Haass is an American diplomat.", "claim": "True"},
+                {"sentence": 1, "claim": "True"},
                 {
-                    "sentence": "He led the Council on Foreign Relations.",
+                    "sentence": 2,
                     "claim": "Richard N. Haass led the Council on Foreign Relations.",
                 },
             ],
@@ -226,7 +216,7 @@ def test_clerk_bench_decomposes_a_shared_text_once_and_rates_each_language(scrip
         sentences = ["Rome is old.", "It has the Colosseum.", "It was founded in 753 BC."]
         if "长城" in prompt:
             sentences = ["长城很长。", "它建于明朝。"]
-        return {"claims": [{"sentence": s, "claim": s} for s in sentences]}
+        return {"claims": [{"sentence": n, "claim": s} for n, s in enumerate(sentences, 1)]}
 
     scripted.script["ClerkOutput"] = [clerk]
     summary = run(fixture, BenchContext(model="scripted", cache=False))
@@ -241,3 +231,53 @@ def test_the_long_fixture_holds_eight_texts_and_forty_dependent_sentences():
     texts = {r["response"] for r in rows}
     chinese = [r for r in rows if any("\u4e00" <= c <= "\u9fff" for c in r["sentence"])]
     assert len(texts) >= 8 and len(rows) >= 40 and chinese and len(chinese) < len(rows)
+
+
+def test_the_clerk_names_sentences_by_number_and_each_claim_keeps_its_sentence_and_span(scripted):
+    text = "Marie Curie was born in Warsaw. She won two Nobel Prizes. I think she is the greatest."
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [
+                {"sentence": 1, "claim": "Marie Curie was born in Warsaw."},
+                {"sentence": 2, "claim": "Marie Curie won two Nobel Prizes."},
+            ],
+            "dropped": [{"sentence": 3, "reason": "opinion"}],
+        }
+    ]
+    result = factcourt.check(text, model="scripted", search="none", cache=False)
+    [(_, prompt)] = [c for c in scripted.calls if c[0] == "ClerkOutput"]
+    assert "[1] Marie Curie was born in Warsaw.\n[2] She won two Nobel Prizes.\n[3] I think" in prompt
+    assert [(c["sentence"], text[slice(*c["span"])]) for c in result["claims"]] == [
+        ("Marie Curie was born in Warsaw.", "Marie Curie was born in Warsaw."),
+        ("She won two Nobel Prizes.", "She won two Nobel Prizes."),
+    ]
+    assert [(d["sentence"], d["reason"]) for d in result["dropped"]] == [
+        ("I think she is the greatest.", "opinion")
+    ]
+
+
+def test_a_claim_is_given_the_sentence_it_shares_most_words_with_when_its_number_shares_none():
+    from factcourt.nodes.agents.clerk import source_of
+
+    sentences = ["Marie Curie was born in Warsaw.", "She won two Nobel Prizes.", "It was long ago."]
+    assert source_of(3, "Marie Curie won two Nobel Prizes.", sentences) == 2  # shares nothing with 3
+    assert source_of(2, "Marie Curie won two Nobel Prizes.", sentences) == 2
+    # a resolved pronoun shares more words with the sentence before, yet the number stands
+    assert source_of(2, "Marie Curie, born in Warsaw, won.", sentences) == 2
+    assert source_of(3, "True", sentences) == 3  # a label: kept where it was named, then replaced
+    assert source_of(7, "True", sentences) is None  # no such sentence: that sentence is asked again
+
+
+def test_a_number_beyond_the_text_names_no_sentence_so_the_sentence_is_asked_again(scripted):
+    text = "The Eiffel Tower is in Paris. It is lovely."
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [{"sentence": 1, "claim": "The Eiffel Tower is in Paris."}],
+            "dropped": [{"sentence": 5, "reason": "opinion"}],
+        },
+        {"claims": [], "dropped": [{"sentence": 2, "reason": "opinion"}]},
+    ]
+    result = factcourt.check(text, model="scripted", search="none", cache=False)
+    assert scripted.count("ClerkOutput") == 2
+    assert [c["text"] for c in result["claims"]] == ["The Eiffel Tower is in Paris."]
+    assert [(d["sentence"], d["reason"]) for d in result["dropped"]] == [("It is lovely.", "opinion")]

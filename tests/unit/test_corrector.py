@@ -43,15 +43,14 @@ def test_removal_keeps_the_rest_byte_identical():
     assert apply_edits(text, edits) == "Keep this.  And keep\tthat."
 
 
-def test_two_claims_of_one_sentence_quoted_differently_are_corrected_once(scripted, corpus):
+def test_two_claims_of_one_sentence_are_corrected_once(scripted, corpus):
     text = "The Eiffel Tower is in Rome and was built in 1789. The Moon orbits the Earth."
-    sentence = "The Eiffel Tower is in Rome and was built in 1789."
     scripted.script["ClerkOutput"] = [
         {
             "claims": [
-                {"sentence": sentence, "claim": "The Eiffel Tower is in Rome."},
-                {"sentence": sentence[:-1], "claim": "The Eiffel Tower was built in 1789."},
-                {"sentence": "The Moon orbits the Earth.", "claim": "The Moon orbits the Earth."},
+                {"sentence": 1, "claim": "The Eiffel Tower is in Rome."},
+                {"sentence": 1, "claim": "The Eiffel Tower was built in 1789."},
+                {"sentence": 2, "claim": "The Moon orbits the Earth."},
             ],
             "dropped": [],
         }

@@ -70,9 +70,7 @@ def test_one_failing_claim_does_not_stop_the_others(scripted, corpus):
 
 
 def test_a_text_with_no_check_worthy_claim_is_a_valid_empty_result(scripted):
-    scripted.script["ClerkOutput"] = [
-        {"claims": [], "dropped": [{"sentence": "I think jazz is the best music.", "reason": "opinion"}]}
-    ]
+    scripted.script["ClerkOutput"] = [{"claims": [], "dropped": [{"sentence": 1, "reason": "opinion"}]}]
     result = factcourt.check("I think jazz is the best music.", model="scripted", cache=False)
     assert result["claims"] == [] and result["scores"]["precision"] is None
     assert result["dropped"] == [
@@ -94,9 +92,7 @@ def test_huge_text_is_a_clear_error(scripted):
 def test_sentences_the_clerk_skips_are_asked_again_then_kept_whole(scripted, corpus):
     scripted.script["ClerkOutput"] = [
         {
-            "claims": [
-                {"sentence": "The Eiffel Tower is in Paris.", "claim": "The Eiffel Tower is in Paris."}
-            ],
+            "claims": [{"sentence": 1, "claim": "The Eiffel Tower is in Paris."}],
             "dropped": [],
         },
         {"claims": [], "dropped": []},
@@ -120,7 +116,7 @@ def test_long_text_is_chunked_and_every_chunk_decomposed(scripted, corpus):
 
 
 def test_max_claims_guard_records_the_overflow(scripted):
-    text = "A is B. C is D. E is F."
+    text = "Paris is in France. Rome is in Italy. Oslo is in Norway."
     result = factcourt.check(
         text, model="scripted", cache=False, max_claims=2, search="none", rule="adaptive"
     )

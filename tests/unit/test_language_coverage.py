@@ -50,7 +50,7 @@ def test_uncovered_language_only_for_local_search_without_that_language(corpus, 
 
 
 def script_chinese_check(scripted):
-    scripted.script["ClerkOutput"] = [{"claims": [{"sentence": CHINESE, "claim": CHINESE}], "dropped": []}]
+    scripted.script["ClerkOutput"] = [{"claims": [{"sentence": 1, "claim": CHINESE}], "dropped": []}]
     scripted.script["Label"] = [rating("refuted", "没有证据。")]
 
 

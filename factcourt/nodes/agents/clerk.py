@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import difflib
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
+import pysbd
 from langgraph.runtime import Runtime
 
 from factcourt.context.base import BaseContext
@@ -17,7 +20,6 @@ from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state import (
     Claim,
-    ClerkClaim,
     ClerkOutput,
     DroppedSentence,
     FactcheckState,
@@ -27,7 +29,6 @@ from factcourt.state import (
 
 MAX_RESPONSE_CHARS = 100_000
 CHUNK_CHARS = 1200
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
 
 
 def response_problem(text: str) -> str | None:
@@ -43,8 +44,14 @@ def response_problem(text: str) -> str | None:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of English or Chinese text."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    """Sentences of English or Chinese text; a line break ends one too (list items).
+
+    pysbd's rules: "Richard N. Haass", "Dr. Smith", "3.5 million" end no sentence. The Clerk
+    names sentences by their numbers here, so a sentence cut at an initial would be two.
+    """
+    segmenter = pysbd.Segmenter(language="en", clean=False)  # its English rules end 。！？ too
+    lines = [line for line in text.splitlines() if line.strip()]
+    return [s.strip() for line in lines for s in segmenter.segment(line) if s.strip()]
 
 
 def chunk(text: str, limit: int = CHUNK_CHARS) -> list[str]:
@@ -101,26 +108,74 @@ def states_its_sentence(claim: str, sentence: str) -> bool:
     return not said or bool(_content(claim) & said)
 
 
-def uncovered(part: str, output: ClerkOutput) -> list[str]:
-    """Sentences of ``part`` that yielded neither a claim nor a drop reason."""
-    said = [c.sentence for c in output.claims] + [d.sentence for d in output.dropped]
-    return [s for s in split_sentences(part) if not any(same_sentence(s, x) for x in said)]
+@dataclass
+class Drafted:
+    """A claim as taken from the Clerk: the sentence it comes from, and the claim (resolved in place)."""
+
+    sentence: str
+    claim: str
+
+
+def numbered(sentences: list[str], numbers: Iterable[int] | None = None) -> str:
+    """Sentences as the Clerk reads them, one per line: "[3] The sentence." (fenced)."""
+    numbers = range(1, len(sentences) + 1) if numbers is None else numbers
+    return "\n".join(f"[{n}] {fence(sentences[n - 1])}" for n in numbers)
+
+
+def source_of(number: int, claim: str, sentences: list[str]) -> int | None:
+    """The number of the sentence a claim comes from, or None when none can be told.
+
+    The Clerk's number when that sentence shares a word with the claim (a resolved pronoun
+    shares words with the sentence before, so the most shared words would mislead); else the
+    sentence sharing the most, as a small model sometimes numbers wrong. A claim sharing no
+    word with any (a label such as "True") keeps the Clerk's number when that is a sentence.
+    """
+    named = 1 <= number <= len(sentences)
+    if named and states_its_sentence(claim, sentences[number - 1]):
+        return number
+    said = _content(claim)
+    overlap = {n: len(said & _content(s)) for n, s in enumerate(sentences, 1)}
+    best = max(overlap, key=overlap.__getitem__, default=None)
+    if best is not None and overlap[best]:
+        return best
+    return number if named else None
+
+
+def _take(
+    output: ClerkOutput, sentences: list[str], claims: list[Drafted], drops: dict[int, str]
+) -> set[int]:
+    """Add the Clerk's claims and drops by sentence; the numbers of the sentences it named."""
+    named = set()
+    for item in output.claims:
+        if (number := source_of(item.sentence, item.claim, sentences)) is not None:
+            claims.append(Drafted(sentences[number - 1], item.claim))
+            named.add(number)
+    for drop in output.dropped:
+        if 1 <= drop.sentence <= len(sentences):
+            drops.setdefault(drop.sentence, drop.reason)
+            named.add(drop.sentence)
+    return named
 
 
 async def _clerk(ctx: BaseContext, language: str, question: str, part: str, name: str) -> tuple:
-    """Ask the Clerk about ``part``: its output (None when it failed), the error, and the usage.
+    """Ask the Clerk about ``part``: its claims and drops (None when it failed), the error, the usage.
 
+    The Clerk reads the part's sentences numbered and names each claim's sentence by its number.
     Sentences it skipped are asked again (with the whole part as context, so their pronouns can
     be resolved), then kept whole as claims, so no sentence disappears silently (small local
-    models skip list items).
+    models skip list items). A sentence that yielded a claim is checked, not dropped.
     """
-    messages = conversation(language, "CLERK", question=question, response=fence(part))
+    sentences = split_sentences(part)
+    response = numbered(sentences)
+    messages = conversation(language, "CLERK", question=question, response=response)
     answer = await ask(ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"])
     usage, output = answer.usage, answer.value
     if output is None:
         return None, answer.error, usage
-    missing = uncovered(part, output)
-    if missing:
+    claims: list[Drafted] = []
+    drops: dict[int, str] = {}
+    named = _take(output, sentences, claims, drops)
+    if missing := [n for n in range(1, len(sentences) + 1) if n not in named]:
         again = await ask(
             ctx,
             "clerk",
@@ -129,22 +184,27 @@ async def _clerk(ctx: BaseContext, language: str, question: str, part: str, name
                 language,
                 "CLERK_AGAIN",
                 question=question,
-                response=fence(part),
-                sentences="\n".join(f"- {fence(s)}" for s in missing),
+                response=response,
+                sentences=numbered(sentences, missing),
             ),
             run_name=f"{name} (skipped sentences)",
             tags=["clerk"],
         )
         usage += again.usage
         if again.value is not None:
-            output.claims += again.value.claims
-            output.dropped += again.value.dropped
-        output.claims += [ClerkClaim(sentence=s, claim=s) for s in uncovered(part, output)]
-    return output, None, usage
+            named |= _take(again.value, sentences, claims, drops)
+        claims += [Drafted(sentences[n - 1], sentences[n - 1]) for n in missing if n not in named]
+    claimed = {c.sentence for c in claims}
+    dropped = [
+        DroppedSentence(sentence=sentences[n - 1], reason=reason)
+        for n, reason in sorted(drops.items())
+        if sentences[n - 1] not in claimed
+    ]
+    return (claims, dropped), None, usage
 
 
 async def _resolve(
-    ctx: BaseContext, language: str, question: str, part: str, vague: list[ClerkClaim], name: str
+    ctx: BaseContext, language: str, question: str, part: str, vague: list[Drafted], name: str
 ) -> Usage:
     """Rewrite claims with unresolved references in place; keep a rewrite only when it resolves.
 
@@ -177,7 +237,7 @@ def _named_in(rewrite: str, text: str, language: str) -> bool:
     return name is not None and name.lower() in text.lower()
 
 
-def _resolve_in_order(items: list[tuple[str, ClerkClaim]], response: str, language: str) -> None:
+def _resolve_in_order(items: list[tuple[str, Drafted]], response: str, language: str) -> None:
     """Resolve leading references by rule, in reading order, in place.
 
     Each claim reads the sentences before its own and the claims already resolved, so a
@@ -210,19 +270,12 @@ async def split_claims(
         if output is None:
             dropped.append(DroppedSentence(sentence=part, reason="clerk_failed", error=error))
             continue
-        sentences = split_sentences(part)
-        claimed = [c.sentence for c in output.claims]
-        dropped += [
-            DroppedSentence(sentence=d.sentence, reason=d.reason)
-            for d in output.dropped
-            # a sentence that also yielded a claim is checked, not dropped
-            if any(same_sentence(d.sentence, s) for s in sentences)
-            and not any(same_sentence(d.sentence, c) for c in claimed)
-        ]
-        for item in output.claims:
+        drafted, drops = output
+        dropped += drops
+        for item in drafted:
             if not states_its_sentence(item.claim, item.sentence):
                 # the sentence itself is a claim of the response; the label is nothing to check
-                item = item.model_copy(update={"claim": item.sentence})
+                item.claim = item.sentence
             items.append((part, item))
     _resolve_in_order(items, response, language)
     for number, part in enumerate(parts):
