@@ -281,3 +281,34 @@ def test_a_number_beyond_the_text_names_no_sentence_so_the_sentence_is_asked_aga
     assert scripted.count("ClerkOutput") == 2
     assert [c["text"] for c in result["claims"]] == ["The Eiffel Tower is in Paris."]
     assert [(d["sentence"], d["reason"]) for d in result["dropped"]] == [("It is lovely.", "opinion")]
+
+
+def test_list_items_stay_apart_and_keep_their_own_spans_in_a_long_text(scripted):
+    # chunks once joined their sentences with spaces: two list items became one sentence, and
+    # a Paris claim took the span of the Berlin line
+    items = [f"- City number {n} is in Europe" for n in range(60)]
+    text = "Key facts:\n" + "\n".join(items) + "\n- Paris is the capital of France\n- Berlin is in Germany"
+    result = factcourt.check(text, model="scripted", search="none", cache=False, max_claims=100)
+    assert scripted.count("ClerkOutput") > 1  # more than one chunk
+    paris = next(c for c in result["claims"] if "Paris" in c["text"])
+    assert text[slice(*paris["span"])] == "- Paris is the capital of France"
+    prompts = [p for n, p in scripted.calls if n == "ClerkOutput"]
+    assert any("] - Paris is the capital of France\n[" in p for p in prompts)
+
+
+def test_asked_again_what_the_clerk_says_of_other_sentences_is_not_taken_twice(scripted):
+    text = "Marie Curie was born in Warsaw. She won two Nobel Prizes."
+    scripted.script["ClerkOutput"] = [
+        {"claims": [{"sentence": 1, "claim": "Marie Curie was born in Warsaw."}]},
+        {
+            "claims": [
+                {"sentence": 1, "claim": "Marie Curie was born in Poland."},
+                {"sentence": 2, "claim": "Marie Curie won two Nobel Prizes."},
+            ]
+        },
+    ]
+    result = factcourt.check(text, model="scripted", search="none", cache=False)
+    assert [c["text"] for c in result["claims"]] == [
+        "Marie Curie was born in Warsaw.",
+        "Marie Curie won two Nobel Prizes.",
+    ]

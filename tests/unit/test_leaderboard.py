@@ -9,7 +9,7 @@ from factcourt.cli import main
 from factcourt.context.pyramid import LeaderboardContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.leaderboard import Leaderboard, build_report, markdown, read_prompts
-from factcourt.nodes.agents.clerk import numbered, split_sentences
+from factcourt.nodes.agents.clerk import numbered, sentences_of
 from factcourt.providers import models
 from factcourt.providers.simulated import rule_answer, tagged
 from tests.fakes import ANSWERS, ScriptedModel, same_fact_by_key
@@ -439,7 +439,7 @@ def test_the_clerk_splits_each_answer_once_when_its_model_is_also_an_expert(
     clerk = [p for name, p in scripted.calls if name == "ClerkOutput"]
 
     def splits(answer: str) -> int:  # the Clerk reads an answer as numbered sentences
-        return sum(1 for p in clerk if numbered(split_sentences(answer)) in p)
+        return sum(1 for p in clerk if numbered(sentences_of(answer)) in p)
 
     # expert-a's answers are split once, for the pyramid, as those of expert-c, which is no target
     assert splits(ANSWERS["expert-a"]) == splits(ANSWERS["expert-c"]) > 0

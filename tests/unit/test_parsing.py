@@ -7,7 +7,7 @@ import pytest
 from factcourt.bench.datasets import load
 from factcourt.errors import InputError
 from factcourt.inputs import decode, read_evidence_file
-from factcourt.nodes.agents.clerk import chunk, locate, split_sentences
+from factcourt.nodes.agents.clerk import chunk, sentences_of, split_sentences
 
 
 def test_decode_utf8_bom_and_utf16():
@@ -87,11 +87,22 @@ def test_a_dataset_label_that_is_no_truth_value_names_its_line(tmp_path):
 def test_sentences_chunks_and_spans():
     text = "First one. Second one! 第三句。第四句？\nLast line"
     assert split_sentences(text) == ["First one.", "Second one!", "第三句。", "第四句？", "Last line"]
-    chunks = chunk("A b c. " * 400, limit=100)
-    assert all(len(c) <= 100 for c in chunks) and sum(c.count("A b c.") for c in chunks) == 400
-    assert locate("Second one!", text) == (11, 22)
-    assert locate("second  one", text) is not None
-    assert locate("Nothing like it at all here", text) is None
+    assert all(text[s.start : s.end] == s.text for s in sentences_of(text))
+    chunks = chunk(sentences_of("A b c. " * 400), limit=100)
+    assert all(c[-1].end - c[0].start <= 100 for c in chunks) and sum(len(c) for c in chunks) == 400
+
+
+def test_initials_and_decimals_end_no_sentence_and_every_line_ends_one():
+    text = (
+        "Richard N. Haass met Dr. Smith in the U.S. on a $3.5 million deal. He left.\n"
+        "- Paris is in France\n- Rome"
+    )
+    assert split_sentences(text) == [
+        "Richard N. Haass met Dr. Smith in the U.S. on a $3.5 million deal.",
+        "He left.",
+        "- Paris is in France",
+        "- Rome",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -146,8 +157,9 @@ def test_dataset_ids_may_be_integers_and_evidence_urls_null(tmp_path):
     assert sorted(dev + test, key=int) == [str(n) for n in range(8)]
 
 
-def test_a_sentence_with_tags_is_found_as_the_clerk_read_it_fenced():
+def test_a_sentence_with_tags_keeps_the_span_of_the_text_as_written():
     text = "Use the <b> tag for bold. The Eiffel Tower is in Berlin."
-    # the Clerk saw '<' and '>' as '‹' and '›' and quotes the sentence so
-    assert locate("Use the ‹b› tag for bold.", text) == (0, 25)
-    assert locate("The Eiffel Tower is in Berlin.", text) == (26, 56)
+    assert [(s.text, s.start, s.end) for s in sentences_of(text)] == [
+        ("Use the <b> tag for bold.", 0, 25),
+        ("The Eiffel Tower is in Berlin.", 26, 56),
+    ]

@@ -43,48 +43,55 @@ def response_problem(text: str) -> str | None:
     return None
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of English or Chinese text; a line break ends one too (list items).
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of the response and where it stands there."""
+
+    text: str
+    start: int
+    end: int
+
+
+def sentences_of(text: str) -> list[Sentence]:
+    """Sentences of English or Chinese text with their spans; a line break ends one too (list items).
 
     pysbd's rules: "Richard N. Haass", "Dr. Smith", "3.5 million" end no sentence. The Clerk
     names sentences by their numbers here, so a sentence cut at an initial would be two.
     """
     segmenter = pysbd.Segmenter(language="en", clean=False)  # its English rules end 。！？ too
-    lines = [line for line in text.splitlines() if line.strip()]
-    return [s.strip() for line in lines for s in segmenter.segment(line) if s.strip()]
+    found = []
+    for line in re.finditer(r"[^\n]+", text):
+        cursor = line.start()
+        for piece in (p.strip() for p in segmenter.segment(line.group())):
+            if not piece:
+                continue
+            if (start := text.find(piece, cursor, line.end())) < 0:
+                break  # pysbd changed the text: the rest of the line stays one sentence
+            found.append(Sentence(piece, start, start + len(piece)))
+            cursor = start + len(piece)
+        if rest := text[cursor : line.end()].strip():  # never lose what pysbd did not give back
+            start = text.index(rest, cursor)
+            found.append(Sentence(rest, start, start + len(rest)))
+    return found
 
 
-def chunk(text: str, limit: int = CHUNK_CHARS) -> list[str]:
-    """Group whole sentences into chunks of at most ``limit`` characters.
+def split_sentences(text: str) -> list[str]:
+    """The texts of ``sentences_of``."""
+    return [s.text for s in sentences_of(text)]
+
+
+def chunk(sentences: list[Sentence], limit: int = CHUNK_CHARS) -> list[list[Sentence]]:
+    """Group whole sentences into chunks spanning at most ``limit`` characters of the text.
 
     A longer sentence stays whole, so no sentence is cut or dropped.
     """
-    chunks: list[str] = []
-    for sentence in split_sentences(text):
-        if chunks and len(chunks[-1]) + 1 + len(sentence) <= limit:
-            chunks[-1] += " " + sentence
+    chunks: list[list[Sentence]] = []
+    for sentence in sentences:
+        if chunks and sentence.end - chunks[-1][0].start <= limit:
+            chunks[-1].append(sentence)
         else:
-            chunks.append(sentence)
+            chunks.append([sentence])
     return chunks
-
-
-def locate(sentence: str, response: str) -> tuple[int, int] | None:
-    """Character span of ``sentence`` in ``response``: exact, then the closest sentence.
-
-    The Clerk read the text fenced ('<' as '‹'), so it is looked for there: the fence swaps one
-    character for one, so the offsets are the response's.
-    """
-    if not sentence.strip():
-        return None
-    response, sentence = fence(response), fence(sentence)
-    start = response.find(sentence)
-    if start >= 0:
-        return start, start + len(sentence)
-    candidates = split_sentences(response)
-    best = difflib.get_close_matches(sentence, candidates, n=1, cutoff=0.6)
-    if best and (start := response.find(best[0])) >= 0:
-        return start, start + len(best[0])
-    return None
 
 
 def same_sentence(a: str, b: str) -> bool:
@@ -112,14 +119,14 @@ def states_its_sentence(claim: str, sentence: str) -> bool:
 class Drafted:
     """A claim as taken from the Clerk: the sentence it comes from, and the claim (resolved in place)."""
 
-    sentence: str
+    sentence: Sentence
     claim: str
 
 
-def numbered(sentences: list[str], numbers: Iterable[int] | None = None) -> str:
+def numbered(sentences: list[Sentence], numbers: Iterable[int] | None = None) -> str:
     """Sentences as the Clerk reads them, one per line: "[3] The sentence." (fenced)."""
     numbers = range(1, len(sentences) + 1) if numbers is None else numbers
-    return "\n".join(f"[{n}] {fence(sentences[n - 1])}" for n in numbers)
+    return "\n".join(f"[{n}] {fence(sentences[n - 1].text)}" for n in numbers)
 
 
 def source_of(number: int, claim: str, sentences: list[str]) -> int | None:
@@ -142,30 +149,39 @@ def source_of(number: int, claim: str, sentences: list[str]) -> int | None:
 
 
 def _take(
-    output: ClerkOutput, sentences: list[str], claims: list[Drafted], drops: dict[int, str]
+    output: ClerkOutput,
+    sentences: list[Sentence],
+    asked: set[int],
+    claims: list[Drafted],
+    drops: dict[int, str],
 ) -> set[int]:
-    """Add the Clerk's claims and drops by sentence; the numbers of the sentences it named."""
-    named = set()
+    """Add the Clerk's claims and drops of the sentences ``asked``; the numbers it named of them.
+
+    Asked again about the sentences it skipped, a small Clerk often answers for all of them:
+    what it says again of the others would be checked twice in other words.
+    """
+    texts, named = [s.text for s in sentences], set()
     for item in output.claims:
-        if (number := source_of(item.sentence, item.claim, sentences)) is not None:
+        if (number := source_of(item.sentence, item.claim, texts)) in asked:
             claims.append(Drafted(sentences[number - 1], item.claim))
             named.add(number)
     for drop in output.dropped:
-        if 1 <= drop.sentence <= len(sentences):
+        if drop.sentence in asked:
             drops.setdefault(drop.sentence, drop.reason)
             named.add(drop.sentence)
     return named
 
 
-async def _clerk(ctx: BaseContext, language: str, question: str, part: str, name: str) -> tuple:
-    """Ask the Clerk about ``part``: its claims and drops (None when it failed), the error, the usage.
+async def _clerk(
+    ctx: BaseContext, language: str, question: str, sentences: list[Sentence], name: str
+) -> tuple:
+    """Ask the Clerk about a chunk's sentences: claims and drops (None when it failed), error, usage.
 
-    The Clerk reads the part's sentences numbered and names each claim's sentence by its number.
-    Sentences it skipped are asked again (with the whole part as context, so their pronouns can
+    The Clerk reads the sentences numbered and names each claim's sentence by its number.
+    Sentences it skipped are asked again (with the whole chunk as context, so their pronouns can
     be resolved), then kept whole as claims, so no sentence disappears silently (small local
     models skip list items). A sentence that yielded a claim is checked, not dropped.
     """
-    sentences = split_sentences(part)
     response = numbered(sentences)
     messages = conversation(language, "CLERK", question=question, response=response)
     answer = await ask(ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"])
@@ -174,7 +190,7 @@ async def _clerk(ctx: BaseContext, language: str, question: str, part: str, name
         return None, answer.error, usage
     claims: list[Drafted] = []
     drops: dict[int, str] = {}
-    named = _take(output, sentences, claims, drops)
+    named = _take(output, sentences, set(range(1, len(sentences) + 1)), claims, drops)
     if missing := [n for n in range(1, len(sentences) + 1) if n not in named]:
         again = await ask(
             ctx,
@@ -192,11 +208,11 @@ async def _clerk(ctx: BaseContext, language: str, question: str, part: str, name
         )
         usage += again.usage
         if again.value is not None:
-            named |= _take(again.value, sentences, claims, drops)
-        claims += [Drafted(sentences[n - 1], sentences[n - 1]) for n in missing if n not in named]
+            named |= _take(again.value, sentences, set(missing), claims, drops)
+        claims += [Drafted(sentences[n - 1], sentences[n - 1].text) for n in missing if n not in named]
     claimed = {c.sentence for c in claims}
     dropped = [
-        DroppedSentence(sentence=sentences[n - 1], reason=reason)
+        DroppedSentence(sentence=sentences[n - 1].text, reason=reason)
         for n, reason in sorted(drops.items())
         if sentences[n - 1] not in claimed
     ]
@@ -237,16 +253,16 @@ def _named_in(rewrite: str, text: str, language: str) -> bool:
     return name is not None and name.lower() in text.lower()
 
 
-def _resolve_in_order(items: list[tuple[str, Drafted]], response: str, language: str) -> None:
+def _resolve_in_order(items: list[Drafted], sentences: list[Sentence], language: str) -> None:
     """Resolve leading references by rule, in reading order, in place.
 
     Each claim reads the sentences before its own and the claims already resolved, so a
     pronoun at the start of a later chunk still finds the subject named in an earlier one.
     """
-    sentences, done = split_sentences(response), []
-    for _, item in items:
-        where = next((i for i, s in enumerate(sentences) if same_sentence(s, item.sentence)), len(sentences))
-        resolved = resolve(item.claim, sentences[:where] + done, language)
+    done: list[str] = []
+    for item in items:
+        before = [s.text for s in sentences if s.end <= item.sentence.start]
+        resolved = resolve(item.claim, before + done, language)
         if resolved is not None:
             item.claim = resolved
         done.append(item.claim)
@@ -260,30 +276,33 @@ async def split_claims(
     Asked chunk by chunk; a chunk the Clerk failed on is one dropped part with the reason.
     """
     question = fence(question)
-    parts = chunk(response)
+    sentences = sentences_of(response)
+    parts = chunk(sentences)
     answers = await asyncio.gather(
         *(_clerk(ctx, language, question, part, f"clerk chunk {i + 1}") for i, part in enumerate(parts))
     )
-    usage, items, dropped = Usage(), [], []
-    for part, (output, error, spent) in zip(parts, answers, strict=True):
+    usage, items, dropped, chunk_of = Usage(), [], [], {}
+    for number, (part, (output, error, spent)) in enumerate(zip(parts, answers, strict=True)):
         usage += spent
         if output is None:
-            dropped.append(DroppedSentence(sentence=part, reason="clerk_failed", error=error))
+            text = response[part[0].start : part[-1].end]
+            dropped.append(DroppedSentence(sentence=text, reason="clerk_failed", error=error))
             continue
         drafted, drops = output
         dropped += drops
         for item in drafted:
-            if not states_its_sentence(item.claim, item.sentence):
+            if not states_its_sentence(item.claim, item.sentence.text):
                 # the sentence itself is a claim of the response; the label is nothing to check
-                item.claim = item.sentence
-            items.append((part, item))
-    _resolve_in_order(items, response, language)
+                item.claim = item.sentence.text
+            items.append(item)
+            chunk_of[id(item)] = number
+    _resolve_in_order(items, sentences, language)
     for number, part in enumerate(parts):
-        vague = [item for where, item in items if where == part and unresolved(item.claim, language)]
-        if vague:
-            usage += await _resolve(ctx, language, question, part, vague, f"clerk chunk {number + 1}")
+        if vague := [i for i in items if chunk_of[id(i)] == number and unresolved(i.claim, language)]:
+            text = response[part[0].start : part[-1].end]
+            usage += await _resolve(ctx, language, question, text, vague, f"clerk chunk {number + 1}")
     claims, seen = [], set()
-    for _, item in items:
+    for item in items:
         key = " ".join(item.claim.lower().split())
         if not key or key in seen:
             continue
@@ -299,8 +318,8 @@ async def split_claims(
                 Claim(
                     id=f"c{len(claims) + 1}",
                     text=item.claim.strip(),
-                    sentence=item.sentence,
-                    span=locate(item.sentence, response),
+                    sentence=item.sentence.text,
+                    span=(item.sentence.start, item.sentence.end),
                 )
             )
     return claims, dropped, usage

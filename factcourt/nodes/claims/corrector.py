@@ -200,8 +200,9 @@ async def correct(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dic
 def _by_region(refuted: list[ClaimResult]) -> dict[tuple[int, int], list[ClaimResult]]:
     """Refuted claims grouped by the text they stand in, overlapping spans merged into one.
 
-    Two claims of one sentence may be quoted with and without its last stop: two rewrites of
-    overlapping spans would cut the text after them.
+    Claims of one sentence share its span; a split saved before the Clerk named sentences by
+    number may hold overlapping spans (a sentence with and without its last stop), and two
+    rewrites of overlapping spans would cut the text after them.
     """
     regions: list[tuple[list[int], list[ClaimResult]]] = []
     for result in sorted(refuted, key=lambda r: tuple(r.claim.span)):
