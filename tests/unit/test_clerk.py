@@ -266,6 +266,7 @@ def test_a_claim_is_given_the_sentence_it_shares_most_words_with_when_its_number
     assert source_of(2, "Marie Curie, born in Warsaw, won.", sentences) == 2
     assert source_of(3, "True", sentences) == 3  # a label: kept where it was named, then replaced
     assert source_of(7, "True", sentences) is None  # no such sentence: that sentence is asked again
+    assert source_of(2, "Paris is in France.", ["Paris is in France.", "---"]) == 1
 
 
 def test_a_number_beyond_the_text_names_no_sentence_so_the_sentence_is_asked_again(scripted):

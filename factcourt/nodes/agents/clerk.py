@@ -137,10 +137,9 @@ def source_of(number: int, claim: str, sentences: list[str]) -> int | None:
     sentence sharing the most, as a small model sometimes numbers wrong. A claim sharing no
     word with any (a label such as "True") keeps the Clerk's number when that is a sentence.
     """
-    named = 1 <= number <= len(sentences)
-    if named and states_its_sentence(claim, sentences[number - 1]):
+    named, said = 1 <= number <= len(sentences), _content(claim)
+    if named and said & _content(sentences[number - 1]):  # never a wordless line ("---") by default
         return number
-    said = _content(claim)
     overlap = {n: len(said & _content(s)) for n, s in enumerate(sentences, 1)}
     best = max(overlap, key=overlap.__getitem__, default=None)
     if best is not None and overlap[best]:
