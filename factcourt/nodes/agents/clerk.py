@@ -75,11 +75,6 @@ def sentences_of(text: str) -> list[Sentence]:
     return found
 
 
-def split_sentences(text: str) -> list[str]:
-    """The texts of ``sentences_of``."""
-    return [s.text for s in sentences_of(text)]
-
-
 def chunk(sentences: list[Sentence], limit: int = CHUNK_CHARS) -> list[list[Sentence]]:
     """Group whole sentences into chunks spanning at most ``limit`` characters of the text.
 
