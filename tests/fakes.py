@@ -20,6 +20,27 @@ from factcourt.providers.simulated import rule_answer
 Answer = dict | str | Exception | Callable[[str], Any]
 
 
+def cut_at_max_tokens(said: str, prompt_tokens: int, completion_tokens: int) -> Exception:
+    """What the OpenAI client raises for an answer that stopped at max_tokens (it keeps the usage)."""
+    from openai import LengthFinishReasonError
+    from openai.types.chat import ChatCompletion
+
+    message = {"role": "assistant", "content": said}
+    completion = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "finish_reason": "length", "message": message}],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+    return LengthFinishReasonError(completion=ChatCompletion.model_validate(completion))
+
+
 class ScriptedModel(BaseChatModel):
     """Answers each structured request from a script keyed by schema name ("text": free text).
 

@@ -412,6 +412,7 @@ class Answer(Generic[T]):
     cached: bool = False
     logprobs: list[dict[str, Any]] | None = None
     text: str | None = None
+    cut: bool = False  # the last try stopped at max_tokens: a smaller question may fit
 
 
 async def ask(
@@ -426,6 +427,7 @@ async def ask(
     parse: Callable[[str], Any] | None = None,
     sample: int | list[int] = 0,
     fresh: bool = False,
+    retry_cut: bool = True,
 ) -> Answer[T]:
     """Ask the model of ``role`` for a ``schema`` answer, or for free text when ``schema`` is None.
 
@@ -435,6 +437,8 @@ async def ask(
     temperature above 0, or another run of an audit), which would otherwise share one cache entry.
     ``fresh`` asks the embedded server to evaluate the whole prompt, none of it from its prompt
     cache, so that the answer's logprobs do not depend on what was asked before.
+    ``retry_cut`` False returns an answer cut at max_tokens at once (``cut`` set), for a caller
+    that asks a smaller question instead of the same one again.
 
     A refused connection, a server error or a reply that is no chat completion is retried with
     backoff, and an answer that does not parse is asked again with the parser's complaint, up to
@@ -453,7 +457,7 @@ async def ask(
             return Answer(_read(said, parse), Usage(), cached=True, logprobs=hit["logprobs"], text=said)
         return Answer(schema.model_validate(hit["answer"]), Usage(), cached=True, logprobs=hit["logprobs"])
     config = {"run_name": run_name, "tags": tags or [], "metadata": metadata or {}}
-    usage, error, prompt = Usage(), None, list(messages)
+    usage, error, prompt, cut = Usage(), None, list(messages), False
     for attempt in range(ctx.retries + 1):
         started, timings = time.perf_counter(), []
         try:
@@ -468,6 +472,7 @@ async def ask(
             # json_schema answers are parsed inside the client, which raises instead of
             # returning the parsing error: the same complaint-and-retry applies
             out = {"raw": None, "parsed": None, "parsing_error": _short(exc)}
+            out["cut"] = isinstance(exc, LengthFinishReasonError)  # json_schema answers only
             # a cut answer still cost its tokens; the client keeps the completion on the error
             out["spent"] = getattr(getattr(exc, "completion", None), "usage", None)
         except Exception as exc:  # noqa: BLE001  report, don't crash
@@ -490,6 +495,8 @@ async def ask(
         # the parser's exception can print as "None": its type then says what went wrong
         said = _short(complaint) if isinstance(complaint, Exception) else complaint
         error = f"unparsable answer: {said or _no_answer(out.get('raw'))}"[:500]
+        if (cut := out.get("cut", False)) and not retry_cut:
+            break
         prompt = [
             *messages,
             HumanMessage(
@@ -501,7 +508,7 @@ async def ask(
         from factcourt.providers.local_server import death_note
 
         error += death_note(Path(choice.weights))
-    return Answer(None, usage, error)
+    return Answer(None, usage, error, cut=cut)
 
 
 def failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice) -> str:

@@ -313,3 +313,30 @@ def test_asked_again_what_the_clerk_says_of_other_sentences_is_not_taken_twice(s
         "Marie Curie was born in Warsaw.",
         "Marie Curie won two Nobel Prizes.",
     ]
+
+
+def test_a_chunk_whose_answer_was_cut_at_max_tokens_is_asked_again_in_halves(scripted):
+    # asking the same chunk again is cut again; each half needs half the tokens
+    import re
+
+    from tests.fakes import cut_at_max_tokens
+
+    def clerk(prompt):
+        numbered = re.findall(r"^(?:<response>)?\[(\d+)\] (.+?)(?:</response>)?$", prompt, re.M)
+        if len(numbered) > 2:
+            return cut_at_max_tokens("{", 300, 512)
+        return {"claims": [{"sentence": int(n), "claim": claim} for n, claim in numbered]}
+
+    scripted.script["ClerkOutput"] = [clerk]
+    text = "Paris is in France. Rome is in Italy. Oslo is in Norway. Bern is in Switzerland."
+    result = factcourt.check(text, model="scripted", search="none", cache=False, retries=2)
+    prompts = [p for n, p in scripted.calls if n == "ClerkOutput"]
+    asked = [len(re.search(r"<response>(\[[^<]*)</response>", p)[1].splitlines()) for p in prompts]
+    assert asked == [4, 2, 2]  # the cut answer is not asked again whole
+    assert [text[slice(*c["span"])] for c in result["claims"]] == [
+        "Paris is in France.",
+        "Rome is in Italy.",
+        "Oslo is in Norway.",
+        "Bern is in Switzerland.",
+    ]
+    assert result["dropped"] == [] and result["usage"]["by_role"]["clerk"]["output_tokens"] == 512 + 2 * 5

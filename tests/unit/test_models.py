@@ -9,7 +9,7 @@ from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
 from factcourt.providers.models import ask, choose
 from factcourt.state import JurorAnswer
-from tests.fakes import juror
+from tests.fakes import cut_at_max_tokens, juror
 
 
 def test_roles_resolve_to_endpoints(monkeypatch):
@@ -154,22 +154,7 @@ def test_a_prompt_over_the_context_window_names_both_sizes_and_is_not_retried(sc
 
 
 def test_an_answer_cut_at_max_tokens_is_retried_and_its_tokens_are_counted(scripted):
-    from openai import LengthFinishReasonError
-    from openai.types.chat import ChatCompletion
-
-    cut = ChatCompletion.model_validate(
-        {
-            "id": "c",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [
-                {"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": '{"ver'}}
-            ],
-            "usage": {"prompt_tokens": 300, "completion_tokens": 64, "total_tokens": 364},
-        }
-    )
-    scripted.script["JurorAnswer"] = [LengthFinishReasonError(completion=cut), juror("supported")]
+    scripted.script["JurorAnswer"] = [cut_at_max_tokens('{"ver', 300, 64), juror("supported")]
     answer = call(BaseContext(model="scripted", retries=1))
     assert answer.value.verdict == "supported" and answer.usage.calls == 2 and answer.usage.unparsable == 1
     assert answer.usage.input_tokens == 300 + 10 and answer.usage.output_tokens == 64 + 5

@@ -93,6 +93,15 @@ def test_sentences_chunks_and_spans():
     assert all(c[-1].end - c[0].start <= 100 for c in chunks) and sum(len(c) for c in chunks) == 400
 
 
+def test_a_chunk_of_many_short_lines_holds_at_most_chunk_sentences():
+    # the Clerk writes a claim or two a line: 13 list lines in one chunk overran its 512 tokens
+    from factcourt.nodes.agents.clerk import CHUNK_SENTENCES
+
+    sentences = sentences_of("\n".join(f"- Item {n} is red" for n in range(20)))
+    chunks = chunk(sentences)
+    assert [len(c) for c in chunks] == [CHUNK_SENTENCES, CHUNK_SENTENCES, 20 - 2 * CHUNK_SENTENCES]
+
+
 def test_initials_and_decimals_end_no_sentence_and_every_line_ends_one():
     text = (
         "Richard N. Haass met Dr. Smith in the U.S. on a $3.5 million deal. He left.\n"

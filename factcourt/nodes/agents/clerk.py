@@ -29,6 +29,8 @@ from factcourt.state import (
 
 MAX_RESPONSE_CHARS = 100_000
 CHUNK_CHARS = 1200
+# The Clerk writes a claim or two a sentence: 13 list lines overran its 512 tokens, 9 did not
+CHUNK_SENTENCES = 8
 
 
 def response_problem(text: str) -> str | None:
@@ -76,13 +78,13 @@ def sentences_of(text: str) -> list[Sentence]:
 
 
 def chunk(sentences: list[Sentence], limit: int = CHUNK_CHARS) -> list[list[Sentence]]:
-    """Group whole sentences into chunks spanning at most ``limit`` characters of the text.
+    """Group whole sentences into chunks of at most ``limit`` characters and ``CHUNK_SENTENCES``.
 
     A longer sentence stays whole, so no sentence is cut or dropped.
     """
     chunks: list[list[Sentence]] = []
     for sentence in sentences:
-        if chunks and sentence.end - chunks[-1][0].start <= limit:
+        if chunks and sentence.end - chunks[-1][0].start <= limit and len(chunks[-1]) < CHUNK_SENTENCES:
             chunks[-1].append(sentence)
         else:
             chunks.append([sentence])
@@ -167,21 +169,37 @@ def _take(
 
 
 async def _clerk(
-    ctx: BaseContext, language: str, question: str, sentences: list[Sentence], name: str
-) -> tuple:
-    """Ask the Clerk about a chunk's sentences: claims and drops (None when it failed), error, usage.
+    ctx: BaseContext, language: str, question: str, text: str, sentences: list[Sentence], name: str
+) -> tuple[list[Drafted], list[DroppedSentence], Usage]:
+    """Ask the Clerk about a chunk's sentences: the claims, the drops and the usage.
 
     The Clerk reads the sentences numbered and names each claim's sentence by its number.
     Sentences it skipped are asked again (with the whole chunk as context, so their pronouns can
     be resolved), then kept whole as claims, so no sentence disappears silently (small local
-    models skip list items). A sentence that yielded a claim is checked, not dropped.
+    models skip list items). A sentence that yielded a claim is checked, not dropped. An answer
+    cut at max_tokens would be cut again: each half of the chunk is asked instead (a single
+    sentence is asked again, as any unparsable answer). A chunk the Clerk failed on is one
+    dropped part with the reason.
     """
     response = numbered(sentences)
     messages = conversation(language, "CLERK", question=question, response=response)
-    answer = await ask(ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"])
+    halvable = len(sentences) > 1
+    answer = await ask(
+        ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"], retry_cut=not halvable
+    )
     usage, output = answer.usage, answer.value
+    if output is None and answer.cut and halvable:
+        half = len(sentences) // 2
+        halves = await asyncio.gather(
+            *(
+                _clerk(ctx, language, question, text, part, f"{name} (half {i + 1} of 2)")
+                for i, part in enumerate((sentences[:half], sentences[half:]))
+            )
+        )
+        return halves[0][0] + halves[1][0], halves[0][1] + halves[1][1], usage + halves[0][2] + halves[1][2]
     if output is None:
-        return None, answer.error, usage
+        part = text[sentences[0].start : sentences[-1].end]
+        return [], [DroppedSentence(sentence=part, reason="clerk_failed", error=answer.error)], usage
     claims: list[Drafted] = []
     drops: dict[int, str] = {}
     named = _take(output, sentences, set(range(1, len(sentences) + 1)), claims, drops)
@@ -210,7 +228,7 @@ async def _clerk(
         for n, reason in sorted(drops.items())
         if sentences[n - 1] not in claimed
     ]
-    return (claims, dropped), None, usage
+    return claims, dropped, usage
 
 
 async def _resolve(
@@ -267,22 +285,20 @@ async def split_claims(
 ) -> tuple[list[Claim], list[DroppedSentence], Usage]:
     """The Clerk's claims of ``response`` (each with its source span), the dropped sentences and the usage.
 
-    Asked chunk by chunk; a chunk the Clerk failed on is one dropped part with the reason.
+    Asked chunk by chunk.
     """
     question = fence(question)
     sentences = sentences_of(response)
     parts = chunk(sentences)
     answers = await asyncio.gather(
-        *(_clerk(ctx, language, question, part, f"clerk chunk {i + 1}") for i, part in enumerate(parts))
+        *(
+            _clerk(ctx, language, question, response, part, f"clerk chunk {i + 1}")
+            for i, part in enumerate(parts)
+        )
     )
     usage, items, dropped, chunk_of = Usage(), [], [], {}
-    for number, (part, (output, error, spent)) in enumerate(zip(parts, answers, strict=True)):
+    for number, (drafted, drops, spent) in enumerate(answers):
         usage += spent
-        if output is None:
-            text = response[part[0].start : part[-1].end]
-            dropped.append(DroppedSentence(sentence=text, reason="clerk_failed", error=error))
-            continue
-        drafted, drops = output
         dropped += drops
         for item in drafted:
             if not states_its_sentence(item.claim, item.sentence.text):
