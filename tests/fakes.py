@@ -17,7 +17,12 @@ from pydantic import Field
 
 from factcourt.providers.simulated import rule_answer
 
-Answer = dict | str | Exception | Callable[[str], Any]
+
+class Cut(str):
+    """A reply that stopped at max_tokens, returned as it is (function calling raises nothing)."""
+
+
+Answer = dict | str | Cut | Exception | Callable[[str], Any]
 
 
 def cut_at_max_tokens(said: str, prompt_tokens: int, completion_tokens: int) -> Exception:
@@ -88,7 +93,11 @@ class ScriptedModel(BaseChatModel):
         if isinstance(answer, dict) and LOGPROBS in answer:
             answer = dict(answer)
             metadata = {"logprobs": {"content": verdict_tokens(answer, answer.pop(LOGPROBS))}}
-        if isinstance(answer, str):
+        if isinstance(answer, Cut):
+            message = AIMessage(
+                content=str(answer), usage_metadata=usage, response_metadata={"finish_reason": "length"}
+            )
+        elif isinstance(answer, str):
             message = AIMessage(content=answer, usage_metadata=usage)
         else:
             message = AIMessage(

@@ -457,9 +457,9 @@ async def ask(
             return Answer(_read(said, parse), Usage(), cached=True, logprobs=hit["logprobs"], text=said)
         return Answer(schema.model_validate(hit["answer"]), Usage(), cached=True, logprobs=hit["logprobs"])
     config = {"run_name": run_name, "tags": tags or [], "metadata": metadata or {}}
-    usage, error, prompt, cut = Usage(), None, list(messages), False
+    usage, error, prompt = Usage(), None, list(messages)
     for attempt in range(ctx.retries + 1):
-        started, timings = time.perf_counter(), []
+        started, timings, cut = time.perf_counter(), [], False
         try:
             async with _turn(ctx, choice):
                 # the clock starts at the turn: waiting for another call's turn is not this call's
@@ -472,7 +472,7 @@ async def ask(
             # json_schema answers are parsed inside the client, which raises instead of
             # returning the parsing error: the same complaint-and-retry applies
             out = {"raw": None, "parsed": None, "parsing_error": _short(exc)}
-            out["cut"] = isinstance(exc, LengthFinishReasonError)  # json_schema answers only
+            out["cut"] = isinstance(exc, LengthFinishReasonError)
             # a cut answer still cost its tokens; the client keeps the completion on the error
             out["spent"] = getattr(getattr(exc, "completion", None), "usage", None)
         except Exception as exc:  # noqa: BLE001  report, don't crash
@@ -495,7 +495,7 @@ async def ask(
         # the parser's exception can print as "None": its type then says what went wrong
         said = _short(complaint) if isinstance(complaint, Exception) else complaint
         error = f"unparsable answer: {said or _no_answer(out.get('raw'))}"[:500]
-        if (cut := out.get("cut", False)) and not retry_cut:
+        if (cut := _was_cut(out)) and not retry_cut:
             break
         prompt = [
             *messages,
@@ -669,6 +669,12 @@ def _usage_of(
 def _logprobs_of(raw: Any) -> list[dict[str, Any]] | None:
     content = (getattr(raw, "response_metadata", None) or {}).get("logprobs") or {}
     return content.get("content") if isinstance(content, dict) else None
+
+
+def _was_cut(out: dict[str, Any]) -> bool:
+    """Whether an unparsed answer stopped at max_tokens (json_schema raises; the others say so)."""
+    metadata = getattr(out.get("raw"), "response_metadata", None) or {}
+    return bool(out.get("cut")) or metadata.get("finish_reason") == "length"
 
 
 def _short(exc: Exception) -> str:

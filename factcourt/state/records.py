@@ -36,7 +36,7 @@ class Usage(BaseModel):
     prompt_ms: int = 0
     predicted_ms: int = 0
     search_calls: int = 0
-    unparsable: int = Field(default=0, description="answers that failed validation and were asked again")
+    unparsable: int = Field(default=0, description="answers that failed validation (malformed or cut)")
     by_role: dict[str, dict[str, int]] = Field(default_factory=dict)
 
     def __add__(self, other: Usage) -> Usage:

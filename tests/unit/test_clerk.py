@@ -340,3 +340,18 @@ def test_a_chunk_whose_answer_was_cut_at_max_tokens_is_asked_again_in_halves(scr
         "Bern is in Switzerland.",
     ]
     assert result["dropped"] == [] and result["usage"]["by_role"]["clerk"]["output_tokens"] == 512 + 2 * 5
+
+
+def test_a_half_cut_again_keeps_its_sentences_whole_as_claims(scripted):
+    # a Clerk that loops until max_tokens is cut on any chunk: halving stops at one level, and
+    # no sentence is lost
+    from tests.fakes import cut_at_max_tokens
+
+    scripted.script["ClerkOutput"] = [cut_at_max_tokens("{\n\n\n", 300, 512)]
+    text = " ".join(f"{city} is a city in Europe." for city in ["Paris", "Rome", "Oslo", "Bern", "Vienna"])
+    result = factcourt.check(text, model="scripted", search="none", cache=False, retries=2)
+    assert scripted.count("ClerkOutput") == 3  # the chunk, then its two halves
+    assert [c["text"] for c in result["claims"]] == [
+        f"{city} is a city in Europe." for city in ["Paris", "Rome", "Oslo", "Bern", "Vienna"]
+    ]
+    assert result["dropped"] == [] and result["usage"]["by_role"]["clerk"]["output_tokens"] == 3 * 512

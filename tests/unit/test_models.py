@@ -2,6 +2,8 @@
 
 import asyncio
 
+import httpx
+import openai
 import pytest
 from langchain_core.messages import HumanMessage
 
@@ -9,7 +11,7 @@ from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
 from factcourt.providers.models import ask, choose
 from factcourt.state import JurorAnswer
-from tests.fakes import cut_at_max_tokens, juror
+from tests.fakes import Cut, cut_at_max_tokens, juror
 
 
 def test_roles_resolve_to_endpoints(monkeypatch):
@@ -158,6 +160,34 @@ def test_an_answer_cut_at_max_tokens_is_retried_and_its_tokens_are_counted(scrip
     answer = call(BaseContext(model="scripted", retries=1))
     assert answer.value.verdict == "supported" and answer.usage.calls == 2 and answer.usage.unparsable == 1
     assert answer.usage.input_tokens == 300 + 10 and answer.usage.output_tokens == 64 + 5
+
+
+def ask_once_or_smaller(ctx):
+    return asyncio.run(
+        ask(ctx, "clerk", JurorAnswer, [HumanMessage("<claim>x</claim>")], run_name="t", retry_cut=False)
+    )
+
+
+def test_an_answer_cut_at_max_tokens_comes_back_at_once_for_a_caller_that_asks_smaller(scripted):
+    scripted.script["JurorAnswer"] = [cut_at_max_tokens('{"ver', 300, 512), juror("supported")]
+    answer = ask_once_or_smaller(BaseContext(model="scripted", retries=2))
+    assert answer.value is None and answer.cut and len(scripted.calls) == 1
+    assert "cut at max_tokens" in answer.error
+    assert (answer.usage.input_tokens, answer.usage.output_tokens, answer.usage.unparsable) == (300, 512, 1)
+
+
+def test_a_cut_reply_of_function_calling_is_told_from_its_finish_reason(scripted):
+    # function calling (a base_url server) returns the cut reply instead of raising
+    scripted.script["JurorAnswer"] = [Cut('{"verdict": "supp'), juror("supported")]
+    answer = ask_once_or_smaller(BaseContext(model="scripted", retries=2))
+    assert answer.value is None and answer.cut and len(scripted.calls) == 1
+
+
+def test_a_cut_then_a_failed_connection_is_no_cut(scripted):
+    refused = openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
+    scripted.script["JurorAnswer"] = [cut_at_max_tokens('{"ver', 300, 64), refused]
+    answer = call(BaseContext(model="scripted", retries=1))
+    assert answer.value is None and not answer.cut and "connect" in answer.error
 
 
 def test_the_embedded_servers_grammar_bounds_whitespace_keys_and_strings():

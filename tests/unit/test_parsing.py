@@ -100,6 +100,8 @@ def test_a_chunk_of_many_short_lines_holds_at_most_chunk_sentences():
     sentences = sentences_of("\n".join(f"- Item {n} is red" for n in range(20)))
     chunks = chunk(sentences)
     assert [len(c) for c in chunks] == [CHUNK_SENTENCES, CHUNK_SENTENCES, 20 - 2 * CHUNK_SENTENCES]
+    long = sentences_of(" ".join(f"Sentence {n} says {'a lot ' * 10}." for n in range(6)))
+    assert [len(c) for c in chunk(long, limit=200)] == [2, 2, 2]  # the characters close it first
 
 
 def test_initials_and_decimals_end_no_sentence_and_every_line_ends_one():

@@ -169,30 +169,37 @@ def _take(
 
 
 async def _clerk(
-    ctx: BaseContext, language: str, question: str, text: str, sentences: list[Sentence], name: str
+    ctx: BaseContext,
+    language: str,
+    question: str,
+    text: str,
+    sentences: list[Sentence],
+    name: str,
+    *,
+    halve: bool = True,
 ) -> tuple[list[Drafted], list[DroppedSentence], Usage]:
     """Ask the Clerk about a chunk's sentences: the claims, the drops and the usage.
 
     The Clerk reads the sentences numbered and names each claim's sentence by its number.
     Sentences it skipped are asked again (with the whole chunk as context, so their pronouns can
     be resolved), then kept whole as claims, so no sentence disappears silently (small local
-    models skip list items). A sentence that yielded a claim is checked, not dropped. An answer
-    cut at max_tokens would be cut again: each half of the chunk is asked instead (a single
-    sentence is asked again, as any unparsable answer). A chunk the Clerk failed on is one
-    dropped part with the reason.
+    models skip list items). A sentence that yielded a claim is checked, not dropped.
+    An answer cut at max_tokens would be cut again if asked again: each half of the chunk is
+    asked on its own instead (its pronouns are resolved later with the whole chunk); a half cut
+    again keeps its sentences whole as claims, so a Clerk that loops costs three calls. A chunk
+    the Clerk failed on otherwise is one dropped part with the reason.
     """
     response = numbered(sentences)
     messages = conversation(language, "CLERK", question=question, response=response)
-    halvable = len(sentences) > 1
-    answer = await ask(
-        ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"], retry_cut=not halvable
-    )
+    answer = await ask(ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"], retry_cut=False)
     usage, output = answer.usage, answer.value
-    if output is None and answer.cut and halvable:
+    if output is None and answer.cut:
+        if not (halve and len(sentences) > 1):
+            return [Drafted(s, s.text) for s in sentences], [], usage
         half = len(sentences) // 2
         halves = await asyncio.gather(
             *(
-                _clerk(ctx, language, question, text, part, f"{name} (half {i + 1} of 2)")
+                _clerk(ctx, language, question, text, part, f"{name}, half {i + 1}", halve=False)
                 for i, part in enumerate((sentences[:half], sentences[half:]))
             )
         )
