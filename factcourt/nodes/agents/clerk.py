@@ -203,7 +203,8 @@ async def _clerk(
                 for i, part in enumerate((sentences[:half], sentences[half:]))
             )
         )
-        return halves[0][0] + halves[1][0], halves[0][1] + halves[1][1], usage + halves[0][2] + halves[1][2]
+        drafted, dropped, spent = (first + second for first, second in zip(*halves, strict=True))
+        return drafted, dropped, usage + spent
     if output is None:
         part = text[sentences[0].start : sentences[-1].end]
         return [], [DroppedSentence(sentence=part, reason="clerk_failed", error=answer.error)], usage
