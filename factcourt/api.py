@@ -98,6 +98,8 @@ def claim_json(result: ClaimResult) -> dict[str, Any]:
         "text": result.claim.text,
         "sentence": result.claim.sentence,
         "span": list(result.claim.span) if result.claim.span else None,
+        "unresolved": result.claim.unresolved,
+        "context": result.claim.context,
         "verdict": result.verdict,
         "justification": result.justification,
         "votes": result.votes,

@@ -1,4 +1,4 @@
-"""``bench clerk``: how often the Clerk's claims are self-contained, on a fixture of sentences.
+"""``bench clerk``: how often the Clerk's claims are self-contained, and what it covers of real answers.
 
 Each fixture row is a response with one ``sentence`` that needs its context to be understood
 ("It was completed in 1889."), and ``expect``: the name (alternatives split by ``|``) a
@@ -16,9 +16,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from factcourt.bench.context import BenchContext
+from factcourt.bench.runner import in_part
 from factcourt.errors import BackendError, InputError
 from factcourt.inputs import detect_language, read_rows
-from factcourt.nodes.agents.clerk import decompose, same_sentence
+from factcourt.metrics.coverage import text_coverage
+from factcourt.nodes.agents.clerk import decompose, same_sentence, sentences_of
 from factcourt.nodes.agents.references import unresolved
 from factcourt.state import Usage
 
@@ -95,3 +97,104 @@ async def run_clerk_bench(fixture: Path, ctx: BenchContext) -> dict[str, Any]:
 def run(fixture: Path, ctx: BenchContext) -> dict[str, Any]:
     """Synchronous entry point for the CLI."""
     return asyncio.run(run_clerk_bench(fixture, ctx))
+
+
+def read_answers(path: Path, part: str) -> list[dict[str, Any]]:
+    """Whole answers of a shared-schema claims file, in order, with the annotators' claims of each.
+
+    Rows sharing a ``source_response`` are one answer; its id is the rows' id less the last part
+    ("factoolqa-03-01" -> "factoolqa-03"), and ``part`` splits answers by that id.
+    """
+    answers: dict[str, dict[str, Any]] = {}
+    for number, row in read_rows(path, "answers"):
+        if not isinstance(row, dict) or not all(
+            isinstance(row.get(k), str) for k in ("id", "claim", "source_response")
+        ):
+            raise InputError(f"{path}:{number}: not an object with the texts id, claim and source_response")
+        if not row["source_response"].strip():
+            continue
+        found = answers.setdefault(
+            row["source_response"],
+            {
+                "id": row["id"].rsplit("-", 1)[0],
+                "question": row.get("source_question") or "",
+                "response": row["source_response"],
+                "gold": [],
+            },
+        )
+        found["gold"].append(row["claim"])
+    chosen = [a for a in answers.values() if in_part(a["id"], part)]
+    if not chosen:
+        raise InputError(f"{path} holds no answer in part {part!r}")
+    return chosen
+
+
+def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The coverage of many texts summed: rates over all their sentences and gold claims."""
+    total = {
+        k: sum(r[k] for r in rows) for k in ("sentences", "sentences_with_claim", "claims", "unresolved")
+    }
+    dropped: dict[str, int] = {}
+    for row in rows:
+        for reason, count in row["dropped"].items():
+            dropped[reason] = dropped.get(reason, 0) + count
+    golds = [r for r in rows if "gold_claims" in r]
+    gold = {
+        k: sum(r[k] for r in golds)
+        for k in ("gold_claims", "gold_matched", "checkable_sentences", "checkable_dropped")
+    }
+    return {
+        "texts": len(rows),
+        **total,
+        "dropped": dropped,
+        "sentences_with_claim_share": total["sentences_with_claim"] / total["sentences"]
+        if total["sentences"]
+        else None,
+        "claims_per_sentence": total["claims"] / total["sentences"] if total["sentences"] else None,
+        **gold,
+        "gold_coverage": gold["gold_matched"] / gold["gold_claims"] if gold["gold_claims"] else None,
+        "checkable_dropped_share": (
+            gold["checkable_dropped"] / gold["checkable_sentences"] if gold["checkable_sentences"] else None
+        ),
+        "texts_without_claim": sum(1 for r in rows if r["sentences"] and not r["claims"]),
+    }
+
+
+async def run_coverage(
+    paths: list[Path], ctx: BenchContext, *, limit: int | None, part: str
+) -> dict[str, Any]:
+    """Split each answer of each file with the Clerk alone and report what it kept and dropped."""
+    by_file, usage = {}, Usage()
+    for path in paths:
+        rows = []
+        for answer in read_answers(path, part)[:limit]:
+            state = {"response": answer["response"], "question": answer["question"]}
+            result = await decompose(state, Runtime(context=ctx))
+            usage += result["usage"]
+            sentences = [(s.start, s.end, s.text) for s in sentences_of(answer["response"])]
+            claims = [(c.span, c.text) for c in result["claims"]]
+            row = text_coverage(sentences, claims, [d.reason for d in result["dropped"]], answer["gold"])
+            rows.append(
+                {
+                    "id": answer["id"],
+                    **row,
+                    "unresolved": sum(1 for c in result["claims"] if c.unresolved),
+                    "claim_texts": [c.text for c in result["claims"]],
+                    "dropped_sentences": [d.model_dump() for d in result["dropped"]],
+                }
+            )
+        by_file[str(path)] = {"summary": _totals(rows), "rows": rows}
+    return {
+        "part": part,
+        "files": by_file,
+        "all": _totals([r for f in by_file.values() for r in f["rows"]]),
+        "clerk_calls": usage.calls,
+        "prompt_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "model_seconds": round(usage.ms / 1000, 1),
+    }
+
+
+def coverage(paths: list[Path], ctx: BenchContext, *, limit: int | None, part: str) -> dict[str, Any]:
+    """Synchronous entry point for the CLI."""
+    return asyncio.run(run_coverage(paths, ctx, limit=limit, part=part))

@@ -175,6 +175,8 @@ def cmd_bench_clerk(args: argparse.Namespace) -> int:
     from factcourt.bench.clerk import run
 
     args.no_cache = not args.cache
+    if args.answers:
+        return _clerk_coverage(args)
     summary = run(Path(args.fixture), settings_from(args, BenchContext))
     if args.json:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
@@ -197,6 +199,101 @@ def cmd_bench_clerk(args: argparse.Namespace) -> int:
         f"{summary['output_tokens']:,} written, {summary['model_seconds']:.0f} s"
     )
     return 0
+
+
+def _clerk_coverage(args: argparse.Namespace) -> int:
+    """What the Clerk keeps and drops of real answers (``bench clerk --answers``)."""
+    from factcourt.bench.clerk import coverage
+
+    summary = coverage(
+        [Path(p) for p in args.answers], settings_from(args, BenchContext), limit=args.limit, part=args.part
+    )
+    if args.json:
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        return 0
+    table = Table(title=f"What the Clerk covers ({summary['part']} part)")
+    for col in (
+        "answers",
+        "texts",
+        "sentences",
+        "with a claim",
+        "claims/sentence",
+        "dropped",
+        "checkable dropped",
+        "gold covered",
+    ):
+        table.add_column(col)
+
+    def share(done: int | None, total: int | None) -> str:
+        return f"{done}/{total} ({done / total:.0%})" if total else "-"
+
+    for name, found in [*((n, f["summary"]) for n, f in summary["files"].items()), ("all", summary["all"])]:
+        table.add_row(
+            escape(Path(name).parent.name or name),
+            str(found["texts"]),
+            str(found["sentences"]),
+            share(found["sentences_with_claim"], found["sentences"]),
+            f"{found['claims_per_sentence']:.2f}" if found["claims_per_sentence"] is not None else "-",
+            escape(", ".join(f"{k} {v}" for k, v in sorted(found["dropped"].items())) or "none"),
+            share(found["checkable_dropped"], found["checkable_sentences"]),
+            share(found["gold_matched"], found["gold_claims"]),
+        )
+    out.print(table)
+    out.print(
+        f"{summary['all']['unresolved']} claims kept with an unresolved reference (checked with the "
+        f"sentence before); {summary['all']['texts_without_claim']} answers got no claim. "
+        f"{summary['clerk_calls']} Clerk calls: {summary['prompt_tokens']:,} prompt tokens, "
+        f"{summary['output_tokens']:,} written, {summary['model_seconds']:.0f} s"
+    )
+    return 0
+
+
+def _three(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def cmd_bench_answers(args: argparse.Namespace) -> int:
+    """``check`` on whole answers, scored against the annotators' segment labels."""
+    from factcourt.bench.answers import run
+
+    args.no_cache = not args.cache
+    found = run(
+        Path(args.dataset),
+        settings_from(args, BenchContext),
+        out=Path(args.out),
+        limit=args.limit,
+        part=args.part,
+        quiet=args.quiet or args.json,
+    )
+    if args.json:
+        print(json.dumps(found, indent=2, ensure_ascii=False))
+        return 0
+    if not found["answers"]:
+        out.print(f"no answer was checked: {found['failed_answers']} failed (see {escape(found['out'])})")
+        return 1
+    table = Table(
+        title=f"False segments of {found['answers']} answers ({found['part']} part): "
+        f"{found['false_segments']} of {found['segments']} segments are false"
+    )
+    for col in ("reading", "flagged", "precision", "recall", "F1", "answers judged right"):
+        table.add_column(col)
+    for name in ("default", "plain", "all_flagged"):
+        row = found[name]
+        table.add_row(
+            name.replace("_", " "),
+            str(row["flagged"]),
+            *(_three(row[k]) for k in ("precision", "recall", "f1", "response_accuracy")),
+        )
+    out.print(table)
+    out.print(
+        f"segments with a claim {_three(found['coverage'])}; "
+        f"per answer: {found['claims_per_answer']:.1f} claims "
+        f"({found['unresolved_per_answer']:.1f} with an unresolved reference), "
+        f"{found['calls_per_answer']:.1f} calls, {found['seconds_per_answer']:.0f} s; dropped: "
+        + (escape(", ".join(f"{k} {v}" for k, v in sorted(found["dropped"].items()))) or "none")
+        + (f"; {found['failed_answers']} answers failed" if found["failed_answers"] else "")
+    )
+    return 1 if found["failed_answers"] else 0
 
 
 def cmd_bench_corrector(args: argparse.Namespace) -> int:
@@ -493,10 +590,42 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--fixture", default="tests/fixtures/decontext.jsonl", help="JSONL: response, sentence, expect"
     )
+    p.add_argument(
+        "--answers",
+        action="append",
+        metavar="PATH",
+        help="instead of the fixture, what the Clerk covers of the real answers of a claims file in the "
+        "shared schema (rows sharing a source_response are one answer; their claims are its gold "
+        "claims), repeatable",
+    )
+    p.add_argument("--limit", type=at_least_one, help="answers per --answers file")
+    p.add_argument(
+        "--part", choices=["all", "dev", "test"], default="test", help="answers of this part (test)"
+    )
     p.add_argument("--cache", action="store_true", help="reuse cached model answers")
     p.add_argument("--json", action="store_true")
     add_settings(p)
     p.set_defaults(func=cmd_bench_clerk)
+
+    p = bench_sub.add_parser(
+        "answers", help="check whole answers end to end and score the false segments they flag (FELM-WK)"
+    )
+    p.add_argument(
+        "--dataset",
+        required=True,
+        help="response-level JSONL in the shared schema with meta.segments and meta.segment_labels "
+        "(e.g. ../shared/data/felm_wk/claims_response_level.jsonl)",
+    )
+    p.add_argument("--limit", type=at_least_one, help="answers of the part, in order (all)")
+    p.add_argument(
+        "--part", choices=["all", "dev", "test"], default="test", help="answers of this part (test)"
+    )
+    p.add_argument("--out", default="bench-out/answers", help="folder: answers.jsonl, resumed when run again")
+    p.add_argument("--cache", action="store_true", help="reuse cached model answers")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_answers)
 
     p = bench_sub.add_parser(
         "corrector", help="minimal corrections of a dataset's FALSE claims, held to the corrector's rubric"

@@ -66,9 +66,12 @@ def print_report(result: dict) -> None:
             votes = f"jury: {votes}"
         urls = list(dict.fromkeys(e["url"] for e in c["evidence"] if e["url"]))
         evidence = f"{len(c['evidence'])}: {urls[0]}" if urls else str(len(c["evidence"]))
+        claim = c["text"]
+        if c.get("unresolved"):  # checked with the sentence before in view: say so
+            claim += f'\n("{c["unresolved"]}" unresolved; read after: {c["context"] or "nothing"})'
         table.add_row(  # the text, the reasons and the URLs are the user's or a model's: no markup
             escape(c["id"]),
-            escape(c["text"]),
+            escape(claim),
             f"[{VERDICT_STYLE.get(c['verdict'], '')}]{escape(verdict)}[/]",
             votes,
             escape(evidence),

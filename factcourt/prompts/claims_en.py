@@ -296,6 +296,10 @@ In one or two sentences compare the claim with the evidence, then give your verd
 # is near 0 or 1 whatever the truth, and a near-tie early in the reasoning flipped a third of the
 # verdicts between two identical runs. The evidence comes first, so every reading of one claim
 # (and every agent) shares the prompt's prefix in the server's cache.
+# a claim whose reference the Clerk could not resolve is judged with the sentence before its own
+CLAIM_CONTEXT = """{question}
+(The claim comes from a text where it follows this sentence: "{context}")"""
+
 LABEL_SYSTEM = f"""You are a careful fact-checker. Decide whether the claim is true, using the
 evidence and well-established knowledge: "supported" if it is true, "refuted" if any part of it is
 false.

@@ -89,6 +89,9 @@ LABEL_USER = """<evidence>
 <claim>{claim}</claim>
 这条陈述是 {labels}？只回答结论。"""
 
+CLAIM_CONTEXT = """{question}
+（这条陈述出自一段文字，紧接在这句话之后：“{context}”）"""
+
 LABEL_ORDERS = {"supported_first": "supported 还是 refuted", "refuted_first": "refuted 还是 supported"}
 
 ZH: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}

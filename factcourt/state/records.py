@@ -88,6 +88,14 @@ class Claim(BaseModel):
     span: tuple[int, int] | None = Field(
         default=None, description="character offsets of that sentence in the response"
     )
+    unresolved: str = Field(
+        default="", description='the reference the Clerk could not resolve ("He"), if any'
+    )
+    context: str = Field(
+        default="",
+        description="for a claim with an unresolved reference: the sentence before its own, which "
+        "the search and the verdict see with it",
+    )
 
 
 class DroppedSentence(BaseModel):

@@ -69,10 +69,36 @@ def test_a_rewrite_naming_a_subject_the_text_never_names_is_not_taken(scripted):
     scripted.script["ClerkOutput"] = [{"claims": [{"sentence": 1, "claim": "She discovered penicillin."}]}]
     scripted.script["ResolvedClaims"] = [{"claims": ["Alexander Fleming discovered penicillin."]}]
     result = factcourt.check("She discovered penicillin.", model="scripted", search="none", cache=False)
-    assert result["claims"] == []
-    assert result["dropped"] == [
-        {"sentence": "She discovered penicillin.", "reason": "unresolved_reference", "error": None}
+    [claim] = result["claims"]
+    assert (claim["text"], claim["unresolved"], claim["context"]) == ("She discovered penicillin.", "She", "")
+    assert result["dropped"] == []
+
+
+def test_a_reference_left_unresolved_is_checked_with_the_sentence_before_and_marked(scripted):
+    # issue 52: "He was born in 1898" after a sentence that names the justice was dropped
+    named = "In 1980, the oldest justice on the United States Supreme Court was Justice William O. Douglas."
+    text = named + " He was born on October 16, 1898."
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [
+                {"sentence": 1, "claim": named},
+                {"sentence": 2, "claim": "He was born on October 16, 1898."},
+            ],
+            "dropped": [],
+        }
     ]
+    scripted.script["ResolvedClaims"] = [{"claims": ["He was born on October 16, 1898."]}]
+    result = factcourt.check(
+        text, question="Who was the oldest justice in 1980?", model="scripted", cache=False
+    )
+    assert result["dropped"] == []
+    first, second = result["claims"]
+    assert (first["unresolved"], first["context"]) == ("", "")
+    assert second["unresolved"] == "He" and second["context"] == named
+    assert "William O. Douglas" in second["queries"][0]  # the search sees whom "He" stands for
+    [label_prompt] = [p for n, p in scripted.calls if n == "Label" and "October 16" in p]
+    assert "Who was the oldest justice in 1980?" in label_prompt
+    assert "follows this sentence" in label_prompt and "William O. Douglas" in label_prompt
 
 
 def test_a_rewrite_that_still_holds_a_reference_is_not_taken(scripted):
@@ -84,10 +110,9 @@ def test_a_rewrite_that_still_holds_a_reference_is_not_taken(scripted):
     ]
     scripted.script["ResolvedClaims"] = [{"claims": ["She won two Nobel Prizes in total."]}]
     result = factcourt.check("She won two Nobel Prizes.", model="scripted", search="none", cache=False)
-    assert result["claims"] == []  # marked, never verified against a guessed subject
-    assert [(d["sentence"], d["reason"]) for d in result["dropped"]] == [
-        ("She won two Nobel Prizes.", "unresolved_reference")
-    ]
+    # marked and checked as written, never against a guessed subject
+    assert [(c["text"], c["unresolved"]) for c in result["claims"]] == [("She won two Nobel Prizes.", "She")]
+    assert result["dropped"] == []
 
 
 def test_skipped_sentences_are_asked_again_with_the_whole_text_as_context(scripted):

@@ -74,3 +74,28 @@ def test_a_pronoun_after_an_opening_phrase_is_resolved_too():
         "Later, Charles Babbage's work was praised."
     )
     assert unresolved("In Paris, the tower is famous.", "en") is None
+
+
+def test_a_name_that_begins_with_this_or_the_is_a_name_not_a_reference():
+    # a band called "This Mortal Coil" was dropped as a vague "This" (issue 52)
+    assert unresolved("This Mortal Coil was known for their ethereal sound.", "en") is None
+    assert unresolved("These New Puritans released Hidden in 2010.", "en") is None
+    assert unresolved("The Band recorded Music from Big Pink.", "en") is None
+    assert unresolved("This led to the notes.", "en") == "This"
+    assert unresolved("The band recorded an album.", "en") == "The band"
+    assert subject_of("This Mortal Coil was known for their sound.", "en") == "This Mortal Coil"
+    before = ["This Mortal Coil was known for their ethereal, haunting and atmospheric sound."]
+    assert resolve("Their music was characterized by lush arrangements.", before, "en") == (
+        "This Mortal Coil's music was characterized by lush arrangements."
+    )
+
+
+def test_an_expletive_it_refers_to_nothing_and_a_sentence_adverb_is_no_name():
+    # seen in real answers (issue 52): "It is important ..." became "February's important ..."
+    assert unresolved("It is important to note that the law changed in 2004.", "en") is None
+    assert unresolved("It's possible that the record was broken.", "en") is None
+    assert unresolved("It was not until 1920 that women voted.", "en") is None
+    assert unresolved("It is a way of honoring the dead.", "en") == "It"
+    for opener in ("Additionally", "Yes", "Contrary to popular belief", "Furthermore", "Overall"):
+        assert subject_of(f"{opener}, the tower is tall.", "en") is None, opener
+    assert resolve("They were popular.", ["Yes, the Beatles were a band from Liverpool."], "en") is None

@@ -327,20 +327,28 @@ async def split_claims(
         seen.add(key)
         if not any(ch.isalnum() for ch in key):  # a stray backtick or bullet is no claim
             dropped.append(DroppedSentence(sentence=item.claim, reason="not_verifiable"))
-        elif unresolved(item.claim, language):  # never verified against a guessed subject
-            dropped.append(DroppedSentence(sentence=item.claim, reason="unresolved_reference"))
         elif len(claims) >= ctx.max_claims:
             dropped.append(DroppedSentence(sentence=item.claim, reason="over_limit"))
         else:
+            # a reference left unresolved is never guessed: the claim is checked with the sentence
+            # before in view and marked, since a sentence skipped looks checked to the reader
+            reference = unresolved(item.claim, language) or ""
             claims.append(
                 Claim(
                     id=f"c{len(claims) + 1}",
                     text=item.claim.strip(),
                     sentence=item.sentence.text,
                     span=(item.sentence.start, item.sentence.end),
+                    unresolved=reference,
+                    context=_sentence_before(item.sentence, sentences) if reference else "",
                 )
             )
     return claims, dropped, usage
+
+
+def _sentence_before(sentence: Sentence, sentences: list[Sentence]) -> str:
+    """The text of the last sentence that ends before ``sentence`` starts, or ''."""
+    return next((s.text for s in reversed(sentences) if s.end <= sentence.start), "")
 
 
 async def decompose(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict:

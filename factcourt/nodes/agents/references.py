@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
+# the noun is lower case: "The Band" and "This Mortal Coil" are names, not references
 _EN_VAGUE_NOUN = (
-    r"^(the|this|that) (company|firm|city|country|band|group|team|club|film|book|novel|album|song|"
+    r"^(the|this|that) (?-i:company|firm|city|country|band|group|team|club|film|book|novel|album|song|"
     r"ship|building|tower|bridge|church|museum|park|island|lake|river|mountain|university|school|"
     r"organi[sz]ation|party|state|region|province|empire|kingdom|dynasty|war|battle|treaty|"
     r"show|series|game|play|painting|station|airport|festival|species|language|first book)\b"
@@ -25,7 +26,7 @@ _EN_OPENING = (
 _UNRESOLVED = {
     "en": re.compile(
         rf"^{_EN_OPENING}(it|its|he|his|she|her|they|their)\b"
-        r"|^(them|this|these|those)\b"
+        r"|^(them|this|these|those)\b(?!(?-i:\s+[A-Z]))"
         rf"|{_EN_VAGUE_NOUN}"
         r"|\b(that|the same|the following|the previous) year\b",
         re.IGNORECASE,
@@ -38,7 +39,12 @@ _OPENERS = frozenset(
     "a about according after also although among an and as at because before between both but by "
     "despite during each for from however i if in it its he her his like many most my no not on one "
     "other our over she since so some such that the their them then there these they this those "
-    "through today under unlike we when while with yet you".split()
+    "through today under unlike we when while with yet you "
+    # sentence adverbs and answers that open real chatbot answers (issue 52)
+    "additionally yes no contrary furthermore moreover overall finally ultimately instead indeed "
+    "generally typically therefore thus hence meanwhile currently historically traditionally notably "
+    "importantly interestingly unfortunately fortunately certainly absolutely well firstly secondly "
+    "lastly first second third next here sure note".split()
 )
 _EN_NAME = re.compile(
     r"(?:The\s+)?[A-Z][\w'’.\-]*(?:\s+(?:(?:of|de|du|la|le|von|van|der|and|&|the|for|on)\s+)?[A-Z][\w'’.\-]*)*"
@@ -60,8 +66,22 @@ _ZH_YEAR = {"那年": 0, "当年": 0, "同年": 0, "次年": 1}
 _EN_YEAR_SHIFT = {"that": 0, "the same": 0, "the following": 1, "the previous": -1}
 
 
+# "It is important to ...", "It was not until 1920 that ...": an "it" that stands for nothing
+_EN_EXPLETIVE = re.compile(
+    r"^it(?:'s|’s| is| was| has been| will be| would be| may be| might be| can be| seems| remains)\s+"
+    r"(?:(?:not|also|generally|widely|often|very|still|now|highly|quite)\s+)*"
+    r"(?:(?:important|possible|impossible|likely|unlikely|clear|unclear|true|worth|necessary|difficult|"
+    r"hard|easy|common|rare|essential|interesting|notable|known|believed|thought|said|estimated|"
+    r"reported|expected|recommended|advisable|crucial|vital|best|better|safe|fair|illegal|legal|"
+    r"unknown|uncertain|debated|disputed)\b|not until\b)",
+    re.IGNORECASE,
+)
+
+
 def unresolved(claim: str, language: str) -> str | None:
     """The pronoun or vague reference that leaves ``claim`` not self-contained, or None."""
+    if language != "zh" and _EN_EXPLETIVE.match(claim.strip()):
+        return None
     found = _UNRESOLVED.get(language, _UNRESOLVED["en"]).search(claim.strip())
     return found.group(0) if found else None
 
@@ -78,7 +98,9 @@ def subject_of(sentence: str, language: str) -> str | None:
     if not found:
         return None
     name = re.sub(r"['’]s$", "", found.group(0)).rstrip(".")
-    first = name.split()[1] if name.startswith("The ") and " " in name else name.split()[0]
+    words = name.split()
+    named = len(words) > 1 and words[0] in ("The", "This", "These", "Those")  # "This Mortal Coil"
+    first = words[1] if named else words[0]
     return None if first.lower() in _OPENERS else name
 
 

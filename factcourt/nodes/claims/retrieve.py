@@ -25,8 +25,10 @@ async def retrieve(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     ctx, claim = runtime.context, state["claim"]
     made = {_norm(q) for q in state.get("queries", [])}
     usage = Usage()
+    # an unresolved "He was born in 1898" finds its subject's page only with the sentence before
+    own = f"{claim.context} {claim.text}" if claim.context else claim.text
     query = next(
-        (q for q in (state.get("suggested_query", ""), claim.text) if q.strip() and _norm(q) not in made),
+        (q for q in (state.get("suggested_query", ""), own) if q.strip() and _norm(q) not in made),
         None,
     )
     if query is None:
