@@ -64,7 +64,7 @@ async def run_calibrate(
         a=a,
         b=b,
         model=model_key(ctx),
-        prompt=prompt_key(),
+        prompt=prompt_key(ctx.label_set),
         fitted_on={name: len(pairs) for name, pairs in pooled.items()},
         slopes=slopes,
     )

@@ -33,6 +33,8 @@ EVIDENCE_CHARS = 1000  # stored per evidence piece: enough for METEOR, small eno
 # change how fast it comes, not what it says, so a resume may change them
 PREDICTED_UNDER = (
     "model",
+    "label_set",
+    "not_enough_above",
     "base_url",
     "role_models",
     "structured_output",

@@ -131,6 +131,17 @@ class ClaimsContext(BaseContext):
         "Calibrated confidence under which the first pass takes another reading (up to label_readings).",
         0.75,
     )
+    label_set: Literal["two", "three"] = describe(
+        "The labels of the first pass's reading: 'two' (supported, refuted) or 'three' (also "
+        "not_enough_evidence: the evidence does not address the claim), all read from the label's "
+        "first token in the one call.",
+        "two",
+    )
+    not_enough_above: float = describe(
+        "label_set='three': the verdict is not_enough_evidence where that label's probability is at "
+        "or above this (1 never).",
+        0.5,
+    )
     calibration: Literal["auto", "off"] = describe(
         "'auto': the first pass's probability is Platt-scaled by the fit stored for its model and "
         "prompt (`factcourt bench calibrate`; shipped for the embedded default), raw where none is "
@@ -196,7 +207,7 @@ class ClaimsContext(BaseContext):
         unknown = [r for r in self.roles if r not in JURY_ROLES]
         if unknown:
             raise ConfigError(f"unknown jury role(s) {unknown}; choose from {list(JURY_ROLES)}")
-        self.in_unit_range("theta", "first_pass_theta", "vote_below")
+        self.in_unit_range("theta", "first_pass_theta", "vote_below", "not_enough_above")
         self.at_least(rounds=0, label_readings=1)
         if self.label_readings > len(LABEL_READINGS):
             raise ConfigError(

@@ -292,14 +292,14 @@ SINGLE_USER = """<question>{question}</question>
 </evidence>
 In one or two sentences compare the claim with the evidence, then give your verdict."""
 
-# The first pass reads the verdict's probability before any reasoning: written after reasoning it
-# is near 0 or 1 whatever the truth, and a near-tie early in the reasoning flipped a third of the
-# verdicts between two identical runs. The evidence comes first, so every reading of one claim
-# (and every agent) shares the prompt's prefix in the server's cache.
 # a claim whose reference the Clerk could not resolve is judged with the sentence before its own
 CLAIM_CONTEXT = """{question}
 (The claim comes from a text where it follows this sentence: "{context}")"""
 
+# The first pass reads the verdict's probability before any reasoning: written after reasoning it
+# is near 0 or 1 whatever the truth, and a near-tie early in the reasoning flipped a third of the
+# verdicts between two identical runs. The evidence comes first, so every reading of one claim
+# (and every agent) shares the prompt's prefix in the server's cache.
 LABEL_SYSTEM = f"""You are a careful fact-checker. Decide whether the claim is true, using the
 evidence and well-established knowledge: "supported" if it is true, "refuted" if any part of it is
 false.
@@ -313,6 +313,20 @@ LABEL_USER = """<evidence>
 Is the claim {labels}? Answer with the verdict only."""
 
 LABEL_ORDERS = {"supported_first": "supported or refuted", "refuted_first": "refuted or supported"}
+
+# label_set='three': the same reading with a third label, so evidence that does not address the
+# claim can say so instead of leaning "refuted"; the three labels begin with distinct tokens
+LABEL3_SYSTEM = f"""You are a careful fact-checker. Decide what the evidence says of the claim:
+"supported" if it shows the claim is true, "refuted" if it shows any part of the claim is false,
+"not_enough_evidence" if it does not address the claim.
+{DATA_RULE}"""
+
+LABEL3_USER = LABEL_USER
+
+LABEL3_ORDERS = {
+    "supported_first": "supported, refuted or not_enough_evidence",
+    "refuted_first": "refuted, supported or not_enough_evidence",
+}
 
 FIRE_SYSTEM = f"""You are a fact-checking agent. At each step either answer or search again.
 Answer ("action": "answer") as soon as you are confident; search ("action": "search") with a new
@@ -410,5 +424,6 @@ Carry it out step by step (cite evidence as [E1]), then give your verdict."""
 
 EN: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}
 EN.update({f"LABELS:{order}": labels for order, labels in LABEL_ORDERS.items()})
+EN.update({f"LABELS3:{order}": labels for order, labels in LABEL3_ORDERS.items()})
 EN.update({f"ROLE:{name}": persona for name, persona in ROLES.items()})
 EN.update({f"ROLE_PAPER:{name}": text for name, text in ROLES_PAPER.items()})

@@ -94,5 +94,17 @@ CLAIM_CONTEXT = """{question}
 
 LABEL_ORDERS = {"supported_first": "supported 还是 refuted", "refuted_first": "refuted 还是 supported"}
 
+LABEL3_SYSTEM = f"""你是一名细致的事实核查员。判断证据对陈述说明了什么：证据表明陈述属实选
+"supported"，证据表明陈述任何一部分不实选 "refuted"，证据没有涉及这条陈述选 "not_enough_evidence"。
+{DATA_RULE}"""
+
+LABEL3_USER = LABEL_USER
+
+LABEL3_ORDERS = {
+    "supported_first": "supported、refuted 还是 not_enough_evidence",
+    "refuted_first": "refuted、supported 还是 not_enough_evidence",
+}
+
 ZH: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}
 ZH.update({f"LABELS:{order}": labels for order, labels in LABEL_ORDERS.items()})
+ZH.update({f"LABELS3:{order}": labels for order, labels in LABEL3_ORDERS.items()})

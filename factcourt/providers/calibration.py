@@ -84,15 +84,22 @@ def model_key(ctx: ClaimsContext) -> str:
     return f"{choice.endpoint}:{choice.name}"
 
 
-def prompt_key() -> str:
+def prompt_key(label_set: str = "two") -> str:
     """A digest of the English label prompt: a fit holds only for the words it was read under."""
-    words = prompt("en", "LABEL_SYSTEM") + prompt("en", "LABEL_USER")
+    name = "LABEL3" if label_set == "three" else "LABEL"
+    words = prompt("en", f"{name}_SYSTEM") + prompt("en", f"{name}_USER")
     return hashlib.sha256(words.encode()).hexdigest()[:12]
 
 
-def _file_name(model: str) -> str:
+def _file_name(model: str, label_set: str = "two") -> str:
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_")[:80]
-    return f"{slug}-{hashlib.sha256(model.encode()).hexdigest()[:8]}.json"
+    labels = "" if label_set == "two" else f"-{label_set}"  # each label set has its own fit
+    return f"{slug}-{hashlib.sha256(model.encode()).hexdigest()[:8]}{labels}.json"
+
+
+def label_set_of(calibration: Calibration) -> str:
+    """The label set whose prompt a calibration was fitted under."""
+    return "three" if calibration.prompt == prompt_key("three") else "two"
 
 
 def user_folder() -> Path:
@@ -106,10 +113,10 @@ def stored(ctx: ClaimsContext) -> Calibration | None:
         return None
     model = model_key(ctx)
     for folder in (user_folder(), SHIPPED):
-        path = folder / _file_name(model)
+        path = folder / _file_name(model, ctx.label_set)
         if path.is_file():
             found = _load(path, path.stat().st_mtime_ns)
-            if found is not None and found.model == model and found.prompt == prompt_key():
+            if found is not None and found.model == model and found.prompt == prompt_key(ctx.label_set):
                 return found
     return None
 
@@ -126,6 +133,6 @@ def save(calibration: Calibration, folder: Path | None = None) -> Path:
     """Write ``calibration`` where ``stored`` finds it (the user folder unless told)."""
     folder = folder or user_folder()
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / _file_name(calibration.model)
+    path = folder / _file_name(calibration.model, label_set_of(calibration))
     path.write_text(json.dumps(asdict(calibration), indent=2) + "\n", encoding="utf-8")
     return path

@@ -105,6 +105,8 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
         return {"instruction": "Compare the claim with [E1].", "task_done": "Assistant:" in prompt}
     if schema == "Label":
         return {"verdict": "supported" if covered else "refuted"}
+    if schema == "ThreeLabel":
+        return {"verdict": "supported" if covered else "not_enough_evidence"}
     if schema == "FireStep":
         return {
             "reasoning": "By the evidence.",

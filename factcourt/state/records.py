@@ -299,6 +299,12 @@ class Label(AgentAnswer):
     verdict: Literal["supported", "refuted"]
 
 
+class ThreeLabel(AgentAnswer):
+    """The verdict alone, or that the evidence does not address the claim (``label_set='three'``)."""
+
+    verdict: Literal["supported", "refuted", "not_enough_evidence"]
+
+
 class SubQuestions(AgentAnswer):
     """The information-gathering agent's decomposition of the question."""
 

@@ -27,10 +27,11 @@ from factcourt.prompts import conversation, prompt
 from factcourt.providers.calibration import evidence_kind, leaning, stored
 from factcourt.providers.logprobs import label_distribution
 from factcourt.providers.models import ask
-from factcourt.state import Evidence, Label, Rating, Turn, Usage
+from factcourt.state import Evidence, Label, Rating, ThreeLabel, Turn, Usage
 
 FIRST_PASS = "First pass"
 LABELS = ("supported", "refuted")
+SILENT = "not_enough_evidence"
 # Probabilities are kept to 3 decimals: the server's arithmetic differs in the last digits with
 # what its prompt cache held, and a verdict must not (the cold/warm test holds it to that).
 DIGITS = 3
@@ -38,12 +39,17 @@ DIGITS = 3
 
 @dataclass
 class Reading:
-    """One label-only reading: the label, P(supported) when the endpoint gives logprobs, or why none."""
+    """One label-only reading: the label, P(supported) when the endpoint gives logprobs, or why none.
+
+    ``p_true`` is P(supported) against P(refuted); ``p_silent``, under ``label_set='three'``, the
+    probability that the evidence does not address the claim (None under 'two').
+    """
 
     verdict: str | None
     p_true: float | None
     error: str | None
     usage: Usage
+    p_silent: float | None = None
 
 
 async def read_label(
@@ -60,17 +66,18 @@ async def read_label(
     """One label-only reading (``LABEL_READINGS[reading]``) of ``claim`` over ``evidence``."""
     order, labels = LABEL_READINGS[reading]
     shown = evidence[-EVIDENCE_SHOWN:]
+    three = ctx.label_set == "three"
     answer = await ask(
         ctx,
         "evaluator",
-        Label,
+        ThreeLabel if three else Label,
         conversation(
             language,
-            "LABEL",
+            "LABEL3" if three else "LABEL",
             evidence=format_evidence(shown if order == "given" else shown[::-1]),
             question=fence(question) or "(none)",
             claim=fence(claim),
-            labels=prompt(language, f"LABELS:{labels}"),
+            labels=prompt(language, f"LABELS3:{labels}" if three else f"LABELS:{labels}"),
         ),
         run_name=run_name,
         tags=tags,
@@ -79,10 +86,14 @@ async def read_label(
     if answer.value is None:
         return Reading(None, None, answer.error, answer.usage)
     logprobs = answer.logprobs if ctx.confidence_source == "logprobs" else None
-    found = label_distribution(logprobs, "verdict", LABELS)
-    p_true = round(found["supported"], DIGITS) if found else None
-    verdict = answer.value.verdict if p_true is None else "supported" if p_true >= 0.5 else "refuted"
-    return Reading(verdict, p_true, None, answer.usage)
+    found = label_distribution(logprobs, "verdict", (*LABELS, SILENT) if three else LABELS)
+    if not found:
+        return Reading(answer.value.verdict, None, None, answer.usage)
+    addressed = found["supported"] + found["refuted"]
+    p_true = round(found["supported"] / addressed, DIGITS) if addressed > 0 else 0.5
+    p_silent = round(found[SILENT], DIGITS) if three else None
+    verdict = max(found, key=found.__getitem__)  # the likelier label, as the raw reading says
+    return Reading(verdict, p_true, None, answer.usage, p_silent)
 
 
 async def decide_by_labels(
@@ -103,7 +114,7 @@ async def decide_by_labels(
     """
     calibration = await asyncio.to_thread(stored, ctx)  # files: the server's event loop must not block
     kind = evidence_kind(ctx.search)
-    usage, odds = Usage(), []
+    usage, odds, silent = Usage(), [], []
     for index in range(ctx.label_readings):
         reading = await read_label(
             ctx,
@@ -121,18 +132,29 @@ async def decide_by_labels(
         if reading.p_true is None:
             return Turn(speaker=FIRST_PASS, round=0, verdict=reading.verdict), usage
         odds.append(logit(reading.p_true))
+        if reading.p_silent is not None:
+            silent.append(reading.p_silent)
         raw = round(float(expit(sum(odds) / len(odds))), DIGITS)
         p_true = round(calibration.apply(raw, kind), DIGITS) if calibration else raw
         if max(p_true, 1.0 - p_true) >= ctx.vote_below:
             break
+    # the side of the boundary, not of a rounded 0.5: a flat slope shows 0.5 either way
+    verdict = "supported" if leaning(raw, calibration) else "refuted"
+    confidence = max(p_true, round(1.0 - p_true, DIGITS))
+    probabilities = {"supported": p_true, "refuted": round(1.0 - p_true, DIGITS)}
+    raw_probabilities = {"supported": raw, "refuted": round(1.0 - raw, DIGITS)}
+    if silent:  # P(supported) and P(refuted) are of the claims the evidence addresses
+        p_silent = round(sum(silent) / len(silent), DIGITS)
+        probabilities[SILENT] = raw_probabilities[SILENT] = p_silent
+        if p_silent >= ctx.not_enough_above:  # never refuted by evidence that does not address it
+            verdict, confidence = SILENT, p_silent
     turn = Turn(
         speaker=FIRST_PASS,
         round=0,
-        # the side of the boundary, not of a rounded 0.5: a flat slope shows 0.5 either way
-        verdict="supported" if leaning(raw, calibration) else "refuted",
-        confidence=max(p_true, round(1.0 - p_true, DIGITS)),
-        probabilities={"supported": p_true, "refuted": round(1.0 - p_true, DIGITS)},
-        raw_probabilities={"supported": raw, "refuted": round(1.0 - raw, DIGITS)},
+        verdict=verdict,
+        confidence=confidence,
+        probabilities=probabilities,
+        raw_probabilities=raw_probabilities,
         readings=[round(float(expit(o)), DIGITS) for o in odds],
         calls=len(odds),
     )

@@ -1,0 +1,60 @@
+"""label_set='three': evidence that does not address a claim says so, in the same one call (issue 53)."""
+
+import pytest
+
+import factcourt
+from tests.fakes import with_logprobs
+
+CLAIM = "Marie Curie was born in Warsaw in 1867."
+
+
+def run(corpus, **settings):
+    return factcourt.verify(
+        CLAIM, model="scripted", corpus=corpus, cache=False, label_set="three", **settings
+    )
+
+
+def test_silent_evidence_gives_not_enough_evidence_never_refuted_in_one_call(scripted, corpus):
+    # the 'refuted' lean of a two-label reading over evidence that names neither Warsaw nor 1867
+    scripted.script["ThreeLabel"] = [
+        with_logprobs(
+            {"verdict": "not_enough_evidence"},
+            {"supported": 0.05, "refuted": 0.15, "not_enough_evidence": 0.8},
+        )
+    ]
+    result = run(corpus)
+    assert result["usage"]["calls"] == 1 and scripted.count("Label") == 0
+    assert result["verdict"] == "not_enough_evidence" and result["confidence"] == 0.8
+    raw = result["first_pass"]["raw_probabilities"]
+    # P(supported) and P(refuted) are read among the claims the evidence addresses
+    assert raw == {"supported": 0.25, "refuted": 0.75, "not_enough_evidence": 0.8}
+    [(_, prompt)] = [c for c in scripted.calls if c[0] == "ThreeLabel"]
+    assert "not_enough_evidence" in prompt and "does not address the claim" in prompt
+
+
+@pytest.mark.parametrize("threshold, verdict", [(0.5, "supported"), (0.3, "not_enough_evidence")])
+def test_the_not_enough_evidence_threshold_decides_where_that_reading_wins(
+    scripted, corpus, threshold, verdict
+):
+    scripted.script["ThreeLabel"] = [
+        with_logprobs(
+            {"verdict": "supported"}, {"supported": 0.6, "refuted": 0.05, "not_enough_evidence": 0.35}
+        )
+    ]
+    result = run(corpus, not_enough_above=threshold, calibration="off")
+    assert result["verdict"] == verdict
+    assert result["p_true"] == pytest.approx(0.6 / 0.65, abs=1e-3)
+
+
+def test_the_two_label_reading_is_unchanged_by_default(scripted, corpus):
+    scripted.script["Label"] = [with_logprobs({"verdict": "refuted"}, {"supported": 0.2, "refuted": 0.8})]
+    result = factcourt.verify(CLAIM, model="scripted", corpus=corpus, cache=False, calibration="off")
+    assert result["verdict"] == "refuted" and scripted.count("ThreeLabel") == 0
+    assert "not_enough_evidence" not in result["first_pass"]["raw_probabilities"]
+
+
+def test_a_fit_of_one_label_set_never_scales_the_other():
+    from factcourt.providers import calibration
+
+    assert calibration.prompt_key("two") != calibration.prompt_key("three")
+    assert calibration._file_name("local:x", "two") != calibration._file_name("local:x", "three")
