@@ -168,9 +168,10 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
                     answer=answer,
                 )
             meta = row.get("meta") or {}
+            label, label_4way = _gold(row["label"], meta, where)
             gold = Gold(
-                label=_label(row["label"], where),
-                label_4way=_four_way(meta.get("label_4way"), where),
+                label=label,
+                label_4way=label_4way,
                 evidence_text=tuple(e.text for e in case.evidence),
             )
         except KeyError as exc:
@@ -215,6 +216,22 @@ def _four_way(value: object, where: str) -> str | None:
     if verdict is None:
         raise InputError(f"{where}: label_4way {value!r} is not one of {sorted(FOUR_WAY)}")
     return verdict
+
+
+# a claims_4way.jsonl row (label null) whose class a verdict can name; binary scores count it FALSE
+_NULL_LABELS = {"not_enough_info": "not_enough_evidence", "disputed": "conflicting_evidence"}
+
+
+def _gold(value: object, meta: dict, where: str) -> tuple[bool, str | None]:
+    """The binary gold label and the four-way one of a row."""
+    if value is None and (norm := meta.get("label_norm")) is not None:
+        if norm not in _NULL_LABELS:
+            raise InputError(
+                f"{where}: label null with meta.label_norm {norm!r}: "
+                f"only {sorted(_NULL_LABELS)} can be scored"
+            )
+        return False, _NULL_LABELS[norm]
+    return _label(value, where), _four_way(meta.get("label_4way"), where)
 
 
 def _label(value: object, where: str) -> bool:

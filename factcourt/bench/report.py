@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from factcourt.metrics.calibration import reliability
-from factcourt.metrics.classification import binary_report, four_way_report, paired, to_binary
+from factcourt.metrics.classification import (
+    answered_report,
+    binary_report,
+    four_way_report,
+    not_enough_recall,
+    paired,
+    to_binary,
+)
 from factcourt.metrics.cost import Prices, dollars
 from factcourt.metrics.debate import accuracy_by_round, flips
 from factcourt.metrics.meteor import evidence_match
@@ -20,6 +27,11 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
     gold = [r["gold"] for r in records]
     pred = [to_binary(r["verdict"]) for r in records]
     report: dict[str, Any] = {"binary": binary_report(gold, pred)}
+    # beside the binary scores, where "not enough evidence" counts FALSE as in the papers
+    report["answered"] = answered_report(gold, [r["verdict"] for r in records])
+    report["answered"]["not_enough_recall"] = not_enough_recall(
+        [r.get("gold_4way") for r in records], [r["verdict"] for r in records]
+    )
     if any(r.get("gold_4way") for r in records):
         ok = [
             evidence_match(r["gold_evidence"], r["evidence"]) if r.get("gold_evidence") else False
@@ -66,6 +78,31 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
     report["dropped_citations_per_claim"] = per(sum(t.get("dropped_citations", 0) for t in turns))
     report["rejected_changes"] = sum(1 for t in turns if t.get("rejected_change"))
     return report
+
+
+def _answered_lines(report: dict[str, dict[str, Any]]) -> list[str]:
+    """What each method answered: coverage, accuracy where it answered, each answer's precision."""
+
+    def three(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.3f}"
+
+    lines = [
+        "| method | coverage | accuracy on covered | P(supported right) | P(refuted right) | NEE recall |",
+        "|---|---|---|---|---|---|",
+    ]
+    for method, r in report.items():
+        a = r.get("answered") or {}
+        lines.append(
+            f"| {method} | {three(a.get('coverage'))} ({a.get('answered', 0)}/{a.get('n', 0)}) | "
+            f"{three(a.get('covered_accuracy'))} | {three(a.get('supported_precision'))} | "
+            f"{three(a.get('refuted_precision'))} | {three(a.get('not_enough_recall'))} |"
+        )
+    lines += [
+        "",
+        "coverage: claims answered supported or refuted (the rest: not enough evidence, conflicting or",
+        "failed); NEE recall: of the gold 'not enough info' claims, the share answered not enough evidence.",
+    ]
+    return lines
 
 
 def role_costs(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -185,6 +222,7 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
             f"{c['seconds_per_claim']:.1f}",
         ]
         lines.append("| " + " | ".join(row) + " |")
+    lines += ["", *_answered_lines(report)]
     lines += [
         "",
         "ECE: expected calibration error of P(true) (5 bins), as shown to users (calibrated where a fit",

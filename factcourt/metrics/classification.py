@@ -44,6 +44,36 @@ def binary_report(gold: Sequence[bool], pred: Sequence[bool | None]) -> dict[str
     }
 
 
+def answered_report(gold: Sequence[bool], verdicts: Sequence[str | None]) -> dict[str, float | int | None]:
+    """What a verdict that may say "not enough evidence" gives a user.
+
+    ``coverage``: the share of claims answered supported or refuted; ``covered_accuracy``: of
+    those, the share right; the precision of each answer (None where it was never given).
+    """
+    answered = [(g, v) for g, v in zip(gold, verdicts, strict=True) if v in ("supported", "refuted")]
+
+    def precision(label: str, truth: bool) -> float | None:
+        given = [g for g, v in answered if v == label]
+        return sum(1 for g in given if g is truth) / len(given) if given else None
+
+    return {
+        "n": len(gold),
+        "answered": len(answered),
+        "coverage": _safe_div(len(answered), len(gold)),
+        "covered_accuracy": (
+            sum(1 for g, v in answered if g is (v == "supported")) / len(answered) if answered else None
+        ),
+        "supported_precision": precision("supported", True),
+        "refuted_precision": precision("refuted", False),
+    }
+
+
+def not_enough_recall(gold_4way: Sequence[str | None], verdicts: Sequence[str | None]) -> float | None:
+    """Of the claims whose gold is "not enough info", the share answered not_enough_evidence."""
+    silent = [v for g, v in zip(gold_4way, verdicts, strict=True) if g == "not_enough_evidence"]
+    return sum(1 for v in silent if v == "not_enough_evidence") / len(silent) if silent else None
+
+
 def to_binary(verdict: str | None, true_labels: Sequence[str] = ("supported",)) -> bool | None:
     """Map a four-way verdict to TRUE/FALSE (supported -> TRUE by default); None stays None."""
     return None if verdict is None else verdict in true_labels

@@ -58,3 +58,38 @@ def test_a_fit_of_one_label_set_never_scales_the_other():
 
     assert calibration.prompt_key("two") != calibration.prompt_key("three")
     assert calibration._file_name("local:x", "two") != calibration._file_name("local:x", "three")
+
+
+def test_answered_scores_count_what_a_user_is_told():
+    from factcourt.metrics.classification import answered_report, not_enough_recall
+
+    gold = [True, False, True, False]
+    found = answered_report(gold, ["supported", "refuted", "not_enough_evidence", "supported"])
+    assert (found["answered"], found["coverage"]) == (3, 0.75)
+    assert found["covered_accuracy"] == 2 / 3
+    assert (found["supported_precision"], found["refuted_precision"]) == (0.5, 1.0)
+    assert answered_report([True], ["not_enough_evidence"])["refuted_precision"] is None
+    assert (
+        not_enough_recall(
+            ["not_enough_evidence", None, "not_enough_evidence"],
+            ["not_enough_evidence", "refuted", "refuted"],
+        )
+        == 0.5
+    )
+    assert not_enough_recall([None], ["refuted"]) is None
+
+
+def test_a_not_enough_info_row_of_a_four_way_file_is_scored_as_such(tmp_path):
+    import json
+
+    from factcourt.bench.datasets import load
+    from factcourt.errors import InputError
+
+    row = {"id": "c1", "claim": "Earth is about to enter a mini ice age.", "label": None, "evidence": ["x"]}
+    path = tmp_path / "claims_4way.jsonl"
+    path.write_text(json.dumps({**row, "meta": {"label_norm": "not_enough_info"}}) + "\n")
+    [(_, gold)] = load(path)
+    assert (gold.label, gold.label_4way) == (False, "not_enough_evidence")
+    path.write_text(json.dumps({**row, "meta": {"label_norm": "half_true"}}) + "\n")
+    with pytest.raises(InputError, match="half_true"):
+        load(path)
