@@ -55,6 +55,7 @@ class Trace:
         self.evidence, self.queries, self.steps = list(given), [], []
         self.usage = Usage()
         self.p_true: float | None = None
+        self.p_silent: float | None = None  # label_set='three': P(the evidence does not address it)
         self.first_round: str | None = None  # a debate's round-1 verdict: its flips compare it
         self.error: str | None = None  # the last failed call's reason
 
@@ -125,7 +126,7 @@ async def plain(ctx: BenchContext, claim: str, given: list[Evidence], question: 
         tags=["method:plain"],
     )
     trace.usage += reading.usage
-    trace.p_true = reading.p_true
+    trace.p_true, trace.p_silent = reading.p_true, reading.p_silent
     return reading.verdict, reading.error, trace
 
 

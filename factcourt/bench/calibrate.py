@@ -11,13 +11,17 @@ boundary from all the others, the slope from the others of its kind), beside the
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from scipy.special import expit
 
 from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import run_bench
 from factcourt.errors import BackendError, InputError
-from factcourt.metrics.calibration import fit_platt, fit_slope, reliability
+from factcourt.metrics.calibration import fit_logistic, fit_platt, fit_slope, logit, platt, reliability
 from factcourt.metrics.classification import binary_report
 from factcourt.providers.calibration import Calibration, evidence_kind, leaning, model_key, prompt_key, save
 from factcourt.store import PredictionStore
@@ -35,6 +39,7 @@ async def run_calibrate(
 ) -> dict[str, Any]:
     """Predict, fit, save; returns the report (also written to ``out/calibration.json``)."""
     pooled: dict[str, list[tuple[float, bool]]] = {}
+    readings: dict[str, list[Reading]] = {}
     kinds: dict[str, str | None] = {}
     for path, evidence in datasets:
         name = f"{path.parent.name}-{path.stem}-{evidence}"
@@ -48,9 +53,9 @@ async def run_calibrate(
                 f"{len(failed)} of the readings of {path} failed ({failed[0]['error']}): run the same "
                 "command again once the endpoint answers"
             )
-        pooled[name] = [
-            (r["p_true"], r["gold"]) for r in records if r["method"] == METHOD and r["p_true"] is not None
-        ]
+        mine = [r for r in records if r["method"] == METHOD and r["p_true"] is not None]
+        pooled[name] = [(r["p_true"], r["gold"]) for r in mine]
+        readings[name] = [(r["p_true"], r["gold"], sum(len(e) for e in r["evidence"])) for r in mine]
         kinds[name] = evidence_kind(evidence)
     everything = [pair for pairs in pooled.values() for pair in pairs]
     if len({gold for _, gold in everything}) < 2:
@@ -72,6 +77,9 @@ async def run_calibrate(
     rows = [_held_out(name, pooled, kinds) for name in pooled]
     report = {"a": a, "b": b, "slopes": slopes, "model": calibration.model, "saved": str(where)}
     report["datasets"] = rows
+    if len(readings) > 1:
+        report["forms"] = leave_one_out(readings)
+        report["best_form"] = best_form(report["forms"])
     out.mkdir(parents=True, exist_ok=True)
     (out / "calibration.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
@@ -115,3 +123,73 @@ def _scores(
         f"{prefix}_macro_f1": binary["macro_f1"],
         f"{prefix}_ece": reliability(p_true, gold)["ece"],
     }
+
+
+Reading = tuple[float, bool, int]  # raw P(true), gold, characters of evidence shown
+# the calibration's forms, simplest first: a tie goes to the simpler one
+FORMS = ("raw", "slope", "platt", "length")
+
+
+def _features(reading: Reading) -> list[float]:
+    return [logit(reading[0]), math.log1p(reading[2] / 1000)]
+
+
+def fit_form(form: str, train: list[Reading]) -> Callable[[Reading], tuple[float, bool]]:
+    """A calibration of ``form`` fitted on ``train``: reading -> (calibrated P(true), supported?).
+
+    'raw': the reading as it is; 'slope': how sure to be, the verdict at raw 0.5; 'platt': where
+    the verdict turns too; 'length': Platt with the evidence's length as a second feature, so
+    long and short evidence may turn at different raw readings.
+    """
+    gold = [g for _, g, _ in train]
+    if form == "raw":
+        return lambda r: (r[0], r[0] >= 0.5)
+    if form == "slope":
+        a = fit_slope([p for p, _, _ in train], gold, 0.0)
+        return lambda r: (platt(r[0], a, 0.0), r[0] >= 0.5)
+    if form == "platt":
+        a, b = fit_platt([p for p, _, _ in train], gold)
+        return lambda r: (platt(r[0], a, b), a * logit(r[0]) + b >= 0)
+    if form == "length":
+        *w, bias = fit_logistic([_features(r) for r in train], gold)
+        return lambda r: (
+            float(expit(z := sum(wi * x for wi, x in zip(w, _features(r), strict=True)) + bias)),
+            z >= 0,
+        )
+    raise ValueError(f"unknown calibration form {form!r}")
+
+
+def leave_one_out(readings: dict[str, list[Reading]]) -> dict[str, list[dict[str, Any]]]:
+    """Each form, fitted on all datasets but one, scored on the one left out beside the raw reading."""
+    found: dict[str, list[dict[str, Any]]] = {form: [] for form in FORMS}
+    for name, held in readings.items():
+        train = [r for other, rest in readings.items() if other != name for r in rest]
+        gold = [g for _, g, _ in held]
+        raw = binary_report(gold, [p >= 0.5 for p, _, _ in held])
+        for form in FORMS:
+            fitted = [fit_form(form, train)(r) for r in held]
+            verdicts = [v for _, v in fitted]
+            scores = binary_report(gold, verdicts)
+            found[form].append(
+                {
+                    "dataset": name,
+                    "n": len(held),
+                    "macro_f1": scores["macro_f1"],
+                    "vs_raw": scores["macro_f1"] - raw["macro_f1"],
+                    # items this form got right and the raw reading wrong, and the reverse
+                    "won": sum(v == g != (p >= 0.5) for (p, g, _), v in zip(held, verdicts, strict=True)),
+                    "lost": sum(v != g == (p >= 0.5) for (p, g, _), v in zip(held, verdicts, strict=True)),
+                    "ece": reliability([p for p, _ in fitted], gold)["ece"],
+                }
+            )
+    return found
+
+
+def best_form(forms: dict[str, list[dict[str, Any]]]) -> str:
+    """The form whose worst left-out dataset does best against the raw reading (then the mean)."""
+
+    def worst_then_mean(form: str) -> tuple[float, float]:
+        gains = [row["vs_raw"] for row in forms[form]]
+        return min(gains), sum(gains) / len(gains)
+
+    return max(FORMS, key=lambda form: (worst_then_mean(form), -FORMS.index(form)))

@@ -123,7 +123,8 @@ async def _baseline(method: str, case: Case, ctx: BenchContext, given: list) -> 
         error,
         trace.usage,
         evidence=[e.text for e in trace.evidence],
-        detail={"steps": trace.steps, "queries": trace.queries},
+        detail={"steps": trace.steps, "queries": trace.queries}
+        | ({"p_silent": trace.p_silent} if trace.p_silent is not None else {}),
         p_true=trace.p_true,
         first_round_verdict=trace.first_round,
     )

@@ -167,6 +167,19 @@ def cmd_bench_calibrate(args: argparse.Namespace) -> int:
         )
     out.print(table)
     out.print(f"saved to {escape(str(report['saved']))}; held out: each dataset under the fit of the others")
+    if forms := report.get("forms"):
+        table = Table(title="Calibration forms, each dataset left out: macro-F1 vs raw (won/lost items), ECE")
+        table.add_column("form")
+        for row in next(iter(forms.values())):
+            table.add_column(escape(row["dataset"]))
+        table.add_column("worst")
+        for form, rows in forms.items():
+            table.add_row(
+                form + (" (best)" if form == report["best_form"] else ""),
+                *(f"{r['vs_raw']:+.3f} ({r['won']}/{r['lost']}) {fmt(r['ece'])}" for r in rows),
+                f"{min(r['vs_raw'] for r in rows):+.3f}",
+            )
+        out.print(table)
     return 0
 
 

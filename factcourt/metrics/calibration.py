@@ -98,3 +98,24 @@ def fit_slope(raw: Sequence[float], gold: Sequence[bool], boundary: float) -> fl
 
     found = minimize(loss, np.array([1.0]), method="L-BFGS-B", bounds=[(0.0, None)])
     return float(found.x[0])
+
+
+def fit_logistic(rows: Sequence[Sequence[float]], gold: Sequence[bool]) -> tuple[float, ...]:
+    """Weights w (the last one a bias) of sigmoid(w . (x, 1)) minimising the log-loss, Platt's targets.
+
+    ``fit_platt`` with more features than the reading's log-odds (the evidence's length, say).
+    """
+    positives = sum(1 for g in gold if g)
+    if positives in (0, len(gold)):
+        raise ValueError("a logistic fit needs TRUE and FALSE cases")
+    x = np.hstack([np.asarray(rows, dtype=float), np.ones((len(rows), 1))])
+    hi, lo = (positives + 1) / (positives + 2), 1 / (len(gold) - positives + 2)
+    t = np.array([hi if g else lo for g in gold])
+
+    def loss(w: np.ndarray) -> float:
+        z = x @ w
+        return float(np.sum(np.logaddexp(0.0, z) - t * z))
+
+    start = np.zeros(x.shape[1])
+    start[0] = 1.0
+    return tuple(float(v) for v in minimize(loss, start, method="L-BFGS-B").x)

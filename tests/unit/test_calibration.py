@@ -118,3 +118,20 @@ def test_calibrate_on_an_endpoint_that_fails_exits_1_and_names_the_failure(scrip
     assert main([*argv, "--out", str(tmp_path / "cal"), "--set", "retries=0"]) == 1
     said = " ".join(capsys.readouterr().err.split())
     assert "12 of the readings" in said and "timed out" in said and "logprobs" not in said
+
+
+def test_leave_one_dataset_out_judges_each_form_by_its_worst_left_out_set():
+    from factcourt.bench.calibrate import FORMS, best_form, leave_one_out
+
+    # two sets lean "refuted" (true claims read .3), one does not: a boundary fitted on the two
+    # hurts the third, so the worst fold keeps the raw reading's boundary
+    leaning = [(0.3, True, 2000)] * 10 + [(0.1, False, 2000)] * 10
+    level = [(0.7, True, 300)] * 10 + [(0.2, False, 300)] * 8 + [(0.4, False, 300)] * 2
+    forms = leave_one_out({"web-a": leaning, "web-b": leaning, "short": level})
+    assert set(forms) == set(FORMS) and all(len(rows) == 3 for rows in forms.values())
+    platt = {row["dataset"]: row for row in forms["platt"]}
+    assert platt["short"]["lost"] > 0  # the fit of the leaning sets says "supported" at .4
+    assert {row["vs_raw"] for row in forms["raw"]} == {0.0}
+    assert best_form(forms) in ("length", "raw", "slope")
+    chosen = {row["dataset"]: row["vs_raw"] for row in forms[best_form(forms)]}
+    assert min(chosen.values()) >= min(r["vs_raw"] for r in forms["platt"])
