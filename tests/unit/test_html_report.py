@@ -468,3 +468,11 @@ def test_a_span_the_agents_quoted_fenced_is_marked_where_the_text_has_tags():
     fenced = {"type": "factual", "probability": 0.8, "span": "Marlowe wrote ‹i›Hamlet‹/i›", "verbatim": True}
     page = render(detect_result() | {"answer": answer, "findings": [fenced | {"evidence": "No."}]})
     assert marked(data_of(page)["marked"]["answer"][0])[0][0] == "Marlowe wrote <i>Hamlet</i>"
+
+
+def test_a_claim_checked_with_an_unresolved_reference_says_so_beside_its_context():
+    result = check_result()
+    result["claims"][0] |= {"unresolved": "He", "context": "Justice Douglas <b>served</b> until 1975."}
+    page = render(result)
+    assert '("He" unresolved)' in page.replace("&#34;", '"').replace("&quot;", '"')
+    assert "could not be resolved" in page and "&lt;b&gt;served&lt;/b&gt;" in page
