@@ -184,10 +184,17 @@ async def run_coverage(
                 }
             )
         by_file[str(path)] = {"summary": _totals(rows), "rows": rows}
+    rows = [r for f in by_file.values() for r in f["rows"]]
+    if failed := sum(r["dropped"].get("clerk_failed", 0) for r in rows):
+        # a part the Clerk failed on would count as dropped text: no coverage is given on it
+        raise BackendError(
+            f"the Clerk failed on {failed} part(s) of the answers, so no coverage is given: run the "
+            "same command again with --cache to ask only those again"
+        )
     return {
         "part": part,
         "files": by_file,
-        "all": _totals([r for f in by_file.values() for r in f["rows"]]),
+        "all": _totals(rows),
         "clerk_calls": usage.calls,
         "prompt_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,

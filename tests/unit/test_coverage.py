@@ -169,3 +169,19 @@ def test_clerk_coverage_reads_real_answers_by_response_and_counts_unresolved_cla
     assert total["dropped"] == {"opinion": 1}
     assert total["gold_coverage"] == 1.0 and total["checkable_dropped_share"] == 0.0
     assert total["unresolved"] == 0  # the rule resolved "He" from the sentence before
+
+
+def test_clerk_coverage_refuses_to_count_a_failed_part_as_dropped_text(scripted, tmp_path):
+    from factcourt.bench.clerk import coverage
+    from factcourt.bench.context import BenchContext
+    from factcourt.bench.runner import in_part
+    from factcourt.errors import BackendError
+
+    answer_id = next(i for i in (f"q-{n:02d}" for n in range(50)) if in_part(i, "test"))
+    row = {"id": f"{answer_id}-0", "claim": "Paris is in France", "source_response": "Paris is in France."}
+    path = tmp_path / "claims.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    scripted.script["ClerkOutput"] = [TimeoutError("the server took too long")]
+    ctx = BenchContext.make({"model": "scripted", "search": "none", "cache": False, "retries": 0})
+    with pytest.raises(BackendError, match="again with --cache"):
+        coverage([path], ctx, limit=None, part="test")
