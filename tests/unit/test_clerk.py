@@ -380,3 +380,23 @@ def test_a_half_cut_again_keeps_its_sentences_whole_as_claims(scripted):
         f"{city} is a city in Europe." for city in ["Paris", "Rome", "Oslo", "Bern", "Vienna"]
     ]
     assert result["dropped"] == [] and result["usage"]["by_role"]["clerk"]["output_tokens"] == 3 * 512
+
+
+def test_a_sentence_the_clerk_drops_is_checked_whole_when_it_names_something_or_holds_a_number(scripted):
+    # seen on real answers (issue 52): facts dropped as "opinion" by a small Clerk
+    from factcourt.nodes.agents.clerk import holds_a_fact
+
+    assert holds_a_fact("So they both won the world championship in 2015 and 2019.")
+    assert holds_a_fact("7. Sir Ranulph Fiennes - Explorer and adventurer.")
+    for said in ("Sure!", '"', "I think Paris is lovely.", "You should visit Rome.", "7. Be kind."):
+        assert not holds_a_fact(said), said
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [{"sentence": 1, "claim": "Brazil won the World Cup in 2002."}],
+            "dropped": [{"sentence": 2, "reason": "opinion"}, {"sentence": 3, "reason": "opinion"}],
+        }
+    ]
+    text = "Brazil won the World Cup in 2002. So they both won in 2015 and 2019. I love football."
+    result = factcourt.check(text, model="scripted", search="none", cache=False)
+    assert [c["text"] for c in result["claims"]][1] == "So they both won in 2015 and 2019."
+    assert result["dropped"] == [{"sentence": "I love football.", "reason": "opinion", "error": None}]

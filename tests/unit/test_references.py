@@ -99,3 +99,12 @@ def test_an_expletive_it_refers_to_nothing_and_a_sentence_adverb_is_no_name():
     for opener in ("Additionally", "Yes", "Contrary to popular belief", "Furthermore", "Overall"):
         assert subject_of(f"{opener}, the tower is tall.", "en") is None, opener
     assert resolve("They were popular.", ["Yes, the Beatles were a band from Liverpool."], "en") is None
+
+
+def test_a_noun_that_names_its_thing_right_after_is_no_vague_reference():
+    # seen in real answers (issue 52): both sentences name what "the song" is
+    assert unresolved("The song of Tsinghua University is called 'Tsinghua Alma Mater'.", "en") is None
+    assert unresolved("The song '3SEX' is a song by Christine and the Queens.", "en") is None
+    assert unresolved("The company Microsoft was founded in 1975.", "en") is None
+    assert unresolved("The song is about gender identity.", "en") == "The song"
+    assert unresolved("The song of the summer was a hit.", "en") == "The song"

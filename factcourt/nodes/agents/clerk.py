@@ -112,6 +112,27 @@ def states_its_sentence(claim: str, sentence: str) -> bool:
     return not said or bool(_content(claim) & said)
 
 
+# what opens a sentence that states no fact of the world: the writer, the reader, a greeting
+_NOT_A_FACT = re.compile(
+    r"^\W*(i|i'm|i am|i'd|in my (opinion|view)|personally|you|your|please|let me|let's|as an ai|"
+    r"sure|yes|no|okay|ok|hello|hi|thanks|thank you|overall|ultimately|remember)\b",
+    re.IGNORECASE,
+)
+
+
+def holds_a_fact(sentence: str) -> bool:
+    """Whether a sentence names something (a capitalised word past its first) or holds a number.
+
+    The test of a sentence the Clerk dropped: "7. Sir Ranulph Fiennes - Explorer." and "They won
+    in 2015." hold facts to check; "Sure!", "I think it is lovely." and advice to the reader do not.
+    """
+    body = re.sub(r"^\W*\d+[.)]\s+", "", sentence.strip())  # a list item's number is no fact
+    if _NOT_A_FACT.match(body):
+        return False
+    words = body.split()
+    return bool(re.search(r"\d", body)) or any(w[:1].isupper() for w in words[1:])
+
+
 @dataclass
 class Drafted:
     """A claim as taken from the Clerk: the sentence it comes from, and the claim (resolved in place)."""
@@ -230,6 +251,14 @@ async def _clerk(
         if again.value is not None:
             named |= _take(again.value, sentences, set(missing), claims, drops)
         claims += [Drafted(sentences[n - 1], sentences[n - 1].text) for n in missing if n not in named]
+    claimed = {c.sentence for c in claims}
+    # a small Clerk drops facts as "opinion" ("They both won the world championship in 2015"):
+    # a dropped sentence that names something or holds a number is checked whole
+    claims += [
+        Drafted(sentences[n - 1], sentences[n - 1].text)
+        for n in sorted(drops)
+        if sentences[n - 1] not in claimed and holds_a_fact(sentences[n - 1].text)
+    ]
     claimed = {c.sentence for c in claims}
     dropped = [
         DroppedSentence(sentence=sentences[n - 1].text, reason=reason)

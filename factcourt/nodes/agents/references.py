@@ -17,6 +17,8 @@ _EN_VAGUE_NOUN = (
     r"ship|building|tower|bridge|church|museum|park|island|lake|river|mountain|university|school|"
     r"organi[sz]ation|party|state|region|province|empire|kingdom|dynasty|war|battle|treaty|"
     r"show|series|game|play|painting|station|airport|festival|species|language|first book)\b"
+    # "The song of Tsinghua University", "The song '3SEX'", "The company Microsoft" say which one
+    r"(?!(?-i:\s+of\s+(?:the\s+)?[A-Z]|\s+['\"‘“«]|\s+[A-Z]))"
 )
 # "In 1843 she ...", "That year, it ...", "Later, his ...": a subject pronoun after an opening phrase
 _EN_OPENING = (
