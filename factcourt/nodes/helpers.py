@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from langgraph.config import get_stream_writer
 
 from factcourt.context.base import BaseContext
 from factcourt.inputs import detect_language
+from factcourt.prompts import prompt
 from factcourt.providers.logprobs import label_distribution
 from factcourt.providers.models import gives_logprobs
 from factcourt.runs import run_config
@@ -29,6 +30,14 @@ _CITATION = re.compile(r"\s?\[\s*E\s*\d+(?:\s*[,;]\s*E?\s*\d+)*\s*\]", re.IGNORE
 def fence(text: str) -> str:
     """Make untrusted text unable to open or close the prompt's tags."""
     return text.replace("<", "‹").replace(">", "›")
+
+
+def question_of(state: Mapping[str, Any], language: str) -> str:
+    """The question a claim's prompts show: with the sentence before, for an unresolved reference."""
+    question, claim = state.get("question", ""), state.get("claim")
+    if claim is None or not claim.context:
+        return question
+    return prompt(language, "CLAIM_CONTEXT").format(question=question, context=claim.context).strip()
 
 
 def clip(text: str, limit: int) -> str:

@@ -95,7 +95,8 @@ def test_a_reference_left_unresolved_is_checked_with_the_sentence_before_and_mar
     first, second = result["claims"]
     assert (first["unresolved"], first["context"]) == ("", "")
     assert second["unresolved"] == "He" and second["context"] == named
-    assert "William O. Douglas" in second["queries"][0]  # the search sees whom "He" stands for
+    # the search sees the question and whom "He" stands for
+    assert second["queries"][0] == f"Who was the oldest justice in 1980? {named} He was born on October 16, 1898."
     [label_prompt] = [p for n, p in scripted.calls if n == "Label" and "October 16" in p]
     assert "Who was the oldest justice in 1980?" in label_prompt
     assert "follows this sentence" in label_prompt and "William O. Douglas" in label_prompt

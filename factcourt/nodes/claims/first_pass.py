@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from factcourt.context.claims import ClaimsContext
 from factcourt.nodes.agents.verifier import decide_by_labels
 from factcourt.nodes.claims.rules import first_pass_decides, first_pass_unweighed
-from factcourt.nodes.helpers import emit
+from factcourt.nodes.helpers import emit, question_of
 from factcourt.state import ClaimState
 
 log = logging.getLogger(__name__)
@@ -23,7 +23,7 @@ async def first_pass(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict
         claim.text,
         state.get("evidence", []),
         language=state["language"],
-        question=state.get("question", ""),
+        question=question_of(state, state["language"]),
         run_name="first pass",
         tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}", "first_pass"],
     )

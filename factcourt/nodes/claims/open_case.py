@@ -6,7 +6,6 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
 from factcourt.nodes.helpers import emit, language_for
-from factcourt.prompts import prompt
 from factcourt.state import Claim, ClaimState, Evidence
 
 MAX_CLAIM_CHARS = 2000
@@ -39,12 +38,6 @@ async def open_case(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
         "stop": False,
         "language": state.get("language") or language_for(runtime.context.language, claim.text),
     }
-    if claim.context:  # an unresolved reference: the sentence before says what it stands for
-        update["question"] = (
-            prompt(update["language"], "CLAIM_CONTEXT")
-            .format(question=state.get("question", ""), context=claim.context)
-            .strip()
-        )
     if problem := claim_problem(claim.text):
         update["error"] = problem
     update["evidence"] = [e.model_copy(update={"source": e.source or "given"}) for e in given]

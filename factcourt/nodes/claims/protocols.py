@@ -15,7 +15,7 @@ from typing import Literal
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from factcourt.context.claims import AFFIRMATIVE, NEGATIVE, ClaimsContext
-from factcourt.nodes.helpers import fence
+from factcourt.nodes.helpers import fence, question_of
 from factcourt.prompts import conversation, prompt
 from factcourt.state import AgentAnswer, ClaimState, DebaterAnswer, JurorAnswer, Turn
 
@@ -76,7 +76,7 @@ def _juror_prompt(
     return conversation(
         language,
         "JUROR_PAPER" if paper else "JUROR",
-        question=fence(state.get("question", "")),
+        question=fence(question_of(state, language)),
         persona=persona,
         **shared,
     )

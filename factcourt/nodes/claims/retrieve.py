@@ -25,8 +25,10 @@ async def retrieve(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     ctx, claim = runtime.context, state["claim"]
     made = {_norm(q) for q in state.get("queries", [])}
     usage = Usage()
-    # an unresolved "He was born in 1898" finds its subject's page only with the sentence before
-    own = f"{claim.context} {claim.text}" if claim.context else claim.text
+    # the claim after its question (the page a claim's annotators cited was found for 76% of
+    # FELM-WK's test segments against 56% for the claim alone: `bench retrieval`), and an
+    # unresolved "He was born in 1898" after the sentence that says who he is
+    own = " ".join(part for part in (state.get("question", ""), claim.context, claim.text) if part)
     query = next(
         (q for q in (state.get("suggested_query", ""), own) if q.strip() and _norm(q) not in made),
         None,
