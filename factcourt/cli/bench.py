@@ -309,6 +309,25 @@ def cmd_bench_answers(args: argparse.Namespace) -> int:
     return 1 if found["failed_answers"] else 0
 
 
+def cmd_bench_retrieval(args: argparse.Namespace) -> int:
+    """Recall@k of the page a claim's annotators cited, where the offline corpus holds it."""
+    from factcourt.bench.retrieval import run
+
+    found = run(
+        Path(args.dataset), settings_from(args, BenchContext), k=args.k, part=args.part, dense=args.dense
+    )
+    if args.json:
+        print(json.dumps(found, indent=2))
+        return 0
+    table = Table(title=f"Cited page among the first {found['k']} passages: {found['segments']} segments")
+    for col in ("query / ranking", f"recall@{found['k']}", "ms a query"):
+        table.add_column(col)
+    for name, recall in found["recall"].items():
+        table.add_row(name, f"{recall:.3f}", f"{found['ms_per_query'][name]:.1f}")
+    out.print(table)
+    return 0
+
+
 def cmd_bench_corrector(args: argparse.Namespace) -> int:
     """Minimal corrections of a dataset's FALSE claims, held to the corrector's rubric."""
     from factcourt.bench.corrector import run
@@ -639,6 +658,21 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     add_settings(p)
     p.set_defaults(func=cmd_bench_answers)
+
+    p = bench_sub.add_parser(
+        "retrieval", help="recall@k of the Wikipedia page a claim cites, where the offline corpus holds it"
+    )
+    p.add_argument(
+        "--dataset", required=True, help="claims JSONL whose evidence lists reference URLs (FELM-WK)"
+    )
+    p.add_argument("--k", type=at_least_one, default=5, help="passages a query returns (5)")
+    p.add_argument("--part", choices=["all", "dev", "test"], default="test")
+    p.add_argument(
+        "--dense", action="store_true", help="also re-rank BM25's top 50 by e5 embeddings, and fuse"
+    )
+    p.add_argument("--json", action="store_true")
+    add_settings(p)
+    p.set_defaults(func=cmd_bench_retrieval)
 
     p = bench_sub.add_parser(
         "corrector", help="minimal corrections of a dataset's FALSE claims, held to the corrector's rubric"
