@@ -75,8 +75,8 @@ def test_a_rewrite_naming_a_subject_the_text_never_names_is_not_taken(scripted):
 
 
 def test_a_reference_left_unresolved_is_checked_with_the_sentence_before_and_marked(scripted):
-    # issue 52: "He was born in 1898" after a sentence that names the justice was dropped
-    named = "In 1980, the oldest justice on the United States Supreme Court was Justice William O. Douglas."
+    # issue 52: "He was born in 1898" was dropped; where no rule tells who "He" is, it is still checked
+    named = "In 1980, the oldest justice on the court had served for 41 years under William O. Douglas."
     text = named + " He was born on October 16, 1898."
     scripted.script["ClerkOutput"] = [
         {
@@ -96,7 +96,10 @@ def test_a_reference_left_unresolved_is_checked_with_the_sentence_before_and_mar
     assert (first["unresolved"], first["context"]) == ("", "")
     assert second["unresolved"] == "He" and second["context"] == named
     # the search sees the question and whom "He" stands for
-    assert second["queries"][0] == f"Who was the oldest justice in 1980? {named} He was born on October 16, 1898."
+    assert (
+        second["queries"][0]
+        == f"Who was the oldest justice in 1980? {named} He was born on October 16, 1898."
+    )
     [label_prompt] = [p for n, p in scripted.calls if n == "Label" and "October 16" in p]
     assert "Who was the oldest justice in 1980?" in label_prompt
     assert "follows this sentence" in label_prompt and "William O. Douglas" in label_prompt
@@ -401,3 +404,21 @@ def test_a_sentence_the_clerk_drops_is_checked_whole_when_it_names_something_or_
     result = factcourt.check(text, model="scripted", search="none", cache=False)
     assert [c["text"] for c in result["claims"]][1] == "So they both won in 2015 and 2019."
     assert result["dropped"] == [{"sentence": "I love football.", "reason": "opinion", "error": None}]
+
+
+def test_he_after_the_sentence_that_names_the_justice_is_the_justice(scripted):
+    # the issue's example: the rule resolves it, so the claim names whom it is about
+    named = "In 1980, the oldest justice on the United States Supreme Court was Justice William O. Douglas."
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [
+                {"sentence": 1, "claim": named},
+                {"sentence": 2, "claim": "He was born on October 16, 1898."},
+            ]
+        }
+    ]
+    result = factcourt.check(
+        named + " He was born on October 16, 1898.", model="scripted", search="none", cache=False
+    )
+    assert result["claims"][1]["text"] == "Justice William O. Douglas was born on October 16, 1898."
+    assert result["claims"][1]["unresolved"] == ""

@@ -96,6 +96,9 @@ def test_an_expletive_it_refers_to_nothing_and_a_sentence_adverb_is_no_name():
     assert unresolved("It's possible that the record was broken.", "en") is None
     assert unresolved("It was not until 1920 that women voted.", "en") is None
     assert unresolved("It is a way of honoring the dead.", "en") == "It"
+    assert unresolved("It is estimated that 5 million people live there.", "en") is None
+    assert unresolved("In 1984, it was not illegal for students to attend.", "en") is None
+    assert unresolved("It is estimated to be over 4,800 years old.", "en") == "It"
     for opener in ("Additionally", "Yes", "Contrary to popular belief", "Furthermore", "Overall"):
         assert subject_of(f"{opener}, the tower is tall.", "en") is None, opener
     assert resolve("They were popular.", ["Yes, the Beatles were a band from Liverpool."], "en") is None
@@ -108,3 +111,20 @@ def test_a_noun_that_names_its_thing_right_after_is_no_vague_reference():
     assert unresolved("The company Microsoft was founded in 1975.", "en") is None
     assert unresolved("The song is about gender identity.", "en") == "The song"
     assert unresolved("The song of the summer was a hit.", "en") == "The song"
+
+
+def test_a_pronoun_after_a_sentence_that_names_its_answer_last_takes_that_name():
+    # chatbot answers name the answer in the predicate (issue 52): "The X is NAME. It ..."
+    cases = {
+        "The smallest ocean in the world is the Arctic Ocean.": "the Arctic Ocean",
+        "The tallest mountain in the solar system is Olympus Mons, on Mars.": "Olympus Mons",
+        "In 1980, the oldest justice on the United States Supreme Court was Justice William O. Douglas.": (
+            "Justice William O. Douglas"
+        ),
+    }
+    for before, name in cases.items():
+        resolved = resolve("It was first described in 1879.", [before], "en")
+        assert resolved == f"{name[0].upper()}{name[1:]} was first described in 1879.", before
+    # the sentence's own subject still wins, and a sentence naming nothing gives nothing
+    assert resolve("It is tall.", ["The Eiffel Tower is a tower in Paris."], "en") == "The Eiffel Tower is tall."
+    assert resolve("It is tall.", ["The answer is yes."], "en") is None

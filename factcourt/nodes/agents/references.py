@@ -70,12 +70,14 @@ _EN_YEAR_SHIFT = {"that": 0, "the same": 0, "the following": 1, "the previous": 
 
 # "It is important to ...", "It was not until 1920 that ...": an "it" that stands for nothing
 _EN_EXPLETIVE = re.compile(
-    r"^it(?:'s|’s| is| was| has been| will be| would be| may be| might be| can be| seems| remains)\s+"
+    rf"^{_EN_OPENING}it(?:'s|’s| is| was| has been| will be| would be| may be| might be| can be|"
+    r" seems| remains)\s+"
     r"(?:(?:not|also|generally|widely|often|very|still|now|highly|quite)\s+)*"
     r"(?:(?:important|possible|impossible|likely|unlikely|clear|unclear|true|worth|necessary|difficult|"
-    r"hard|easy|common|rare|essential|interesting|notable|known|believed|thought|said|estimated|"
-    r"reported|expected|recommended|advisable|crucial|vital|best|better|safe|fair|illegal|legal|"
-    r"unknown|uncertain|debated|disputed)\b|not until\b)",
+    r"hard|easy|common|rare|essential|interesting|notable|crucial|vital|best|better|safe|fair|illegal|"
+    r"legal|unknown|uncertain|debated|disputed|advisable)\b"
+    # "It is estimated that ..." says nothing of an "it"; "It is estimated to be 4,800 years old" does
+    r"|(?:known|believed|thought|said|estimated|reported|expected|recommended)\s+that\b|not until\b)",
     re.IGNORECASE,
 )
 
@@ -106,8 +108,31 @@ def subject_of(sentence: str, language: str) -> str | None:
     return None if first.lower() in _OPENERS else name
 
 
+# "The smallest ocean is the Arctic Ocean.": the name a sentence gives as its answer, last
+_EN_PREDICATE_NAME = re.compile(
+    r"\b(?:is|was|are|were|remains|remained|became)\s+((?:the\s+)?[A-Z][\w'’.\-]*"
+    r"(?:\s+(?:(?:of|de|du|la|le|von|van|der|and|&|the|for|on)\s+)?[A-Z][\w'’.\-]*)*)"
+)
+
+
+def predicate_name(sentence: str) -> str | None:
+    """The last name a sentence states after "is"/"was" (what an answer's first sentence names), or None."""
+    for found in reversed(list(_EN_PREDICATE_NAME.finditer(sentence))):
+        name = re.sub(r"['’]s$", "", found.group(1)).rstrip(".")
+        words = [w for w in name.split() if w.lower() != "the"]
+        if words and words[0].lower() not in _OPENERS:
+            return name
+    return None
+
+
 def _antecedent(before: list[str], language: str) -> str | None:
-    return next((s for text in reversed(before) if (s := subject_of(text, language))), None)
+    """The subject of the nearest earlier text that names one; of the nearest, else the name it ends on."""
+    for distance, text in enumerate(reversed(before)):
+        if name := subject_of(text, language):
+            return name
+        if distance == 0 and language != "zh" and (name := predicate_name(text)):
+            return name
+    return None
 
 
 def _last_year(before: list[str]) -> int | None:
@@ -145,12 +170,17 @@ def _subject(claim: str, name: str, language: str) -> str:
         found = _ZH_VAGUE.match(claim) or _ZH_PRONOUN.match(claim)
         return name + claim[found.end() :] if found else claim
     if found := _EN_POSSESSIVE.match(claim):
-        return f"{found.group(1)}{name}'s {claim[found.end() :]}"
+        return f"{found.group(1)}{_opening(name, found.group(1))}'s {claim[found.end() :]}"
     if found := _EN_PRONOUN.match(claim):
-        return found.group(1) + name + claim[found.end() :]
+        return found.group(1) + _opening(name, found.group(1)) + claim[found.end() :]
     if found := _EN_VAGUE.match(claim):
-        return name + claim[found.end() :]
+        return _opening(name, "") + claim[found.end() :]
     return claim
+
+
+def _opening(name: str, before: str) -> str:
+    """``name`` as written after ``before``: capitalised where it opens the sentence ("the Arctic Ocean")."""
+    return name[:1].upper() + name[1:] if not before else name
 
 
 def resolve(claim: str, before: list[str], language: str) -> str | None:
