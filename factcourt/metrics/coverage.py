@@ -22,7 +22,9 @@ _STOP = frozenset(
 
 def content_words(text: str) -> set[str]:
     """Lower-cased words of three or more letters (or any number), stop words aside, and CJK characters."""
+    # digits count apart too: "14th" holds the 14 of "the 14th century"
     latin = {w for w in re.findall(r"[^\W_]{3,}|\d+", text.lower()) if w not in _STOP}
+    latin |= set(re.findall(r"\d+", text))
     latin = {w for w in latin if not re.search(r"[\u3400-\u9fff]", w)}
     return latin | set(re.findall(r"[\u3400-\u9fff]", text))
 

@@ -185,3 +185,10 @@ def test_clerk_coverage_refuses_to_count_a_failed_part_as_dropped_text(scripted,
     ctx = BenchContext.make({"model": "scripted", "search": "none", "cache": False, "retries": 0})
     with pytest.raises(BackendError, match="again with --cache"):
         coverage([path], ctx, limit=None, part="test")
+
+
+def test_an_ordinal_states_its_number():
+    # "14th" holds the 14 of the gold claim: the Aztec claim was counted as not stated
+    produced = "The Aztec Empire was established in the 14th century, while Oxford was founded in the 12th."
+    assert states(produced, "The Aztec Empire was established in the 14th century")
+    assert not states(produced, "The Aztec Empire was established in the 15th century")
