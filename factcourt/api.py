@@ -21,7 +21,7 @@ from factcourt.context.claims import ClaimsContext
 from factcourt.context.hallucination import HallucinationContext
 from factcourt.context.pyramid import PyramidContext
 from factcourt.errors import ConfigError, FactcourtError, InputError
-from factcourt.inputs import first_complaint, long_question, read_text_file
+from factcourt.inputs import first_complaint, long_question, read_text_file, strip_controls
 from factcourt.nodes.agents.clerk import response_problem
 from factcourt.nodes.claims.open_case import claim_problem
 from factcourt.nodes.pyramid.open import question_problem
@@ -175,6 +175,8 @@ async def acheck(
     """
     from factcourt.graphs.factcheck import graph
 
+    if split is None:  # a split given was made of this very text, spans and all
+        text, question = strip_controls(text), strip_controls(question or "")
     if problem := response_problem(text) or long_question(question or ""):
         raise InputError(problem)
     if split is not None and split.response != text:
@@ -255,6 +257,7 @@ async def averify(
     """Check one claim (async)."""
     from factcourt.graphs.verify import graph
 
+    claim, question = strip_controls(claim), strip_controls(question or "")
     if problem := claim_problem(claim) or long_question(question):
         raise InputError(problem)
     ctx = context_with_given(
@@ -387,6 +390,7 @@ def detect_payload(
     """Validate a question-answer pair and build the graph's input (bad input raises InputError)."""
     from factcourt.nodes.hallucination.gather import item_problem
 
+    question, answer = strip_controls(question), strip_controls(answer)
     if problem := item_problem(question, answer):
         raise InputError(problem)
     if ctx.search == "given" and not any(e.text.strip() for e in knowledge or []):

@@ -24,9 +24,12 @@ from typing import Any
 from factcourt.api import ProgressHook, acheck, adetect, check_failure
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, FactcourtError, InputError
-from factcourt.inputs import decode
+from factcourt.inputs import decode, long_question, strip_controls
 from factcourt.metrics.cost import Prices, dollars
+from factcourt.nodes.agents.clerk import response_problem
+from factcourt.nodes.hallucination.gather import item_problem
 from factcourt.providers.cache import cache_key, once, store
+from factcourt.redact import redact
 from factcourt.store import PredictionStore
 
 # the text fields each kind of row must have, and those it may have
@@ -156,8 +159,17 @@ def _row(text: str, number: int, kind: str, torn: bool) -> Row | Rejected:
         if not isinstance(found, str) or (name in FIELDS[kind] and not found.strip()):
             said = "no" if found in (None, "") or isinstance(found, str) else "a non-text"
             return Rejected(number, row_id, f"{said} {name!r}")
-        values[name] = found
+        values[name] = strip_controls(found)  # a terminal's escape sequence is no text to check
+    if problem := row_problem(kind, values):
+        return Rejected(number, row_id, problem)  # the same on every rerun: bad input, not a failure
     return Row(number, row_id, values)
+
+
+def row_problem(kind: str, values: dict[str, str]) -> str | None:
+    """Why a row's texts cannot be checked (too long, empty once cleaned), as the API would refuse them."""
+    if kind == "check":
+        return response_problem(values["text"]) or long_question(values.get("question", ""))
+    return item_problem(values["question"], values["answer"])
 
 
 def replica(row_id: str, replicas: list[str]) -> str | None:
@@ -198,7 +210,7 @@ async def settle(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
     except FactcourtError as exc:
         return {"id": row.id, "error": str(exc)}
     except Exception as exc:  # noqa: BLE001  a bug met by one row is reported with it
-        return {"id": row.id, "error": f"{type(exc).__name__}: {exc}"[:400]}
+        return {"id": row.id, "error": redact(f"{type(exc).__name__}: {exc}")[:400]}
     return {"id": row.id, "result": result, "stored": stored}
 
 

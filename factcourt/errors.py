@@ -1,4 +1,12 @@
-"""Errors the command line turns into exit codes and one-sentence messages."""
+"""Errors the command line turns into exit codes and one-sentence messages.
+
+Every message is redacted when the error is made (:mod:`factcourt.redact`): a key an endpoint
+echoed never reaches a terminal, a log or a file through an error.
+"""
+
+from typing import Any
+
+from factcourt.redact import redact
 
 
 class FactcourtError(Exception):
@@ -6,9 +14,16 @@ class FactcourtError(Exception):
 
     exit_code = 1
 
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*(redact(a) for a in args))
 
-class ConfigError(FactcourtError):
-    """Bad input or configuration (exit code 2)."""
+
+class ConfigError(FactcourtError, ValueError):
+    """Bad input or configuration (exit code 2).
+
+    A ValueError too: the LangGraph server shows the message of built-in exception types only
+    (others read "An internal error occurred"), so a served graph's client reads this sentence.
+    """
 
     exit_code = 2
 

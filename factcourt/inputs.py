@@ -37,20 +37,50 @@ def decode(data: bytes, name: str) -> str:
     return text
 
 
+# A terminal's escape sequences as a whole (so "\x1b[31m" goes, not only its ESC): OSC, DCS, PM,
+# APC and SOS strings up to their terminator (never past the line), CSI, then the short ones; the
+# 8-bit CSI and OSC too
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
+    r"|\x1b[PX^_][^\x1b\n]*(?:\x1b\\)?"
+    r"|\x1b\[[0-?]*[ -/]*[@-~]?"
+    r"|\x1b[ -/]*[0-~]?"
+    r"|\x9b[0-?]*[ -/]*[@-~]?"
+    r"|\x9d[^\x07\x9c\n]*(?:\x07|\x9c)?"
+)
+# what is left of the C0 and C1 controls and DEL; tabs and line ends stay
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without terminal escape sequences and control characters; tabs and line ends stay.
+
+    User text (a file, a batch row, a claim) reaches the Clerk, the tables and the terminal: an
+    escape sequence in it would retitle or clear the terminal, or become a claim of its own. A
+    vertical tab or form feed ends a line, as it does for a reader.
+    """
+    text = _ESCAPE_SEQUENCE.sub("", text)
+    return _CONTROL.sub("", text.replace("\x0b", "\n").replace("\x0c", "\n"))
+
+
 def read_text_file(path: Path, what: str = "file") -> str:
     """The text of the file at ``path`` (see :func:`decode`); a folder or a missing file is bad input.
 
     ``what`` names the file in the message ("evidence file"): a folder is said to be a folder.
     """
+    return decode(read_bytes(path, what), str(path))
+
+
+def read_bytes(path: Path, what: str = "file") -> bytes:
+    """The bytes of the file at ``path``; a folder, a missing file or one that cannot be read is bad input."""
     if path.is_dir():
         raise InputError(f"{path} is a folder, not a file")
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError as exc:
         raise InputError(f"no such {what}: {path}") from exc
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from exc
-    return decode(data, str(path))
 
 
 def json_problem(where: str, exc: json.JSONDecodeError, line: int | None = None) -> InputError:

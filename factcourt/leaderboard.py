@@ -11,6 +11,7 @@ be written at any time.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import random
 import time
@@ -20,7 +21,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.api import abuild_pyramid, acheck
@@ -36,6 +36,7 @@ from factcourt.progress import Progress
 from factcourt.providers.cache import cache_key
 from factcourt.state import ClerkSplit, Pyramid, Usage
 from factcourt.store import PredictionStore, keep_settings
+from factcourt.terminal import Console
 
 
 @dataclass(frozen=True)
@@ -312,8 +313,15 @@ def pyramid_key(pyramid: Pyramid) -> str:
 
 
 def safe_name(text: str) -> str:
-    """A file name for an id."""
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:120]
+    """A file name for an id, one of its own: ids ``x/y`` and ``x_y`` must not share a file.
+
+    An id that is a file name already keeps it; one that had to change (a character replaced,
+    cut at 120, or a name such as ``..``) ends in a short hash of the id.
+    """
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:120]
+    if name == text and name.strip("."):
+        return name
+    return f"{name}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}"
 
 
 # ------------------------------------------------------------------------------ report

@@ -24,7 +24,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.context.longqa import LongQAContext
@@ -39,6 +38,7 @@ from factcourt.progress import Progress
 from factcourt.runs import run_config
 from factcourt.state import KnowledgeTriple, Seed, Usage
 from factcourt.store import PredictionStore
+from factcourt.terminal import Console
 
 STAGE = "longqa"  # the method name of the store's records
 REVIEW_COLUMNS = [

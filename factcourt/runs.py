@@ -20,6 +20,17 @@ def run_config(ctx: BaseContext, **extra: Any) -> dict[str, Any]:
         "max_concurrency": ctx.local_slots if embedded else ctx.max_concurrency,
         "tags": [f"{key}:{value}" for key, value in ctx.trace_metadata().items() if key != "search"],
         "metadata": ctx.trace_metadata(),
-        "recursion_limit": 200,
+        "recursion_limit": step_limit(ctx),
         **extra,
     }
+
+
+def step_limit(ctx: BaseContext) -> int:
+    """LangGraph's step limit of a run: 200 steps, and more for each round of each speaker.
+
+    A claim's debate takes a few steps (retrieve, speak, route) per speaker and round: at a fixed
+    limit, a run of many rounds debated to the end and then failed with GraphRecursionError.
+    """
+    rounds = max(int(getattr(ctx, name, 0) or 0) for name in ("rounds", "max_rounds", "hallucination_rounds"))
+    speakers = max(len(getattr(ctx, "speakers", ())), 2 * len(getattr(ctx, "hallucination_agents", ())), 2)
+    return 200 + rounds * (3 * speakers + 4)

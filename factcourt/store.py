@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from factcourt.errors import ConfigError, InputError
-from factcourt.inputs import read_text_file
+from factcourt.inputs import decode, read_bytes, read_text_file
 
 
 def _unwritable(path: Path, exc: OSError) -> ConfigError:
@@ -28,14 +28,23 @@ class PredictionStore:
         self.records: dict[tuple[str, ...], dict[str, Any]] = {}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            text = read_text_file(path) if path.exists() else ""
+            text, tail = _whole_lines(path) if path.exists() else ("", b"")
             # opened before the run, not at its first record: a place it cannot write is refused now
-            with path.open("a", encoding="utf-8") as fh:
-                if text and not text.endswith("\n"):  # a killed run's half line: never glue onto it
-                    fh.write("\n")
+            with path.open("a", encoding="utf-8"):
+                pass
         except OSError as exc:
             raise _unwritable(path, exc) from None
-        for number, line in enumerate(text.splitlines(), start=1):
+        # a killed run's half line: dropped before the first record is appended (a reader that
+        # never appends leaves the file as it found it: a live run may be writing that line)
+        self._torn = bool(tail)
+        lines = text.splitlines()
+        try:  # a whole record that only lost its line end counts; a fragment is made again
+            whole = json.loads(tail.decode("utf-8")) if tail else None
+        except ValueError:
+            whole = None
+        if isinstance(whole, dict) and all(k in whole for k in key):
+            lines.append(tail.decode("utf-8"))
+        for number, line in enumerate(lines, start=1):
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
@@ -63,11 +72,71 @@ class PredictionStore:
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one finished prediction and flush it to disk before returning."""
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        if self._torn:
+            drop_torn_line(self.path)
+            self._torn = False
+        append_line(self.path, json.dumps(record, ensure_ascii=False), mended=True)
         self.records[self._key(record)] = record
+
+
+def _whole_lines(path: Path) -> tuple[str, bytes]:
+    """The text of ``path``'s whole lines, and the bytes of a last line without its line end.
+
+    The fragment is kept apart: cut in the middle of a character, it is no UTF-8 text.
+    """
+    data = read_bytes(path)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or data.endswith(b"\n"):
+        return decode(data, str(path)), b""
+    cut = data.rfind(b"\n") + 1
+    return decode(data[:cut], str(path)), data[cut:]
+
+
+def drop_torn_line(path: Path) -> None:
+    """End ``path`` with a whole line: a last line without its line end is cut, or ended.
+
+    A writer killed in the middle of its last line leaves a fragment: appending after it would
+    leave the fragment inside the file, which then no longer parses line by line, so it is cut
+    (the record it began is made again). A last line that is a whole JSON value only lost its
+    line end: it is kept and ended. A missing file is left missing.
+    """
+    try:
+        with path.open("r+b") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if not size:
+                return
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return
+            start, block = size, 1 << 16
+            while start > 0:  # back to the last line end, a block at a time
+                start = max(0, start - block)
+                fh.seek(start)
+                found = fh.read(min(block, size - start)).rfind(b"\n")
+                if found >= 0:
+                    start += found + 1
+                    break
+            fh.seek(start)
+            try:
+                json.loads(fh.read())
+            except ValueError:  # not JSON, or not UTF-8
+                fh.truncate(start)
+            else:
+                fh.write(b"\n")
+    except FileNotFoundError:
+        pass
+
+
+def append_line(path: Path, line: str, *, mended: bool = False) -> None:
+    """Append one JSONL line to ``path``, flushed to disk; a torn last line is dropped first.
+
+    ``mended``: the caller has already dropped it (a store does so once, not at every record).
+    """
+    if not mended:
+        drop_torn_line(path)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def keep_settings(out: Path, settings: dict[str, Any], what: str, *, record: bool = True) -> None:

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.bench.context import BenchContext
@@ -30,6 +29,7 @@ from factcourt.bench.runner import select
 from factcourt.nodes.helpers import bounded, concurrency
 from factcourt.progress import Progress
 from factcourt.providers.models import choose
+from factcourt.terminal import Console
 
 
 async def _one_pass(

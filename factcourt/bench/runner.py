@@ -9,7 +9,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.bench.context import BenchContext
@@ -27,6 +26,7 @@ from factcourt.providers.models import choose
 from factcourt.runs import run_config
 from factcourt.state import Usage
 from factcourt.store import PredictionStore, keep_settings
+from factcourt.terminal import Console
 
 EVIDENCE_CHARS = 1000  # stored per evidence piece: enough for METEOR, small enough to keep
 # the BenchContext fields a stored prediction depends on; concurrency, cache, time-outs and retries

@@ -16,8 +16,9 @@ import threading
 import warnings
 
 from factcourt.cli import audit, bench, claims, detect, leaderboard, longqa, report, tools, train
-from factcourt.cli.shared import err, fail, output_lock
+from factcourt.cli.shared import check_paths, err, fail, output_lock
 from factcourt.errors import FactcourtError
+from factcourt.redact import redact
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     stop_servers_on_exit()  # main() may run again in this process (tests) after a Ctrl-C
     _quiet_unstarted_steps_on_ctrl_c()
     try:
+        check_paths(args)  # no output overwrites an input or another output
         if hasattr(args, "store"):  # a checking command: its store is reached before any call
             from factcourt.api import use_store
 
@@ -98,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         # its first line: a library's message (pydantic's, say) runs to many; --debug shows them
-        said = next(iter(str(exc).strip().splitlines()), "")
+        said = redact(next(iter(str(exc).strip().splitlines()), ""))
         fail(f"{type(exc).__name__}: {said} (run with --debug for details)")
         return 1
     finally:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from factcourt.cli.shared import add_prices, add_ray, err, fail, out, prepare_ou
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
 from factcourt.progress import Progress
+from factcourt.terminal import json_text
 
 
 def add_batch_options(parser: argparse.ArgumentParser, row: str) -> None:
@@ -102,7 +102,7 @@ def run_batch_command(args: argparse.Namespace, kind: str, ctx: BaseContext) -> 
             )
         )
     if args.json:
-        print(json.dumps(summary, ensure_ascii=False, indent=2), flush=True)
+        print(json_text(summary, indent=2), flush=True)
     else:
         print_summary(summary)
     failed, rejected = len(summary["failed"]), len(summary["rejected"])

@@ -7,7 +7,6 @@ import asyncio
 import json
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -30,8 +29,12 @@ from factcourt.cli.shared import (
 )
 from factcourt.errors import ConfigError, FactcourtError
 from factcourt.report import write_html
+from factcourt.store import append_line
+from factcourt.terminal import Console, json_text
 
 out = Console()
+# bench clerk's default fixture, shipped inside the package: found from any working folder
+DECONTEXT_FIXTURE = Path(__file__).resolve().parent.parent / "bench" / "fixtures" / "decontext.jsonl"
 
 
 def levels(value: str) -> tuple[int, ...]:
@@ -192,7 +195,7 @@ def cmd_bench_clerk(args: argparse.Namespace) -> int:
         return _clerk_coverage(args)
     summary = run(Path(args.fixture), settings_from(args, BenchContext))
     if args.json:
-        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        print(json_text(summary, indent=2))
         return 0
     table = Table(title=f"Self-contained claims: {summary['self_contained_rate']:.0%} of {summary['items']}")
     for col in ("sentence", "claims", "self-contained"):
@@ -222,7 +225,7 @@ def _clerk_coverage(args: argparse.Namespace) -> int:
         [Path(p) for p in args.answers], settings_from(args, BenchContext), limit=args.limit, part=args.part
     )
     if args.json:
-        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        print(json_text(summary, indent=2))
         return 0
     table = Table(title=f"What the Clerk covers ({summary['part']} part)")
     for col in (
@@ -255,7 +258,8 @@ def _clerk_coverage(args: argparse.Namespace) -> int:
     out.print(
         f"{summary['all']['unresolved']} claims kept with an unresolved reference (checked with the "
         f"sentence before); {summary['all']['texts_without_claim']} answers got no claim. "
-        f"{summary['clerk_calls']} Clerk calls: {summary['prompt_tokens']:,} prompt tokens, "
+        f"{summary['clerk_calls']} Clerk calls made (answers from the cache count none): "
+        f"{summary['prompt_tokens']:,} prompt tokens, "
         f"{summary['output_tokens']:,} written, {summary['model_seconds']:.0f} s"
     )
     return 0
@@ -279,7 +283,7 @@ def cmd_bench_answers(args: argparse.Namespace) -> int:
         quiet=args.quiet or args.json,
     )
     if args.json:
-        print(json.dumps(found, indent=2, ensure_ascii=False))
+        print(json_text(found, indent=2))
         return 0
     if not found["answers"]:
         out.print(f"no answer was checked: {found['failed_answers']} failed (see {escape(found['out'])})")
@@ -337,7 +341,7 @@ def cmd_bench_corrector(args: argparse.Namespace) -> int:
     args.no_cache = not args.cache
     summary = run(Path(args.dataset), settings_from(args, BenchContext), limit=args.limit, part=args.part)
     if args.json:
-        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        print(json_text(summary, indent=2))
     else:
         table = Table(
             title=f"Corrections within the rubric: {summary['rubric_rate']:.0%} of {summary['claims']}"
@@ -445,8 +449,7 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
         out.print(table)
     if args.append:
         try:
-            with Path(args.append).open("a", encoding="utf-8") as results:
-                results.write(json.dumps(summary) + "\n")
+            append_line(Path(args.append), json.dumps(summary))  # a torn last line dropped first
         except OSError as exc:  # printed above: nothing is lost
             raise FactcourtError(f"could not append to {args.append} ({exc.strerror})") from exc
     if summary["failed_calls"]:
@@ -620,7 +623,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = bench_sub.add_parser("clerk", help="rate of self-contained claims on a decontextualisation fixture")
     p.add_argument(
-        "--fixture", default="tests/fixtures/decontext.jsonl", help="JSONL: response, sentence, expect"
+        "--fixture",
+        default=str(DECONTEXT_FIXTURE),
+        help="JSONL: response, sentence, expect (default: the decontextualisation fixture shipped "
+        "with factcourt)",
     )
     p.add_argument(
         "--answers",

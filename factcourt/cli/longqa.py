@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 from dataclasses import asdict
 from pathlib import Path
@@ -20,6 +19,7 @@ from factcourt.cli.shared import (
     warn_if_corpus_misses_language,
 )
 from factcourt.context.longqa import LongQAContext
+from factcourt.terminal import json_text
 
 
 def cmd_build_longqa(args: argparse.Namespace) -> int:
@@ -77,7 +77,7 @@ def show(report: dict, out: Path, args: argparse.Namespace) -> int:
     from factcourt.cli.shared import out as console
 
     if args.json:
-        print(json.dumps(report, ensure_ascii=False, indent=2))
+        print(json_text(report, indent=2))
         return 0
     s = report["stats"]
     ratio = s["question_length_ratio"]

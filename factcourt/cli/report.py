@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from urllib.parse import urlsplit
 
 from factcourt.cli.shared import prepare_out
+from factcourt.errors import ConfigError
 
 
 def add_html_option(parser: argparse.ArgumentParser) -> None:
@@ -22,11 +24,25 @@ def prepare_html(args: argparse.Namespace) -> None:
     prepare_out(args.html, "--html")
 
 
+def check_url(url: str) -> None:
+    """Refuse (exit 2) a ``--url`` that is no http(s) address of a server."""
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018  a port that is no number raises here
+    except ValueError:
+        parts = parts._replace(netloc="")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"--url takes the server's http(s) address, such as http://127.0.0.1:2024, not {url!r}"
+        )
+
+
 def cmd_report_html(args: argparse.Namespace) -> int:
     """Write the page of a run stored on a LangGraph server."""
     from factcourt.api import stored_result
     from factcourt.report import write_html
 
+    check_url(args.url)
     prepare_out(args.out)
     write_html(args.out, asyncio.run(stored_result(args.url, args.thread)))
     return 0

@@ -17,16 +17,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from factcourt.context.base import ROLES, BaseContext
 from factcourt.context.claims import PRESETS, PROTOCOLS, RULES
 from factcourt.errors import ConfigError, FactcourtError
-from factcourt.inputs import decode, read_text_file
+from factcourt.inputs import decode, read_text_file, strip_controls
 from factcourt.metrics.cost import Prices
 from factcourt.progress import Progress
+from factcourt.terminal import Console, json_text
 
 err = Console(stderr=True)
 out = Console()
@@ -42,12 +42,15 @@ def fail(sentence: str) -> None:
 
 
 def read_text(source: str) -> str:
-    """Read UTF-8 text from a file or '-' (standard input); a wrong encoding is a clear error."""
+    """Read UTF-8 text from a file or '-' (standard input); a wrong encoding is a clear error.
+
+    Terminal escape sequences and control characters are taken out: they are no text to check.
+    """
     if source == "-":
         if sys.stdin.isatty():
             err.print("[dim]reading the text from standard input; end it with Ctrl-D[/]")
-        return decode(sys.stdin.buffer.read(), "standard input")
-    return read_text_file(Path(source))
+        return strip_controls(decode(sys.stdin.buffer.read(), "standard input"))
+    return strip_controls(read_text_file(Path(source)))
 
 
 def number(cast: Callable[[str], float], least: float, *, above: bool = False) -> Callable[[str], Any]:
@@ -306,7 +309,7 @@ def emit_result(result: dict, args: argparse.Namespace, render) -> None:
     Printed first: a write that fails after the run (the folder removed meanwhile) then loses
     nothing that was not already shown.
     """
-    text = json.dumps(result, ensure_ascii=False, indent=2)
+    text = json_text(result, indent=2)
     if args.json:
         print(text, flush=True)
     else:
@@ -356,6 +359,84 @@ def prepare_out(out_path: str | None, flag: str = "--out") -> None:
         raise ConfigError(f"{flag}: cannot create the folder for {out_path}: {exc.strerror}") from exc
     if not os.access(path.parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise ConfigError(f"{flag}: cannot write {out_path}: permission denied")
+
+
+# the options that name a file (or folder) a command reads, and those that name what it writes
+INPUT_OPTIONS = (
+    "file",
+    "batch",
+    "evidence",
+    "knowledge",
+    "dataset",
+    "corpus",
+    "prompts",
+    "seeds",
+    "load",
+    "fixture",
+    "answers",
+    "import_review",
+    "data",
+    "base",
+)
+OUTPUT_OPTIONS = ("out", "html", "append")
+
+
+def _flag(option: str) -> str:
+    return "FILE" if option == "file" else f"--{option.replace('_', '-')}"
+
+
+def _named_paths(args: argparse.Namespace, options: tuple[str, ...]) -> list[tuple[str, str, Path]]:
+    """(flag, as given, resolved path) of each path ``options`` name; 'PATH:EVIDENCE' gives PATH too."""
+    found = []
+    for option in options:
+        value = getattr(args, option, None)
+        for given in value if isinstance(value, list) else [value]:
+            if not isinstance(given, str) or not given or given == "-":
+                continue
+            spelt = [given]
+            if ":" in given and not Path(given).exists():  # bench's --dataset qa.jsonl:given
+                spelt.append(given.rpartition(":")[0])
+            found += [(_flag(option), given, Path(p).expanduser().resolve()) for p in spelt if p]
+    return found
+
+
+def _same(a: Path, b: Path) -> bool:
+    if a == b:
+        return True
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)  # a hard link, say
+    except OSError:
+        return False
+
+
+def check_paths(args: argparse.Namespace) -> None:
+    """Refuse, before any model call, an output that names an input or another output of the run.
+
+    ``check e.txt --out e.txt`` would overwrite the text it checks, ``--out x --html x`` keep only
+    the page, and ``bench run --out d --html d/predictions.jsonl`` spoil the folder's records: no
+    output may be an input, another output, or lie inside another output (a folder of reports).
+    """
+    outputs = _named_paths(args, OUTPUT_OPTIONS)
+    inputs = [named for named in _named_paths(args, INPUT_OPTIONS) if named[2].exists()]
+    for flag, given, path in outputs:
+        for other_flag, other, other_path in inputs:
+            if _same(path, other_path):
+                what = "the file" if other_flag == "FILE" else f"the {other_flag} file"
+                raise ConfigError(
+                    f"{flag} {given} is {what} the run reads, which writing would destroy: write the "
+                    "result to another file"
+                )
+    for i, (flag, given, path) in enumerate(outputs):
+        for other_flag, other, other_path in outputs[i + 1 :]:
+            if _same(path, other_path):
+                raise ConfigError(f"{other_flag} {other} is also {flag}: give each output a file of its own")
+    for flag, given, path in outputs:
+        for other_flag, other, other_path in outputs:
+            if other_path in path.parents:
+                raise ConfigError(
+                    f"{flag} {given} lies inside {other_flag} {other}, whose files the run writes: "
+                    f"give {flag} a path outside it"
+                )
 
 
 @contextlib.contextmanager

@@ -58,6 +58,12 @@ def describe(text: str, default: Any = None, factory: Any = None) -> Any:
 SYSTEMS: list[type[BaseContext]] = []
 
 
+# a debate settles in a few rounds (the papers run 2-5), and a call that failed ten times in a
+# row fails the eleventh too: larger values only multiply the calls
+MAX_ROUNDS = 20
+MAX_RETRIES = 10
+
+
 @dataclass(kw_only=True)
 class BaseContext:
     """Settings every run has, whatever graph it runs."""
@@ -205,6 +211,7 @@ class BaseContext:
             local_wait_s=0,
             answer_max_tokens=1,
         )
+        self.at_most(retries=MAX_RETRIES)
         if not 0.0 <= self.temperature <= 2.0:
             raise ConfigError(f"temperature must be in [0, 2], not {self.temperature}")
         if self.timeout_s <= 0:
@@ -215,6 +222,12 @@ class BaseContext:
         for name, least in bounds.items():
             if getattr(self, name) < least:
                 raise ConfigError(f"{name} must be at least {least}, not {getattr(self, name)}")
+
+    def at_most(self, **bounds: float) -> None:
+        """Upper bounds of settings that multiply the calls (``--rounds 100``, ``retries=1000000``)."""
+        for name, most in bounds.items():
+            if getattr(self, name) > most:
+                raise ConfigError(f"{name} must be at most {most}, not {getattr(self, name)}")
 
     def in_unit_range(self, *names: str) -> None:
         """Fields that are shares or probabilities: each in [0, 1]."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, get_args
 
-from factcourt.context.base import BaseContext, describe
+from factcourt.context.base import MAX_ROUNDS, BaseContext, describe
 from factcourt.errors import ConfigError
 
 # The published systems as their papers run them: no search before the debate, no first pass.
@@ -209,6 +209,7 @@ class ClaimsContext(BaseContext):
             raise ConfigError(f"unknown jury role(s) {unknown}; choose from {list(JURY_ROLES)}")
         self.in_unit_range("theta", "first_pass_theta", "vote_below", "not_enough_above")
         self.at_least(rounds=0, label_readings=1)
+        self.at_most(rounds=MAX_ROUNDS)
         if self.label_readings > len(LABEL_READINGS):
             raise ConfigError(
                 f"label_readings must be at most {len(LABEL_READINGS)}, not {self.label_readings}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal, get_args
 
-from factcourt.context.base import BaseContext, describe
+from factcourt.context.base import MAX_ROUNDS, BaseContext, describe
 from factcourt.errors import ConfigError
 
 HALLUCINATION_AGENTS = ("logic", "consistency", "factual", "comprehensive")
@@ -80,6 +80,7 @@ class HallucinationContext(BaseContext):
         """The shared checks, then the round limit, epsilon and the agents of each team."""
         super().validate()
         self.at_least(rounds=0, hallucination_beta=0)
+        self.at_most(rounds=MAX_ROUNDS)
         self.in_unit_range("epsilon")
         bad_agents = [a for a in self.hallucination_agents if a not in HALLUCINATION_AGENTS]
         if bad_agents:

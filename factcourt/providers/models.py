@@ -37,6 +37,7 @@ from pydantic import BaseModel, ValidationError
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
 from factcourt.providers.cache import cache_key, store
+from factcourt.redact import redact
 from factcourt.state import Usage
 
 T = TypeVar("T", bound=BaseModel)
@@ -508,11 +509,18 @@ async def ask(
         from factcourt.providers.local_server import death_note
 
         error += death_note(Path(choice.weights))
-    return Answer(None, usage, error, cut=cut)
+    return Answer(None, usage, redact(error), cut=cut)
 
 
 def failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice) -> str:
-    """One sentence for a failed model call that names the endpoint, not the client's internals."""
+    """One sentence for a failed model call that names the endpoint, not the client's internals.
+
+    Known keys are redacted: an endpoint may echo the one it was sent.
+    """
+    return redact(_failure_reason(exc, ctx, choice))
+
+
+def _failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice) -> str:
     where = {"embedded": "the embedded model server", "openai": "OpenAI"}.get(
         choice.endpoint, choice.endpoint
     )
@@ -678,6 +686,23 @@ def _was_cut(out: dict[str, Any]) -> bool:
 
 
 def _short(exc: Exception) -> str:
+    """Why an answer does not parse, in one line (pydantic's own text runs to five)."""
     if isinstance(exc, LengthFinishReasonError):
         return "the answer was cut at max_tokens before it was complete"
-    return f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, ValidationError) or isinstance(exc.__cause__, ValidationError):
+        return _schema_complaint(exc if isinstance(exc, ValidationError) else exc.__cause__)  # type: ignore[arg-type]
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
+
+
+def _schema_complaint(exc: ValidationError) -> str:
+    """An answer's fields against its schema in one sentence: "the field 'verdict' is missing"."""
+    problems = exc.errors()
+    first = problems[0]
+    field = ".".join(str(part) for part in first["loc"])
+    if first["type"] == "missing":
+        said = f"the field '{field}' is missing" if field else "a field is missing"
+    else:
+        message = " ".join(first["msg"].split())
+        said = f"the field '{field}' is wrong: {message[:1].lower()}{message[1:]}" if field else message
+    more = len(problems) - 1
+    return said + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")

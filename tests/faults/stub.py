@@ -2,8 +2,10 @@
 
 Modes: ``ok`` (answers every structured request by the simulated model's rules), ``garbage``
 (a 200 reply that is not JSON), ``bad_json`` (a completion whose tool-call arguments do not
-parse), ``http500``, ``empty_choices``, ``no_choices`` (JSON without them) and ``hang`` (reads
-the request, never answers).
+parse), ``http500``, ``empty_choices``, ``no_choices`` (JSON without them), ``unauthorized`` (a 401
+that echoes the Authorization header it got, as OpenAI's "Incorrect API key provided" does) and
+``hang`` (reads the request, never answers). Every request's Authorization header is kept in
+``authorizations``.
 ``refuse`` is an address nobody listens on. A fault hits only requests whose body contains
 ``fault_when`` (every request when it is empty), so a run can fail part-way.
 """
@@ -17,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from factcourt.providers.simulated import rule_answer
 
-MODES = ("ok", "garbage", "bad_json", "http500", "empty_choices", "no_choices", "hang")
+MODES = ("ok", "garbage", "bad_json", "http500", "empty_choices", "no_choices", "unauthorized", "hang")
 
 
 def dead_url() -> str:
@@ -44,6 +46,7 @@ class Stub:
 
     def __init__(self) -> None:
         self.mode, self.fault_when, self.requests = "ok", "", 0
+        self.authorizations: list[str] = []
         self.released = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -72,12 +75,19 @@ class Stub:
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 stub.requests += 1
+                stub.authorizations.append(self.headers.get("Authorization", ""))
                 request = json.loads(raw)
                 mode = stub.mode if stub.fault_when in raw.decode("utf-8") else "ok"
                 if mode == "hang":
                     stub.released.wait(60)
                     return
-                if mode == "http500":
+                if mode == "unauthorized":
+                    said = f"Incorrect API key provided: {self.headers.get('Authorization', '')}"
+                    body = {
+                        "error": {"message": said, "type": "invalid_request_error", "code": "invalid_api_key"}
+                    }
+                    self._send(401, json.dumps(body).encode())
+                elif mode == "http500":
                     self._send(500, b'{"error": {"message": "stub: internal error"}}')
                 elif mode == "garbage":
                     self._send(200, b"<html>502 Bad Gateway</html>", "text/html")

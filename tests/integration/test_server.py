@@ -13,11 +13,30 @@ pytestmark = pytest.mark.integration
 TEXT = "The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite. Mount Everest is in Asia."
 
 
+CORPUS = [
+    {"id": "eiffel", "title": "Eiffel Tower", "text": "The Eiffel Tower is a tower in Paris."},
+    {"id": "moon", "title": "Moon", "text": "The Moon is Earth's only natural satellite."},
+    {"id": "rhine", "title": "Rhine", "text": "The Rhine flows from the Alps."},
+    {"id": "nile", "title": "Nile", "text": "The Nile is a river in Africa."},
+]
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """Start ``langgraph dev`` on a free port, wait for /ok, stop it by its process group."""
+    """Start ``langgraph dev`` on a free port, wait for /ok, stop it by its process group.
+
+    Its corpus is the deployer's (FACTCOURT_SERVER_SETTINGS): a run may not name one.
+    """
     cache = tmp_path_factory.mktemp("server-cache")
-    env = {"LANGSMITH_TRACING": "false", "FACTCOURT_CACHE_DIR": str(cache)}
+    corpus = cache / "corpus.jsonl"
+    corpus.write_text("\n".join(json.dumps(d) for d in CORPUS), encoding="utf-8")
+    settings = cache / "server-settings.json"
+    settings.write_text(json.dumps({"corpus": str(corpus)}), encoding="utf-8")
+    env = {
+        "LANGSMITH_TRACING": "false",
+        "FACTCOURT_CACHE_DIR": str(cache),
+        "FACTCOURT_SERVER_SETTINGS": str(settings),
+    }
     with (cache / "server.log").open("wb") as log:
         try:
             with running_langgraph_dev(free_port(), env=env, log=log) as url:
@@ -26,20 +45,7 @@ def server(tmp_path_factory):
             pytest.fail(f"{exc}\n{(cache / 'server.log').read_text()}")
 
 
-@pytest.fixture
-def corpus_file(tmp_path):
-    docs = [
-        {"id": "eiffel", "title": "Eiffel Tower", "text": "The Eiffel Tower is a tower in Paris."},
-        {"id": "moon", "title": "Moon", "text": "The Moon is Earth's only natural satellite."},
-        {"id": "rhine", "title": "Rhine", "text": "The Rhine flows from the Alps."},
-        {"id": "nile", "title": "Nile", "text": "The Nile is a river in Africa."},
-    ]
-    path = tmp_path / "corpus.jsonl"
-    path.write_text("\n".join(json.dumps(d) for d in docs), encoding="utf-8")
-    return str(path)
-
-
-def test_streamed_factcheck_run_through_the_sdk(server, corpus_file):
+def test_streamed_factcheck_run_through_the_sdk(server):
     async def run():
         client = get_client(url=server["url"])
         thread = await client.threads.create()
@@ -48,7 +54,7 @@ def test_streamed_factcheck_run_through_the_sdk(server, corpus_file):
             thread["thread_id"],
             "factcheck",
             input={"response": TEXT},
-            context={"model": "sim", "corpus": corpus_file, "rule": "adaptive"},
+            context={"model": "sim", "search": "local", "rule": "adaptive"},
             stream_mode=["updates", "custom"],
             stream_subgraphs=True,
         ):
@@ -128,7 +134,9 @@ def test_each_graphs_studio_form_lists_only_its_own_settings(server):
             found[graph_id] = await client.assistants.get_schemas(assistant["assistant_id"])
         return found
 
+    from factcourt.served import SERVER_ONLY
+
     shown = {graph_id: set(s["context_schema"]["properties"]) for graph_id, s in asyncio.run(forms()).items()}
-    for graph_id, form in shown.items():
-        assert form == {f.name for f in fields(OWN[graph_id])}, graph_id
+    for graph_id, form in shown.items():  # less what only the deployer sets
+        assert form == {f.name for f in fields(OWN[graph_id])} - set(SERVER_ONLY), graph_id
     assert "audit_seeds" not in shown["hallucination"] and "epsilon" not in shown["factcheck"]

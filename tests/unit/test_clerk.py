@@ -6,7 +6,7 @@ from pathlib import Path
 import factcourt
 from factcourt.nodes.agents.clerk import unresolved
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "decontext.jsonl"
+FIXTURE = Path(__file__).parents[2] / "factcourt" / "bench" / "fixtures" / "decontext.jsonl"
 
 
 def test_the_detector_flags_every_fixture_sentence_and_not_its_resolution():

@@ -4,6 +4,7 @@ import importlib
 import json
 from dataclasses import fields
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -36,13 +37,17 @@ def test_every_served_graph_has_its_own_context():
 
 @pytest.mark.parametrize("graph_id", sorted(OWN))
 def test_a_graphs_form_lists_only_its_own_fields(graph_id):
-    module = GRAPHS[graph_id].removeprefix("./").split(":")[0].removesuffix(".py").replace("/", ".")
-    graph = importlib.import_module(module).graph
+    """What Studio draws: the graph's own settings, less what only the deployer sets."""
+    from factcourt.served import SERVER_ONLY
+
+    path, name = GRAPHS[graph_id].removeprefix("./").split(":")
+    factory = getattr(importlib.import_module(path.removesuffix(".py").replace("/", ".")), name)
+    graph = factory(SimpleNamespace(access_context="assistants.read"))
     form = set(graph.get_context_jsonschema()["properties"])
-    assert form == names(OWN[graph_id])
+    assert form == names(OWN[graph_id]) - set(SERVER_ONLY)
     others = set().union(*(names(k) for k in set(OWN.values()) - {OWN[graph_id]})) - names(OWN[graph_id])
     assert not form & others
-    assert names(BaseContext) <= form
+    assert names(BaseContext) - set(SERVER_ONLY) <= form
 
 
 def test_a_system_context_checks_its_own_fields_and_refuses_another_systems():

@@ -126,5 +126,7 @@ def test_a_pronoun_after_a_sentence_that_names_its_answer_last_takes_that_name()
         resolved = resolve("It was first described in 1879.", [before], "en")
         assert resolved == f"{name[0].upper()}{name[1:]} was first described in 1879.", before
     # the sentence's own subject still wins, and a sentence naming nothing gives nothing
-    assert resolve("It is tall.", ["The Eiffel Tower is a tower in Paris."], "en") == "The Eiffel Tower is tall."
+    assert (
+        resolve("It is tall.", ["The Eiffel Tower is a tower in Paris."], "en") == "The Eiffel Tower is tall."
+    )
     assert resolve("It is tall.", ["The answer is yes."], "en") is None

@@ -1,0 +1,310 @@
+"""The graphs a deployed LangGraph server serves (``langgraph.json``): a trust boundary.
+
+A run posted to the server comes from a client, not from the deployer. So on a served graph:
+
+- endpoints and files come from the deployer, never from a run: ``base_url``,
+  ``embedding_base_url``, ``local_weights`` and ``corpus`` (also inside ``model_settings``)
+  are refused in a run's or an assistant's context, and a model name that names a path on the
+  server is refused. The deployer sets them in the server's environment (``OPENAI_BASE_URL``,
+  the keys) and in a JSON file of settings named by ``FACTCOURT_SERVER_SETTINGS``, applied to
+  every run. So a key goes only to OpenAI or to an endpoint the deployer chose;
+- a run's context is checked as the command line checks ``--set``: an unknown key, another
+  graph's setting, a bad type or range is refused in one sentence;
+- a run's input is checked as the API checks it (types, empty or too long texts, unknown fields).
+
+Each graph is a factory (LangGraph calls it for every run with the run's context, before the
+server drops keys its schema does not list) returning the graph of ``factcourt.graphs`` as a
+:class:`ServedGraph`. A refusal is a ConfigError, a ValueError, whose sentence the server shows.
+The command line and the API do not come through here: a user's own ``--base-url`` stays theirs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Callable
+from dataclasses import fields
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from langgraph.graph.state import CompiledStateGraph
+from pydantic import TypeAdapter, ValidationError
+
+from factcourt.context.audit import AuditContext
+from factcourt.context.base import SYSTEMS, BaseContext
+from factcourt.context.claims import ClaimsContext
+from factcourt.context.hallucination import HallucinationContext
+from factcourt.context.longqa import LongQAContext
+from factcourt.context.pyramid import PyramidContext
+from factcourt.errors import ConfigError, InputError
+from factcourt.inputs import first_complaint, long_question, strip_controls
+from factcourt.state import (
+    AuditInput,
+    ClaimInput,
+    FactcheckInput,
+    HallucinationInput,
+    LongQAInput,
+    PyramidInput,
+)
+
+if TYPE_CHECKING:
+    from langgraph_sdk.runtime import ServerRuntime
+
+C = TypeVar("C", bound=BaseContext)
+SETTINGS_VARIABLE = "FACTCOURT_SERVER_SETTINGS"
+# what only the deployer sets: where requests go (and so where keys go) and what files are read
+SERVER_ONLY = ("base_url", "embedding_base_url", "local_weights", "corpus")
+# settings whose values are model names: a name must not name a file or folder of the server
+MODEL_NAME_FIELDS = ("model", "role_models", "juror_models", "experts", "embedding_model")
+
+
+def deployer_settings() -> dict[str, Any]:
+    """The settings of ``FACTCOURT_SERVER_SETTINGS`` (a JSON object file), or none."""
+    path = os.environ.get(SETTINGS_VARIABLE)
+    if not path:
+        return {}
+    try:
+        values = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{SETTINGS_VARIABLE}={path}: cannot read a JSON object ({exc})") from None
+    if not isinstance(values, dict):
+        raise ConfigError(f"{SETTINGS_VARIABLE}={path}: not a JSON object")
+    known = {f.name for system in [BaseContext, *SYSTEMS] for f in fields(system)}
+    if unknown := sorted(set(values) - known):
+        raise ConfigError(f"{SETTINGS_VARIABLE}={path}: unknown setting(s) {unknown}")
+    return values
+
+
+def _names(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [v for v in value.values() if isinstance(v, str)]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
+def _names_a_path(name: str) -> bool:
+    # a trained moderator is found by its folder: a client may not point the server at one
+    return name.startswith(("/", "~", ".")) or "\\" in name or Path(name).expanduser().exists()
+
+
+def client_problem(values: dict[str, Any]) -> str | None:
+    """Why a run's (or an assistant's) context may not be taken on a served graph, or None."""
+    for key in SERVER_ONLY:
+        if values.get(key) not in (None, ""):
+            return (
+                f"{key} is set by the server's deployer ({SETTINGS_VARIABLE} or the environment), "
+                "not by a run"
+            )
+    settings = values.get("model_settings")
+    if isinstance(settings, dict):
+        for name, own in settings.items():
+            # an entry is a model's own settings over the run's: a nested one would hide another
+            taken = sorted(set(own) & {*SERVER_ONLY, "model_settings"}) if isinstance(own, dict) else []
+            if taken:
+                return (
+                    f"model_settings[{name!r}]: {', '.join(taken)} is set by the server's deployer, "
+                    "not by a run"
+                )
+    named = [(key, name) for key in MODEL_NAME_FIELDS for name in _names(values.get(key))]
+    named += [("model_settings", name) for name in (settings if isinstance(settings, dict) else {})]
+    for key, name in named:
+        if _names_a_path(name):
+            return f"{key}={name!r}: a model on this server is named, not given by a path"
+    return None
+
+
+def served_context(kind: type[C], values: Any) -> C:
+    """The context of a served run: the deployer's settings, then the run's, checked as ``--set``."""
+    if values is None:
+        values = {}
+    if isinstance(values, BaseContext):  # built here already (an API caller of the served graph)
+        return kind.make(values)
+    if not isinstance(values, dict):
+        raise ConfigError(f"the context must be a JSON object, not {type(values).__name__}")
+    if problem := client_problem(values):
+        raise ConfigError(problem)
+    own = {f.name for f in fields(kind)}
+    deployer = {k: v for k, v in deployer_settings().items() if k in own}
+    merged = {**deployer, **values}
+    if isinstance(deployer.get("model_settings"), dict) and isinstance(values.get("model_settings"), dict):
+        merged["model_settings"] = {
+            name: {**deployer["model_settings"].get(name, {}), **values["model_settings"].get(name, {})}
+            for name in {*deployer["model_settings"], *values["model_settings"]}
+        }
+    return kind.make(merged)
+
+
+def _typed(schema: Any, payload: dict[str, Any]) -> None:
+    allowed = set(schema.__annotations__)
+    if unknown := sorted(set(payload) - allowed):
+        raise InputError(f"unknown input field(s) {unknown}; this graph takes {sorted(allowed)}")
+    try:
+        _adapter(schema).validate_python(payload)
+    except ValidationError as exc:
+        raise InputError(f"input {first_complaint(exc)}") from None
+
+
+@cache
+def _adapter(schema: Any) -> TypeAdapter:
+    return TypeAdapter(schema)
+
+
+def _check_factcheck(payload: dict[str, Any]) -> None:
+    from factcourt.nodes.agents.clerk import response_problem
+
+    _typed(FactcheckInput, payload)
+    if problem := response_problem(payload.get("response", "")) or long_question(payload.get("question", "")):
+        raise InputError(problem)
+
+
+def _check_verify(payload: dict[str, Any]) -> None:
+    from factcourt.nodes.claims.open_case import claim_problem
+
+    _typed(ClaimInput, payload)
+    claim = payload.get("claim")
+    text = claim.get("text", "") if isinstance(claim, dict) else getattr(claim, "text", "")
+    if problem := claim_problem(text or "") or long_question(payload.get("question", "")):
+        raise InputError(problem)
+
+
+def _check_hallucination(payload: dict[str, Any]) -> None:
+    from factcourt.nodes.hallucination.gather import item_problem
+
+    _typed(HallucinationInput, payload)
+    if problem := item_problem(payload.get("question", ""), payload.get("answer", "")):
+        raise InputError(problem)
+
+
+def _check_pyramid(payload: dict[str, Any]) -> None:
+    from factcourt.nodes.pyramid.open import question_problem
+
+    _typed(PyramidInput, payload)
+    if problem := question_problem(payload.get("question", "")):
+        raise InputError(problem)
+
+
+def _check_longqa(payload: dict[str, Any]) -> None:
+    from factcourt.nodes.longqa.gather import seed_problem
+    from factcourt.state import Seed
+
+    _typed(LongQAInput, payload)
+    if "seed" not in payload:
+        raise InputError("input 'seed' is missing: the seed question to build on")
+    if problem := seed_problem(Seed.model_validate(payload["seed"])):
+        raise InputError(problem)
+
+
+def _check_audit(payload: dict[str, Any]) -> None:
+    from factcourt.nodes.audit.common import objects_problem
+
+    _typed(AuditInput, payload)
+    if "objects" in payload and (problem := objects_problem(payload["objects"])):
+        raise InputError(problem)
+
+
+INPUT_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "factcheck": _check_factcheck,
+    "check_claim": _check_verify,
+    "verify": _check_verify,
+    "hallucination": _check_hallucination,
+    "pyramid": _check_pyramid,
+    "longqa": _check_longqa,
+    "audit": _check_audit,
+}
+
+
+def without_controls(payload: Any) -> Any:
+    """A run's input with terminal escapes and control characters taken out of its texts.
+
+    As the command line and the API take them out: such a sequence never becomes a claim.
+    """
+    if not isinstance(payload, dict):
+        return payload
+    clean = {k: strip_controls(v) if isinstance(v, str) else v for k, v in payload.items()}
+    if isinstance(claim := clean.get("claim"), dict) and isinstance(claim.get("text"), str):
+        clean["claim"] = {**claim, "text": strip_controls(claim["text"])}
+    return clean
+
+
+def check_input(graph: str, payload: Any) -> None:
+    """Refuse a served run's input as the API would refuse it (None, a resume, passes)."""
+    if payload is None:
+        return
+    if not isinstance(payload, dict):
+        if type(payload).__name__ == "Command":
+            return
+        raise InputError(f"the input must be a JSON object, not {type(payload).__name__}")
+    INPUT_CHECKS[graph](payload)
+
+
+class ServedGraph(CompiledStateGraph):
+    """A graph of ``factcourt.graphs`` as the server runs it: its input and context checked first.
+
+    Studio's form leaves out what only the deployer sets.
+    """
+
+    def get_context_jsonschema(self) -> dict[str, Any] | None:
+        """The context's JSON schema without the deployer's fields."""
+        schema = super().get_context_jsonschema()
+        if schema and isinstance(schema.get("properties"), dict):
+            schema = {
+                **schema,
+                "properties": {k: v for k, v in schema["properties"].items() if k not in SERVER_ONLY},
+            }
+        return schema
+
+    async def astream(  # type: ignore[override]
+        self,
+        input: Any,  # noqa: A002  (Pregel's name)
+        config: Any = None,
+        *,
+        context: Any = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[Any]:
+        """Check the input and build the context (deployer's settings under the run's), then run."""
+        input = without_controls(input)  # noqa: A001
+        check_input(self.name, input)
+        if self.context_schema is not None:
+            context = served_context(self.context_schema, context)
+        async for part in super().astream(input, config, context=context, **kwargs):
+            yield part
+
+
+def served(graph: CompiledStateGraph) -> ServedGraph:
+    """``graph`` as a :class:`ServedGraph` (the same nodes, channels and settings)."""
+    attrs = {k: v for k, v in graph.__dict__.items() if k != "__orig_class__"}
+    return ServedGraph(**attrs)
+
+
+def _factory(load: Callable[[], CompiledStateGraph], kind: type[BaseContext]) -> Callable[..., ServedGraph]:
+    graph = cache(lambda: served(load()))
+
+    def factory(runtime: ServerRuntime) -> ServedGraph:
+        # called for every run with the run's whole context, before the server drops the keys
+        # its schema does not list (which would pass a forbidden or misspelt key in silence)
+        if getattr(runtime, "access_context", None) == "threads.create_run":
+            served_context(kind, getattr(runtime, "context", None))
+        return graph()
+
+    return factory
+
+
+def _graph(module: str) -> Callable[[], CompiledStateGraph]:
+    def load() -> CompiledStateGraph:
+        import importlib
+
+        return importlib.import_module(f"factcourt.graphs.{module}").graph
+
+    return load
+
+
+factcheck = _factory(_graph("factcheck"), ClaimsContext)
+verify = _factory(_graph("verify"), ClaimsContext)
+hallucination = _factory(_graph("hallucination"), HallucinationContext)
+pyramid = _factory(_graph("pyramid"), PyramidContext)
+longqa = _factory(_graph("longqa"), LongQAContext)
+audit = _factory(_graph("audit"), AuditContext)

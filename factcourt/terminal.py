@@ -1,0 +1,68 @@
+r"""What factcourt prints on a terminal: text in which no escape sequence or control character acts.
+
+A table cell, an error sentence or a progress line holds user text (file names, claims, row ids)
+and a model's words. ``\x1b]0;...\x07`` in any of them would retitle the terminal, ``\x1b[2J``
+clear it, a lone ``\r`` overwrite what was printed. :class:`Console` shows each such character
+as a visible escape (``\x1b``) instead; every console of the command line is one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from rich import console as rich_console
+from rich.segment import Segment
+
+# C0 controls but tab and line feed, DEL, the C1 controls (0x9b is CSI on some terminals)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# a line end written by Windows is a line end
+_CRLF = re.compile("\r\n")
+
+
+def _visible(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
+
+def neutralise(text: str) -> str:
+    r"""``text`` with each control character but tab and line end shown as an escape (``\x1b``)."""
+    if not _UNSAFE.search(text):
+        return text
+    return _UNSAFE.sub(_visible, _CRLF.sub("\n", text))
+
+
+class Console(rich_console.Console):
+    """A rich console whose text can move no cursor, retitle, clear or ring the terminal.
+
+    Strings are neutralised before rich lays them out (markup, tables, wrapping see the visible
+    form); the text of every other renderable (a ``Text`` made elsewhere, a progress column) is
+    neutralised as it is written. rich's own control codes (its styles, the live display's
+    cursor moves) pass: they are control segments, or added when the segments are written.
+    """
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:
+        """The string as rich reads it, neutralised first."""
+        return super().render_str(neutralise(text), **kwargs)
+
+    def render(self, renderable: Any, options: Any = None) -> Iterable[Segment]:
+        """Rich's segments, the text of each that is not a control code neutralised."""
+        for segment in super().render(renderable, options):
+            if segment.control or not _UNSAFE.search(segment.text):
+                yield segment
+            else:
+                yield Segment(neutralise(segment.text), segment.style)
+
+
+# DEL and the C1 controls: JSON escapes the C0 controls only, and ensure_ascii=False keeps these
+_UNESCAPED = re.compile("[\x7f-\x9f]")
+
+
+def json_text(value: Any, **kwargs: Any) -> str:
+    r"""``json.dumps(value, ensure_ascii=False, ...)`` with DEL and the C1 controls escaped (``\u009b``).
+
+    The same JSON value, readable as UTF-8, and nothing in it a terminal acts on.
+    """
+    text = json.dumps(value, ensure_ascii=False, **kwargs)
+    return _UNESCAPED.sub(lambda found: f"\\u{ord(found.group()):04x}", text)

@@ -1,0 +1,89 @@
+"""Escape sequences in user text or a model's words never reach the terminal or a claim (issue 54.4)."""
+
+import json
+import re
+
+import pytest
+
+from factcourt.cli import main
+
+FAST = ["--model", "sim", "--search", "none", "--no-cache"]
+HOSTILE = "The Eiffel Tower is in Paris.\x1b]0;PWNED\x07 It was completed \x1b[31min 1889\x1b[0m. \x1b[2J\n"
+# ESC, BEL, the 8-bit CSI and DEL: any of them lets text move the cursor, retitle or clear the terminal
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def test_escapes_in_a_checked_text_never_become_claims(tmp_path, capsys):
+    text = tmp_path / "a.txt"
+    text.write_text(HOSTILE, encoding="utf-8")
+    assert main(["check", str(text), *FAST, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    claims = [c["text"] for c in result["claims"]]
+    assert not any(CONTROL.search(c) for c in claims), claims
+    assert not any("[2J" in c or "PWNED" in c for c in claims), claims
+    assert any("1889" in c for c in claims)
+    assert not CONTROL.search(result["response"])
+
+
+def test_the_table_of_a_check_shows_no_escape_sequence(tmp_path, capsys):
+    text = tmp_path / "a.txt"
+    text.write_text(HOSTILE, encoding="utf-8")
+    assert main(["check", str(text), *FAST, "--quiet"]) == 0
+    shown = capsys.readouterr()
+    assert not CONTROL.search(shown.out.replace("\n", "")), shown.out
+    assert not CONTROL.search(shown.err.replace("\n", ""))
+
+
+def test_escapes_in_a_batch_row_never_become_claims(tmp_path, capsys):
+    rows = tmp_path / "b.jsonl"
+    rows.write_text(json.dumps({"id": "1", "text": HOSTILE}) + "\n", encoding="utf-8")
+    out = tmp_path / "r.jsonl"
+    assert main(["check", "--batch", str(rows), "--out", str(out), *FAST, "--quiet"]) == 0
+    claims = [c["text"] for c in json.loads(out.read_text(encoding="utf-8"))["claims"]]
+    assert not any(CONTROL.search(c) for c in claims), claims
+
+
+def test_verify_prints_no_escape_of_its_claim(capsys):
+    claim = "Paris is in \x1b[2J\x1b]0;PWNED\x07France.\x9b31m"
+    assert main(["verify", "--claim", claim, *FAST]) == 0
+    shown = capsys.readouterr()
+    assert not CONTROL.search(shown.out.replace("\n", "")), shown.out
+
+
+def test_an_error_naming_a_file_shows_its_escapes_harmlessly(tmp_path, capsys):
+    missing = tmp_path / "no\x1b[2Jsuch\x1b]0;PWNED\x07.txt"
+    assert main(["check", str(missing), *FAST]) == 2
+    said = capsys.readouterr().err
+    assert not CONTROL.search(said.replace("\n", "")), said
+    assert "no such file" in " ".join(said.split())
+
+
+def test_the_console_neutralises_escapes_in_text_made_elsewhere(capsys):
+    from rich.table import Table
+    from rich.text import Text
+
+    from factcourt.cli.shared import out
+
+    table = Table()
+    table.add_column("a")
+    table.add_row(Text("model said \x1b[2J\x07 done\r"))
+    out.print(table)
+    out.print("plain \x1b]0;PWNED\x07 text", markup=False)
+    shown = capsys.readouterr().out
+    assert not CONTROL.search(shown.replace("\n", "")), shown
+    assert "model said" in shown and "plain" in shown
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+def test_a_row_id_shows_no_escape_in_a_batch_summary(as_json, tmp_path, capsys):
+    rows = tmp_path / "b.jsonl"
+    hostile = "r\x1b[2J\x9b2J\x7f"
+    lines = [{"id": "ok", "text": "Paris is in France."}, {"id": hostile, "text": "   "}]
+    rows.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in lines), encoding="utf-8")
+    argv = ["check", "--batch", str(rows), "--out", str(tmp_path / "r.jsonl"), *FAST, "--quiet"]
+    assert main([*argv, *(["--json"] if as_json else [])]) == 1
+    shown = capsys.readouterr()
+    for said in (shown.out, shown.err):
+        assert not CONTROL.search(said.replace("\n", "")), said
+    if as_json:
+        assert json.loads(shown.out)["rejected"][0]["id"] == hostile  # the same value, escaped
