@@ -256,7 +256,8 @@ def test_clerk_bench_decomposes_a_shared_text_once_and_rates_each_language(scrip
 
 
 def test_the_long_fixture_holds_eight_texts_and_forty_dependent_sentences():
-    rows = [json.loads(line) for line in (FIXTURE.parent / "decontext_long.jsonl").read_text().splitlines()]
+    long_fixture = Path(__file__).parents[1] / "fixtures" / "decontext_long.jsonl"
+    rows = [json.loads(line) for line in long_fixture.read_text().splitlines()]
     texts = {r["response"] for r in rows}
     chinese = [r for r in rows if any("\u4e00" <= c <= "\u9fff" for c in r["sentence"])]
     assert len(texts) >= 8 and len(rows) >= 40 and chinese and len(chinese) < len(rows)
