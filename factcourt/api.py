@@ -654,6 +654,16 @@ async def stored_result(url: str, thread: str) -> dict[str, Any]:
         state = await get_client(url=url).threads.get_state(thread)
     except Exception as exc:  # noqa: BLE001 (connection and HTTP status errors alike)
         raise FactcourtError(f"could not read thread {thread} from {url}: {exc}") from exc
+    if state.get("next"):  # a step still to run: the run failed there, or goes on (or was stopped)
+        failure = next((task["error"] for task in state.get("tasks") or [] if task.get("error")), None)
+        if failure:
+            raise FactcourtError(
+                f"thread {thread}'s run failed ({_stored_error(failure)}): it has no result to show"
+            )
+        raise FactcourtError(
+            f"thread {thread}'s run has not finished (it is still running, or was stopped): "
+            "it has no result to show yet"
+        )
     values: dict[str, Any] = dict(state.get("values") or {})  # type: ignore[arg-type]
     # a run's settings are not in its state: the page names the defaults
     if "answer" in values:
@@ -671,6 +681,13 @@ async def stored_result(url: str, thread: str) -> dict[str, Any]:
 
         return claim_json(TypeAdapter(graph.builder.state_schema).validate_python(values)["results"][0])
     raise FactcourtError(f"thread {thread} holds no finished check, verify or detect run")
+
+
+def _stored_error(error: Any) -> str:
+    """A task's error as a LangGraph server stores it (``{"error": name, "message": ...}``), one line."""
+    if isinstance(error, dict):
+        error = f"{error.get('error', 'error')}: {error.get('message', '')}".rstrip(": ")
+    return next(iter(str(error).strip().splitlines()), "") or "an error"
 
 
 __all__ = [

@@ -14,9 +14,11 @@ live and crashed runs only; :func:`clear` deletes the crashed ones too.
 from __future__ import annotations
 
 import asyncio
+import signal
 import sqlite3
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -90,12 +92,7 @@ async def resumable_run(
     A run is the same as a crashed one when its ``identity`` (what it works on) and settings
     are; ``config`` adds to the run config (e.g. a recursion limit).
     """
-    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-
-    from factcourt.state import checkpointed_types
-
-    serde = JsonPlusSerializer(allowed_msgpack_modules=checkpointed_types())
-    async with _saver(serde) as saver:
+    async with _saver(checkpoint_serde()) as saver:
         cleared = await _clear_other_layouts(saver)
         graph = build().compile(checkpointer=saver, name=name)
         base = run_key(name, identity, ctx)
@@ -107,6 +104,54 @@ async def resumable_run(
                 await saver.adelete_thread(thread_id)
         finally:
             held.release()
+
+
+def checkpoint_serde() -> Any:
+    """The checkpoints' serializer: factcourt's models allowed, and whole across Ctrl-C and SIGTERM.
+
+    ormsgpack runs Python inside an encode or decode (a Pydantic model's ``model_dump``, its
+    constructor), and turns whatever that code raises into ``TypeError: Type is not msgpack
+    serializable: Claim``, the KeyboardInterrupt of a Ctrl-C that lands there included: the run
+    then ended in that error instead of "interrupted". So the signals wait for the encode or decode
+    to end, and their handlers run right after it.
+    """
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    from factcourt.state import checkpointed_types
+
+    class SignalSafeSerializer(JsonPlusSerializer):
+        def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+            with signals_held():
+                return super().dumps_typed(obj)
+
+        def loads_typed(self, data: tuple[str, bytes]) -> Any:
+            with signals_held():
+                return super().loads_typed(data)
+
+    return SignalSafeSerializer(allowed_msgpack_modules=checkpointed_types())
+
+
+@contextmanager
+def signals_held(signums: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
+    """Run the block with ``signums``' Python handlers deferred to its end (main thread only).
+
+    Python runs signal handlers in the main thread alone, so elsewhere there is nothing to hold.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[tuple[int, Any]] = []
+    previous = {signum: signal.getsignal(signum) for signum in signums}
+    held = {signum: handler for signum, handler in previous.items() if callable(handler)}
+    for signum in held:
+        signal.signal(signum, lambda signum, frame: arrived.append((signum, frame)))
+    try:
+        yield
+    finally:
+        for signum, handler in held.items():
+            signal.signal(signum, handler)
+        for signum, frame in arrived:
+            held[signum](signum, frame)
 
 
 @asynccontextmanager

@@ -54,7 +54,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "report-html",
         help="the HTML page of a finished run on a LangGraph server",
         description="Read a finished check, verify or detect run from a thread of a LangGraph server "
-        "(factcourt serve) and write it as one HTML page. Exit 0 written, 1 not readable, 2 bad input.",
+        "(factcourt serve) and write it as one HTML page. Exit 0 written, 1 not readable or the run failed "
+        "or has not finished, 2 bad input.",
     )
     p.add_argument("--url", default="http://127.0.0.1:2024", help="the server's URL")
     p.add_argument("--thread", required=True, help="the thread's id")

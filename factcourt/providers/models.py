@@ -569,12 +569,22 @@ def _malformed_reply(exc: Exception) -> bool:
     without checking them, so a malformed reply surfaces as a plain IndexError, KeyError,
     TypeError or ValueError raised in their code. The same types raised in our own code are
     bugs: they must not be blamed on the endpoint or retried.
+
+    A 200 reply whose body does not parse as JSON fails inside the ``json`` module, called by
+    the HTTP library's ``Response.json()`` on the client's behalf: the frame that counts is
+    the innermost one outside those two.
     """
     if not isinstance(exc, (IndexError, KeyError, TypeError, ValueError)):
         return False
-    tb, innermost = exc.__traceback__, ""
+    frames, tb = [], exc.__traceback__
     while tb is not None:
-        innermost, tb = tb.tb_frame.f_code.co_filename, tb.tb_next
+        frames.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    if isinstance(exc, json.JSONDecodeError):
+        readers = ("json", "httpx", "httpx2")
+        while frames and any(f"{os.sep}{package}{os.sep}" in frames[-1] for package in readers):
+            frames.pop()
+    innermost = frames[-1] if frames else ""
     clients = ("langchain_openai", "langchain_core", "openai")
     return any(f"{os.sep}{package}{os.sep}" in innermost for package in clients)
 

@@ -1,7 +1,8 @@
 """An OpenAI-compatible chat endpoint on 127.0.0.1 that fails on purpose.
 
 Modes: ``ok`` (answers every structured request by the simulated model's rules), ``garbage``
-(a 200 reply that is not JSON), ``bad_json`` (a completion whose tool-call arguments do not
+(a 200 reply that is not JSON, an HTML page), ``invalid_json`` (a 200 reply labelled JSON whose
+body does not parse), ``bad_json`` (a completion whose tool-call arguments do not
 parse), ``http500``, ``empty_choices``, ``no_choices`` (JSON without them), ``unauthorized`` (a 401
 that echoes the Authorization header it got, as OpenAI's "Incorrect API key provided" does) and
 ``hang`` (reads the request, never answers). Every request's Authorization header is kept in
@@ -19,7 +20,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from factcourt.providers.simulated import rule_answer
 
-MODES = ("ok", "garbage", "bad_json", "http500", "empty_choices", "no_choices", "unauthorized", "hang")
+MODES = (
+    "ok",
+    "garbage",
+    "invalid_json",
+    "bad_json",
+    "http500",
+    "empty_choices",
+    "no_choices",
+    "unauthorized",
+    "hang",
+)
 
 
 def dead_url() -> str:
@@ -91,6 +102,8 @@ class Stub:
                     self._send(500, b'{"error": {"message": "stub: internal error"}}')
                 elif mode == "garbage":
                     self._send(200, b"<html>502 Bad Gateway</html>", "text/html")
+                elif mode == "invalid_json":
+                    self._send(200, b"{'id': 'stub', 'object': 'chat.completion', 'choices': [")
                 elif mode == "empty_choices":
                     self._send(200, json.dumps({**completion({}), "choices": []}).encode())
                 elif mode == "no_choices":

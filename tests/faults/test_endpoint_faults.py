@@ -17,6 +17,7 @@ from tests.faults.stub import dead_url
 FAULTS = {
     "refuse": "cannot connect to",
     "garbage": "not a chat completion",
+    "invalid_json": "not a chat completion",
     "bad_json": "not valid JSON",
     "http500": "HTTP 500",
     "empty_choices": "not a chat completion",
@@ -84,6 +85,17 @@ def test_a_time_out_is_not_retried_and_a_server_error_is(stub, capsys):
     assert main([*claim, "--base-url", endpoint(stub, "http500")]) == 1
     assert stub.requests == 2  # retries=1
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("fault", ["garbage", "invalid_json"])
+def test_a_reply_that_does_not_parse_is_retried_and_names_the_endpoint(fault, stub, capsys):
+    # FAST's one-second time-out can fire on a loaded machine: this test counts tries
+    slack = ["--set", "timeout_s=30", "--set", "retries=1", "--no-cache", "--search", "none"]
+    claim = ["verify", "--claim", "The Moon orbits the Earth.", "--model", "m", *slack]
+    assert main([*claim, "--base-url", endpoint(stub, fault)]) == 1
+    assert stub.requests == 2  # retries=1
+    said = one_error(capsys.readouterr().err)
+    assert f"{stub.url} sent a reply that is not a chat completion" in said and "JSONDecodeError" not in said
 
 
 def test_a_round_in_which_every_turn_failed_ends_the_debate(stub, tmp_path, capsys):
