@@ -12,6 +12,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from factcourt.metrics.response import f1
+
 # a gold claim is stated by a produced claim that holds this share of its content words
 MATCH_SHARE = 0.6
 _STOP = frozenset(
@@ -135,11 +137,6 @@ def false_segment_scores(flags: Sequence[bool], gold_false: Sequence[bool]) -> d
     flagged, false = sum(flags), sum(gold_false)
     precision = tp / flagged if flagged else None
     recall = tp / false if false else None
-    f1 = (
-        2 * precision * recall / (precision + recall)
-        if precision is not None and recall is not None and precision + recall
-        else (0.0 if precision is not None and recall is not None else None)
-    )
     return {
         "segments": len(flags),
         "false": false,
@@ -147,5 +144,5 @@ def false_segment_scores(flags: Sequence[bool], gold_false: Sequence[bool]) -> d
         "hits": tp,
         "precision": precision,
         "recall": recall,
-        "f1": f1,
+        "f1": f1(precision, recall),
     }
