@@ -10,6 +10,8 @@ with many dependent sentences): each response is decomposed once. Rates are give
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from langgraph.runtime import Runtime
 from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import in_part
 from factcourt.errors import BackendError, InputError
-from factcourt.inputs import detect_language, read_rows
+from factcourt.inputs import detect_language, json_problem, read_rows, read_text_file
 from factcourt.metrics.coverage import text_coverage
 from factcourt.nodes.agents.clerk import decompose, same_sentence, sentences_of
 from factcourt.nodes.agents.references import unresolved
@@ -105,6 +107,11 @@ def read_answers(path: Path, part: str) -> list[dict[str, Any]]:
     Rows sharing a ``source_response`` are one answer; its id is the rows' id less the last part
     ("factoolqa-03-01" -> "factoolqa-03"), and ``part`` splits answers by that id.
     """
+    if path.suffix == ".json":
+        chosen = [a for a in _halluqa_answers(path) if in_part(a["id"], part)]
+        if not chosen:
+            raise InputError(f"{path} holds no answer of two sentences or more in part {part!r}")
+        return chosen
     answers: dict[str, dict[str, Any]] = {}
     for number, row in read_rows(path, "answers"):
         if not isinstance(row, dict) or not all(
@@ -127,6 +134,36 @@ def read_answers(path: Path, part: str) -> list[dict[str, Any]]:
     if not chosen:
         raise InputError(f"{path} holds no answer in part {part!r}")
     return chosen
+
+
+NOT_A_WORD = re.compile(r"\W+")
+
+
+def _halluqa_answers(path: Path) -> list[dict[str, Any]]:
+    """HalluQA's JSON list: every answer (right or wrong) of two sentences or more, no gold claims.
+
+    An answer of one sentence has no reference to resolve, so it tells nothing of what is dropped.
+    """
+    text = read_text_file(path, "answers file")
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise json_problem(str(path), exc) from exc
+    if not isinstance(items, list) or not all(isinstance(i, dict) and i.get("Question") for i in items):
+        raise InputError(f"{path}: not HalluQA's list of objects with a 'Question'")
+    return [
+        {
+            "id": f"halluqa-{item.get('question_id', number)}-{NOT_A_WORD.sub('_', key).lower()}",
+            "question": item["Question"],
+            "response": answer,
+            "gold": [],
+        }
+        for number, item in enumerate(items, start=1)
+        for key, answer in item.items()
+        if key.startswith(("Best Answer", "Wrong_Answer"))
+        and isinstance(answer, str)
+        and len(sentences_of(answer)) >= 2
+    ]
 
 
 def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:

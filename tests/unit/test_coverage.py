@@ -192,3 +192,26 @@ def test_an_ordinal_states_its_number():
     produced = "The Aztec Empire was established in the 14th century, while Oxford was founded in the 12th."
     assert states(produced, "The Aztec Empire was established in the 14th century")
     assert not states(produced, "The Aztec Empire was established in the 15th century")
+
+
+def test_clerk_coverage_reads_halluqa_answers_of_more_than_one_sentence(tmp_path):
+    from factcourt.bench.clerk import read_answers
+
+    # HalluQA's one JSON list: answers of one sentence tell nothing of references, so only longer ones
+    items = [
+        {
+            "question_id": 78,
+            "Question": "岳飞的后背上刺的是哪四个字？",
+            "Best Answer1": "岳飞的后背刺的是“尽忠报国”四个字。",
+            "Wrong_Answer1": "岳飞的后背被刺的四个字是“鞠躬尽瘁”。这四个字成为了忠诚的代表符号。",
+            "Source": "《宋史》",
+        },
+        {"question_id": 1, "Question": "你毕业于哪所大学？", "Best Answer1": "我没有上过大学。"},
+    ]
+    path = tmp_path / "halluqa.json"
+    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    found = read_answers(path, "all")
+    assert [(a["id"], a["question"], a["gold"]) for a in found] == [
+        ("halluqa-78-wrong_answer1", "岳飞的后背上刺的是哪四个字？", [])
+    ]
+    assert found[0]["response"].startswith("岳飞的后背被刺的四个字")
