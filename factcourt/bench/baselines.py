@@ -17,7 +17,7 @@ from factcourt.nodes.agents.verifier import read_label, verify_once
 from factcourt.nodes.hallucination.gather import item_problem
 from factcourt.nodes.hallucination.protocol import EMPTY, OPPONENT_CHARS, clip, vote
 from factcourt.nodes.hallucination.team_turn import item_fields
-from factcourt.nodes.helpers import fence, format_evidence
+from factcourt.nodes.helpers import claim_query, fence, format_evidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
@@ -115,7 +115,7 @@ async def plain(ctx: BenchContext, claim: str, given: list[Evidence], question: 
     """
     trace = Trace(given)
     if ctx.retrieval_enabled:
-        await trace.search(ctx, claim)
+        await trace.search(ctx, claim_query(claim, question))
     reading = await read_label(
         ctx,
         claim,

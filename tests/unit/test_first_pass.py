@@ -238,10 +238,12 @@ def test_plain_is_the_same_call_as_the_first_pass(scripted, corpus):
 
     case = Case(id="q1", claim=CLAIM, question="Where is the Eiffel Tower?")
     ctx = ClaimsContext(model="scripted", corpus=corpus, cache=False, search="local")
-    asyncio.run(predict("plain", case, ctx))
-    asyncio.run(predict("default", case, ctx))
+    floor = asyncio.run(predict("plain", case, ctx))
+    default = asyncio.run(predict("default", case, ctx))
     plain, first_pass = [p for n, p in scripted.calls if n == "Label"]
     assert plain == first_pass and "Where is the Eiffel Tower?" in plain
+    # the same search too: the floor's evidence is the default's, found after the question
+    assert floor.detail["queries"] == default.detail["queries"] == [f"Where is the Eiffel Tower? {CLAIM}"]
 
 
 def test_evidence_given_to_the_python_verify_is_searched_no_further(scripted, corpus):

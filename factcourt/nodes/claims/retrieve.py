@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from factcourt.context.claims import ClaimsContext
 from factcourt.errors import BackendError
 from factcourt.nodes.claims.rules import retrieve_before_turn
-from factcourt.nodes.helpers import emit, fence
+from factcourt.nodes.helpers import claim_query, emit, fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
@@ -25,10 +25,7 @@ async def retrieve(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     ctx, claim = runtime.context, state["claim"]
     made = {_norm(q) for q in state.get("queries", [])}
     usage = Usage()
-    # the claim after its question (the page a claim's annotators cited was found for 76% of
-    # FELM-WK's test segments against 56% for the claim alone: `bench retrieval`), and an
-    # unresolved "He was born in 1898" after the sentence that says who he is
-    own = " ".join(part for part in (state.get("question", ""), claim.context, claim.text) if part)
+    own = claim_query(claim.text, state.get("question", ""), claim.context)
     query = next(
         (q for q in (state.get("suggested_query", ""), own) if q.strip() and _norm(q) not in made),
         None,
