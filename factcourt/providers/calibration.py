@@ -47,6 +47,9 @@ class Calibration:
     prompt: str
     fitted_on: dict[str, Any] = field(default_factory=dict)
     slopes: dict[str, float] = field(default_factory=dict)
+    # what `bench calibrate` chose, leaving one dataset out: 'platt' moves the verdict's boundary,
+    # 'slope' (b = 0) keeps the raw verdict and scales only the confidence, 'raw' changes nothing
+    form: str = "platt"
 
     @property
     def boundary(self) -> float:

@@ -66,8 +66,10 @@ def test_the_embedded_default_ships_a_fit_for_its_label_prompt():
 
     fit = stored(ClaimsContext())  # found in the package, not in the (empty) user cache
     assert fit is not None and fit.model.startswith("local:") and sum(fit.fitted_on.values()) >= 80
-    # a raw lean to "refuted" of 0.3 is not a refutation once calibrated
-    assert fit.apply(0.3) > 0.5 and fit.apply(0.01) < 0.5
+    # chosen leaving one dataset out (#53): a moved boundary cost SciFact and COVID-Fact items, so
+    # the verdict stays the raw reading's and only how sure it is gets scaled, most over search
+    assert fit.form == "slope" and fit.b == 0.0
+    assert 0.5 < fit.apply(0.9, "searched") < fit.apply(0.9, "given") < 0.9 and fit.apply(0.1) < 0.5
 
 
 def test_a_slope_per_evidence_kind_scales_the_confidence_and_never_moves_the_verdict():
@@ -135,3 +137,58 @@ def test_leave_one_dataset_out_judges_each_form_by_its_worst_left_out_set():
     assert best_form(forms) in ("length", "raw", "slope")
     chosen = {row["dataset"]: row["vs_raw"] for row in forms[best_form(forms)]}
     assert min(chosen.values()) >= min(r["vs_raw"] for r in forms["platt"])
+
+
+def test_a_tie_on_the_verdicts_goes_to_the_form_whose_worst_set_is_best_calibrated():
+    from factcourt.bench.calibrate import best_form
+
+    row = {"vs_raw": 0.0, "won": 0, "lost": 0}
+    forms = {
+        "raw": [{**row, "ece": 0.30}, {**row, "ece": 0.25}],
+        "slope": [{**row, "ece": 0.12}, {**row, "ece": 0.15}],
+        "platt": [{**row, "vs_raw": 0.2, "ece": 0.1}, {**row, "vs_raw": -0.1, "ece": 0.1}],
+        "length": [{**row, "vs_raw": 0.3, "ece": 0.1}, {**row, "vs_raw": -0.2, "ece": 0.1}],
+    }
+    assert best_form(forms) == "slope"
+
+
+def test_the_stored_fit_keeps_the_raw_verdict_when_the_worst_left_out_set_says_so(scripted, tmp_path):
+    import asyncio
+
+    from factcourt.bench.calibrate import run_calibrate
+    from factcourt.bench.context import BenchContext
+    from factcourt.providers.calibration import Calibration
+    from factcourt.providers.calibration import leaning as calibrated_leaning
+
+    # two sets whose true claims read .3, one whose false claims read .4: a boundary that helps
+    # the two hurts the third, so the fit stored keeps the raw verdict and only scales confidence
+    def reading(prompt):
+        if "short" in prompt:
+            p = 0.7 if " is true." in prompt else 0.4
+        else:
+            p = 0.3 if " is true." in prompt else 0.05
+        return with_logprobs({"verdict": "refuted"}, {"supported": p, "refuted": 1 - p})
+
+    scripted.script["Label"] = [reading]
+    specs = []
+    for name, text in (("web-a", "web"), ("web-b", "web"), ("short", "short")):
+        rows = [{**r, "evidence": [f"{text} evidence"]} for r in ROWS]
+        path = tmp_path / name / "claims.jsonl"
+        path.parent.mkdir()
+        path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+        specs.append((path, "given"))
+    base = BenchContext(model="scripted", cache=False)
+    report = asyncio.run(
+        run_calibrate(
+            specs,
+            lambda evidence: BenchContext.make(base, search=evidence),
+            tmp_path / "out",
+            limit=12,
+            folder=tmp_path / "fits",
+        )
+    )
+    assert report["best_form"] in ("raw", "slope") and report["form"] == report["best_form"]
+    assert report["b"] == 0.0
+    stored = json.loads(next((tmp_path / "fits").glob("*.json")).read_text())
+    fit = Calibration(**stored)
+    assert [calibrated_leaning(p, fit) for p in (0.3, 0.49, 0.5, 0.7)] == [False, False, True, True]
