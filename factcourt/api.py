@@ -73,11 +73,10 @@ async def run_resumably(
     **config: Any,
 ) -> dict[str, Any]:
     """Run graph ``name`` under the SQLite checkpointer: a crashed run of ``identity`` resumes."""
-    import importlib
-
     from factcourt.checkpoints import DURABILITY, resumable_run
+    from factcourt.systems import named
 
-    build = importlib.import_module(f"factcourt.graphs.{name}").build
+    build = named(name).builder()
     async with resumable_run(name, build, identity, payload, ctx, keep=keep, **config) as run:
         if progress is not None:
             progress(
@@ -216,6 +215,24 @@ def check_failure(result: dict[str, Any]) -> str | None:
         f"{len(failed_claims)} of {len(result['claims'])} claims and "
         f"{len(failed_parts)} part(s) of the text could not be checked; first reason: {reasons[0]}"
     )
+
+
+def check_row_problem(values: dict[str, str]) -> str | None:
+    """Why a ``check --batch`` row's texts cannot be checked, as :func:`acheck` would refuse them."""
+    return response_problem(values["text"]) or long_question(values.get("question", ""))
+
+
+async def check_row(values: dict[str, str], ctx: BaseContext) -> dict[str, Any]:
+    """A ``check --batch`` row's result (resumable); FactcourtError when a part failed."""
+    result = await acheck(values["text"], values.get("question", ""), ctx, resumable=True)
+    if reason := check_failure(result):
+        raise FactcourtError(reason)
+    return result
+
+
+def check_tally(result: dict[str, Any]) -> tuple[int, list[str]]:
+    """A checked row's claims and their verdicts, for the batch summary."""
+    return len(result["claims"]), [str(c["verdict"]) for c in result["claims"]]
 
 
 def use_store(url: str | None = None) -> None:
@@ -453,6 +470,26 @@ def detect(
     """
     stop_servers_on_exit()
     return asyncio.run(adetect(question, answer, knowledge, settings, **overrides))
+
+
+def detect_row_problem(values: dict[str, str]) -> str | None:
+    """Why a ``detect --batch`` row cannot be judged, as :func:`adetect` would refuse it."""
+    from factcourt.nodes.hallucination.gather import item_problem
+
+    return item_problem(values["question"], values["answer"])
+
+
+async def detect_row(values: dict[str, str], ctx: BaseContext) -> dict[str, Any]:
+    """A ``detect --batch`` row's result; FactcourtError when the answer could not be judged."""
+    result = await adetect(values["question"], values["answer"], None, ctx)
+    if result["error"]:
+        raise FactcourtError(f"the answer could not be judged: {result['error']}")
+    return result
+
+
+def detect_tally(result: dict[str, Any]) -> tuple[int, list[str]]:
+    """A judged row's label, for the batch summary."""
+    return 0, ["no_hallucination" if result["label"] == 1 else "hallucination"]
 
 
 # ------------------------------------------------------------ importance pyramid

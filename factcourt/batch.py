@@ -21,20 +21,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from factcourt.api import ProgressHook, acheck, adetect, check_failure
+from factcourt.api import ProgressHook
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, FactcourtError, InputError
-from factcourt.inputs import decode, long_question, strip_controls
+from factcourt.inputs import decode, strip_controls
 from factcourt.metrics.cost import Prices, dollars
-from factcourt.nodes.agents.clerk import response_problem
-from factcourt.nodes.hallucination.gather import item_problem
 from factcourt.providers.cache import cache_key, once, store
 from factcourt.redact import redact
 from factcourt.store import PredictionStore
+from factcourt.systems import SYSTEMS, BatchRow, load, of_command
 
-# the text fields each kind of row must have, and those it may have
-FIELDS = {"check": ("text",), "detect": ("question", "answer")}
-OPTIONAL = {"check": ("question",), "detect": ()}
 RESULTS = "batch_results"
 # settings that change how fast a result comes, not what it says: a rerun may change them
 HOW_IT_RUNS = (
@@ -49,6 +45,19 @@ HOW_IT_RUNS = (
     "local_wait_s",
 )
 USAGE = ("calls", "input_tokens", "output_tokens", "search_calls")
+
+
+def kinds() -> list[str]:
+    """The commands that take ``--batch`` rows, as the systems declare them."""
+    return [system.command for system in SYSTEMS if system.batch and system.command]
+
+
+def row_of(kind: str) -> BatchRow:
+    """The batch row of command ``kind`` (``check``, ``detect``, ...); ConfigError for another."""
+    system = of_command(kind)
+    if system is None or system.batch is None:
+        raise ConfigError(f"unknown batch kind {kind!r}; choose from {kinds()}")
+    return system.batch
 
 
 @dataclass(frozen=True)
@@ -134,7 +143,7 @@ def _utf8(raw: bytes) -> str | None:
 
 
 def _example(kind: str) -> str:
-    return json.dumps({"id": "1", **{name: "..." for name in FIELDS[kind]}})
+    return json.dumps({"id": "1", **{name: "..." for name in row_of(kind).fields}})
 
 
 def _row(text: str, number: int, kind: str, torn: bool) -> Row | Rejected:
@@ -152,24 +161,18 @@ def _row(text: str, number: int, kind: str, torn: bool) -> Row | Rejected:
         return Rejected(number, None, "no id: each row needs an 'id' (text or a whole number)")
     row_id = str(row_id)
     values = {}
-    for name in FIELDS[kind] + OPTIONAL[kind]:
+    shape = row_of(kind)
+    for name in shape.fields + shape.optional:
         found = value.get(name)
-        if found is None and name in OPTIONAL[kind]:
+        if found is None and name in shape.optional:
             continue
-        if not isinstance(found, str) or (name in FIELDS[kind] and not found.strip()):
+        if not isinstance(found, str) or (name in shape.fields and not found.strip()):
             said = "no" if found in (None, "") or isinstance(found, str) else "a non-text"
             return Rejected(number, row_id, f"{said} {name!r}")
         values[name] = strip_controls(found)  # a terminal's escape sequence is no text to check
-    if problem := row_problem(kind, values):
+    if problem := load(shape.problem)(values):
         return Rejected(number, row_id, problem)  # the same on every rerun: bad input, not a failure
     return Row(number, row_id, values)
-
-
-def row_problem(kind: str, values: dict[str, str]) -> str | None:
-    """Why a row's texts cannot be checked (too long, empty once cleaned), as the API would refuse them."""
-    if kind == "check":
-        return response_problem(values["text"]) or long_question(values.get("question", ""))
-    return item_problem(values["question"], values["answer"])
 
 
 def replica(row_id: str, replicas: list[str]) -> str | None:
@@ -216,16 +219,7 @@ async def settle(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
 
 async def _checked(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
     """The row's result; a result that is no full success raises FactcourtError, saying why."""
-    ctx = _on(ctx, row.base_url)
-    if kind == "check":
-        result = await acheck(row.values["text"], row.values.get("question", ""), ctx, resumable=True)
-        reason = check_failure(result)
-    else:
-        result = await adetect(row.values["question"], row.values["answer"], None, ctx)
-        reason = result["error"] and f"the answer could not be judged: {result['error']}"
-    if reason:
-        raise FactcourtError(reason)
-    return result
+    return await load(row_of(kind).run)(row.values, _on(ctx, row.base_url))
 
 
 def _lost(row: Row, reason: str) -> dict[str, Any]:
@@ -269,8 +263,7 @@ async def run_batch(
     workers settle the rows. Bad input as a whole and a row in ``out_path`` that another text or
     other settings made are refused before any call (InputError).
     """
-    if kind not in FIELDS:
-        raise ConfigError(f"unknown batch kind {kind!r}; choose from {list(FIELDS)}")
+    row_of(kind)
     if out_path.resolve() == path.resolve():
         raise ConfigError("--out names the --batch file itself: give the results another file")
     batch = read_batch(path, kind)
@@ -322,20 +315,19 @@ def summary(
     lines = {row.id: row.line for row in rows}
     finished = [out.records[(row.id,)] for row in rows if (row.id,) in out.records]
     verdicts: Counter[str] = Counter()
+    shape = row_of(kind)
     claims = 0
     for record in finished:
-        if kind == "check":
-            claims += len(record["claims"])
-            verdicts.update(str(c["verdict"]) for c in record["claims"])
-        else:
-            verdicts["no_hallucination" if record["label"] == 1 else "hallucination"] += 1
+        items, said = load(shape.tally)(record)
+        claims += items
+        verdicts.update(said)
     usage = {k: sum(r["usage"].get(k, 0) for r in finished) for k in USAGE}
     made = [o["result"] for o in outcomes.values() if "result" in o and not o["stored"]]
     spent = {k: sum(r["usage"].get(k, 0) for r in made) for k in USAGE}
     return {
         "rows": len(rows) + len(rejected),
         "finished": len(finished),
-        "claims": claims if kind == "check" else None,
+        "claims": claims if shape.items else None,
         "verdicts": dict(verdicts.most_common()),
         "failed": [
             {"id": i, "line": lines[i], "reason": o["error"]} for i, o in outcomes.items() if "error" in o

@@ -117,7 +117,7 @@ def checkpoint_serde() -> Any:
     """
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    from factcourt.state import checkpointed_types
+    from factcourt.systems import checkpointed_types
 
     class SignalSafeSerializer(JsonPlusSerializer):
         def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
@@ -225,7 +225,7 @@ async def _sql(saver: Any, statement: str, params: tuple = ()) -> list[tuple]:
 
 def layout() -> str:
     """A digest of the classes a checkpoint may hold, by module path (``factcourt.state.claims``, ...)."""
-    from factcourt.state import checkpointed_types
+    from factcourt.systems import checkpointed_types
 
     return cache_key("checkpoint layout", sorted(checkpointed_types()))
 

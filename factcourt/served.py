@@ -31,22 +31,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import TypeAdapter, ValidationError
 
-from factcourt.context.audit import AuditContext
-from factcourt.context.base import SYSTEMS, BaseContext
-from factcourt.context.claims import ClaimsContext
-from factcourt.context.hallucination import HallucinationContext
-from factcourt.context.longqa import LongQAContext
-from factcourt.context.pyramid import PyramidContext
+from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, InputError
-from factcourt.inputs import first_complaint, long_question, strip_controls
-from factcourt.state import (
-    AuditInput,
-    ClaimInput,
-    FactcheckInput,
-    HallucinationInput,
-    LongQAInput,
-    PyramidInput,
-)
+from factcourt.inputs import first_complaint, strip_controls
+from factcourt.systems import SYSTEMS, System, load, named
 
 if TYPE_CHECKING:
     from langgraph_sdk.runtime import ServerRuntime
@@ -70,7 +58,7 @@ def deployer_settings() -> dict[str, Any]:
         raise ConfigError(f"{SETTINGS_VARIABLE}={path}: cannot read a JSON object ({exc})") from None
     if not isinstance(values, dict):
         raise ConfigError(f"{SETTINGS_VARIABLE}={path}: not a JSON object")
-    known = {f.name for system in [BaseContext, *SYSTEMS] for f in fields(system)}
+    known = {f.name for system in SYSTEMS for f in fields(system.context)}
     if unknown := sorted(set(values) - known):
         raise ConfigError(f"{SETTINGS_VARIABLE}={path}: unknown setting(s) {unknown}")
     return values
@@ -153,70 +141,6 @@ def _adapter(schema: Any) -> TypeAdapter:
     return TypeAdapter(schema)
 
 
-def _check_factcheck(payload: dict[str, Any]) -> None:
-    from factcourt.nodes.agents.clerk import response_problem
-
-    _typed(FactcheckInput, payload)
-    if problem := response_problem(payload.get("response", "")) or long_question(payload.get("question", "")):
-        raise InputError(problem)
-
-
-def _check_verify(payload: dict[str, Any]) -> None:
-    from factcourt.nodes.claims.open_case import claim_problem
-
-    _typed(ClaimInput, payload)
-    claim = payload.get("claim")
-    text = claim.get("text", "") if isinstance(claim, dict) else getattr(claim, "text", "")
-    if problem := claim_problem(text or "") or long_question(payload.get("question", "")):
-        raise InputError(problem)
-
-
-def _check_hallucination(payload: dict[str, Any]) -> None:
-    from factcourt.nodes.hallucination.gather import item_problem
-
-    _typed(HallucinationInput, payload)
-    if problem := item_problem(payload.get("question", ""), payload.get("answer", "")):
-        raise InputError(problem)
-
-
-def _check_pyramid(payload: dict[str, Any]) -> None:
-    from factcourt.nodes.pyramid.open import question_problem
-
-    _typed(PyramidInput, payload)
-    if problem := question_problem(payload.get("question", "")):
-        raise InputError(problem)
-
-
-def _check_longqa(payload: dict[str, Any]) -> None:
-    from factcourt.nodes.longqa.gather import seed_problem
-    from factcourt.state import Seed
-
-    _typed(LongQAInput, payload)
-    if "seed" not in payload:
-        raise InputError("input 'seed' is missing: the seed question to build on")
-    if problem := seed_problem(Seed.model_validate(payload["seed"])):
-        raise InputError(problem)
-
-
-def _check_audit(payload: dict[str, Any]) -> None:
-    from factcourt.nodes.audit.common import objects_problem
-
-    _typed(AuditInput, payload)
-    if "objects" in payload and (problem := objects_problem(payload["objects"])):
-        raise InputError(problem)
-
-
-INPUT_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
-    "factcheck": _check_factcheck,
-    "check_claim": _check_verify,
-    "verify": _check_verify,
-    "hallucination": _check_hallucination,
-    "pyramid": _check_pyramid,
-    "longqa": _check_longqa,
-    "audit": _check_audit,
-}
-
-
 def without_controls(payload: Any) -> Any:
     """A run's input with terminal escapes and control characters taken out of its texts.
 
@@ -238,7 +162,10 @@ def check_input(graph: str, payload: Any) -> None:
         if type(payload).__name__ == "Command":
             return
         raise InputError(f"the input must be a JSON object, not {type(payload).__name__}")
-    INPUT_CHECKS[graph](payload)
+    system = named(graph)
+    _typed(system.input, payload)
+    if system.input_problem and (problem := load(system.input_problem)(payload)):
+        raise InputError(problem)
 
 
 class ServedGraph(CompiledStateGraph):
@@ -280,31 +207,19 @@ def served(graph: CompiledStateGraph) -> ServedGraph:
     return ServedGraph(**attrs)
 
 
-def _factory(load: Callable[[], CompiledStateGraph], kind: type[BaseContext]) -> Callable[..., ServedGraph]:
-    graph = cache(lambda: served(load()))
+def _factory(system: System) -> Callable[..., ServedGraph]:
+    graph = cache(lambda: served(system.compiled()))
 
     def factory(runtime: ServerRuntime) -> ServedGraph:
         # called for every run with the run's whole context, before the server drops the keys
         # its schema does not list (which would pass a forbidden or misspelt key in silence)
         if getattr(runtime, "access_context", None) == "threads.create_run":
-            served_context(kind, getattr(runtime, "context", None))
+            served_context(system.context, getattr(runtime, "context", None))
         return graph()
 
     return factory
 
 
-def _graph(module: str) -> Callable[[], CompiledStateGraph]:
-    def load() -> CompiledStateGraph:
-        import importlib
-
-        return importlib.import_module(f"factcourt.graphs.{module}").graph
-
-    return load
-
-
-factcheck = _factory(_graph("factcheck"), ClaimsContext)
-verify = _factory(_graph("verify"), ClaimsContext)
-hallucination = _factory(_graph("hallucination"), HallucinationContext)
-pyramid = _factory(_graph("pyramid"), PyramidContext)
-longqa = _factory(_graph("longqa"), LongQAContext)
-audit = _factory(_graph("audit"), AuditContext)
+# each system's factory under its graph's name, as langgraph.json names it (``served.py:factcheck``):
+# the server reads the module's own variables
+globals().update({system.name: _factory(system) for system in SYSTEMS})

@@ -18,9 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from factcourt.context.claims import PROTOCOLS, RULES
-from factcourt.context.hallucination import LAYOUTS
 from factcourt.errors import BackendError, ConfigError
+from factcourt.systems import SYSTEMS
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds langgraph.json
 
@@ -95,30 +94,16 @@ def running_langgraph_dev(
 
 
 def standard_assistants() -> list[dict[str, Any]]:
-    """Name, graph and context of every standard assistant.
+    """Name, graph and context of every standard assistant, as each system declares them.
 
-    Claims per protocol and rule; the hallucination debate in the paper's layout and in its
-    one-call-per-team mode.
+    The claim court per protocol and rule; the hallucination debate in the paper's layout and in
+    its one-call-per-team mode.
     """
-    claims = [
-        {
-            "name": f"{graph}-{protocol}-{rule}",
-            "graph_id": graph,
-            "context": {"protocol": protocol, "rule": rule},
-        }
-        for graph in ("factcheck", "verify")
-        for protocol in PROTOCOLS
-        for rule in RULES
+    return [
+        {"name": name, "graph_id": system.name, "context": context}
+        for system in SYSTEMS
+        for name, context in system.assistants
     ]
-    hallucination = [
-        {
-            "name": f"hallucination-{layout}",
-            "graph_id": "hallucination",
-            "context": {"hallucination_layout": layout},
-        }
-        for layout in LAYOUTS
-    ]
-    return claims + hallucination
 
 
 def check_port_free(port: int) -> None:

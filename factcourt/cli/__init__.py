@@ -1,7 +1,8 @@
 """The command line: ``factcourt check | verify | detect | audit | pyramid | leaderboard | models | ...``.
 
-One module per command group parses, calls the API (``factcourt.api``) and renders; a new
-group is one module here and one entry in ``build_parser``. Exit codes: 0 done, 1 the run
+One module per command group parses, calls the API (``factcourt.api``) and renders. A system's
+group is named by its entry in the registry (``factcourt.systems``); the groups that run no one
+system (tools, benchmarks, training, reports) are listed in ``GROUPS``. Exit codes: 0 done, 1 the run
 failed, 2 bad input or configuration.
 """
 
@@ -15,10 +16,13 @@ import sys
 import threading
 import warnings
 
-from factcourt.cli import audit, bench, claims, detect, leaderboard, longqa, report, tools, train
 from factcourt.cli.shared import check_paths, err, fail, output_lock
 from factcourt.errors import FactcourtError
 from factcourt.redact import redact
+from factcourt.systems import SYSTEMS, load
+
+# the command groups of no one system
+GROUPS = ("factcourt.cli.tools", "factcourt.cli.bench", "factcourt.cli.train", "factcourt.cli.report")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,8 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    for group in (claims, tools, bench, train, detect, leaderboard, longqa, audit, report):
-        group.add_commands(sub)
+    for group in dict.fromkeys([*(s.cli for s in SYSTEMS if s.cli), *GROUPS]):
+        load(group).add_commands(sub)
     _debug_everywhere(parser)
     return parser
 

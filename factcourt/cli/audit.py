@@ -283,5 +283,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--keep-checkpoint", action="store_true", help="keep the audit's checkpoints after it finishes"
     )
-    add_settings(p)
+    add_settings(p, AuditContext)
     p.set_defaults(func=cmd_audit)

@@ -574,7 +574,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_ray(p, "the predictions (each method on each case)")
     add_prices(p)
     add_html_option(p)
-    add_settings(p)
+    add_settings(p, BenchContext)
     p.set_defaults(func=cmd_bench_run)
 
     p = bench_sub.add_parser(
@@ -596,7 +596,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--part", choices=["all", "dev", "test"], default="dev")
     p.add_argument("--out", default="bench-out/sweep")
     p.add_argument("--cache", action="store_true", help="reuse cached model answers")
-    add_settings(p)
+    add_settings(p, BenchContext)
     p.set_defaults(func=cmd_bench_sweep)
 
     p = bench_sub.add_parser(
@@ -618,7 +618,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache", action="store_true", help="reuse cached model answers")
     p.add_argument("--ship", action="store_true", help="write the fit into the package (developers)")
     p.add_argument("--json", action="store_true")
-    add_settings(p)
+    add_settings(p, BenchContext)
     p.set_defaults(func=cmd_bench_calibrate)
 
     p = bench_sub.add_parser("clerk", help="rate of self-contained claims on a decontextualisation fixture")
@@ -642,7 +642,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--cache", action="store_true", help="reuse cached model answers")
     p.add_argument("--json", action="store_true")
-    add_settings(p)
+    add_settings(p, BenchContext)
     p.set_defaults(func=cmd_bench_clerk)
 
     p = bench_sub.add_parser(
@@ -662,7 +662,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache", action="store_true", help="reuse cached model answers")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true")
-    add_settings(p)
+    add_settings(p, BenchContext)
     p.set_defaults(func=cmd_bench_answers)
 
     p = bench_sub.add_parser(
@@ -677,7 +677,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--dense", action="store_true", help="also re-rank BM25's top 50 by e5 embeddings, and fuse"
     )
     p.add_argument("--json", action="store_true")
-    add_settings(p)
+    add_settings(p, BenchContext)
     p.set_defaults(func=cmd_bench_retrieval)
 
     p = bench_sub.add_parser(
@@ -689,7 +689,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--part", choices=["all", "dev", "test"], default="test")
     p.add_argument("--cache", action="store_true", help="reuse cached model answers")
     p.add_argument("--json", action="store_true")
-    add_settings(p)
+    add_settings(p, BenchContext)
     p.set_defaults(func=cmd_bench_corrector)
 
     p = bench_sub.add_parser("perf", help="overhead and concurrency on a simulated model")
@@ -698,7 +698,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--latency", type=number(float, 0), default=0.05, help="seconds per simulated call")
     p.add_argument("--rule", default="free", choices=["free", "mandatory_search", "adaptive"])
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_bench_perf)
+    p.set_defaults(func=cmd_bench_perf, settings_context=BenchContext)  # its --rule is the debate's
 
     p = bench_sub.add_parser(
         "engine",
@@ -719,7 +719,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--part", choices=["all", "dev", "test"], default="test")
     p.add_argument("--append", help="also append the summary as one JSON line to this file")
     p.add_argument("--json", action="store_true")
-    add_settings(p)
+    add_settings(p, BenchContext)
     p.set_defaults(func=cmd_bench_engine)
 
     p = bench_sub.add_parser("rules", help="one text under each debate rule: time, calls, tokens")
@@ -747,5 +747,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         default="dev",
         help="the bench's fixed split; only 'dev' is synthesised: 'test' measures the trained moderator",
     )
-    add_settings(p)
+    add_settings(p, BenchContext)
     p.set_defaults(func=cmd_synth_sft)

@@ -216,7 +216,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="keep the run's checkpoints after it finishes (by default only a crashed run's are kept, "
         "to resume it; `factcourt cache --clear` deletes those)",
     )
-    add_settings(p)
+    add_settings(p, ClaimsContext)
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser(
@@ -230,5 +230,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", help="also write the JSON result to this file")
     add_html_option(p)
-    add_settings(p)
+    add_settings(p, ClaimsContext)
     p.set_defaults(func=cmd_verify)

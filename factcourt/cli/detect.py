@@ -137,5 +137,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_html_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress display")
     add_batch_options(p, '{"id", "question", "answer"}')
-    add_settings(p)
+    add_settings(p, HallucinationContext)
     p.set_defaults(func=cmd_detect)

@@ -20,6 +20,7 @@ from factcourt.cli.shared import (
     prepare_out_folder,
     settings_values,
 )
+from factcourt.context.pyramid import LeaderboardContext, PyramidContext
 from factcourt.errors import InputError
 from factcourt.report import write_html
 
@@ -37,7 +38,6 @@ def model_list(value: str) -> list[str]:
 def checked_settings(args: argparse.Namespace, models: list[str]):
     """The run's context with the experts set, checked with every expert and target before any call."""
     from factcourt.api import preflight
-    from factcourt.context.pyramid import LeaderboardContext
 
     values = settings_values(args)
     if args.experts:
@@ -135,7 +135,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--load", help="print a pyramid saved as JSON instead of building one")
     p.add_argument("--json", action="store_true", help="print the pyramid as JSON")
     p.add_argument("--out", help="also save the pyramid as JSON to this file")
-    add_settings(p)
+    add_settings(p, PyramidContext)
     p.set_defaults(func=cmd_pyramid)
 
     p = sub.add_parser(
@@ -162,5 +162,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--report-only", action="store_true", help="run nothing: report what is stored")
     add_ray(p, "the answers, pyramids, checks and scores (stage by stage, each prompt a unit)")
     add_html_option(p)
-    add_settings(p)
+    add_settings(p, LeaderboardContext)
     p.set_defaults(func=cmd_leaderboard)

@@ -134,5 +134,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress display")
-    add_settings(p)
+    add_settings(p, LongQAContext)
     p.set_defaults(func=cmd_build_longqa)

@@ -14,6 +14,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -104,74 +105,146 @@ def prices_from(args: argparse.Namespace) -> Prices:
     return Prices(args.price_input, args.price_output, args.price_search)
 
 
-def add_settings(parser: argparse.ArgumentParser) -> None:
-    """The options every checking command shares; each fills a context field."""
-    g = parser.add_argument_group("debate")
-    g.add_argument(
-        "--preset",
-        choices=sorted(PRESETS),
-        help="a published system as its paper runs it (every claim debated, no search before the "
-        "debate; the guard on changed verdicts stays on); other options still apply on top. "
-        "Default: the measured best (see README)",
-    )
-    g.add_argument(
-        "--protocol",
-        choices=PROTOCOLS,
-        help="who debates a claim the first pass sends on (default jury); by default the first pass "
-        "decides every claim: add --set first_pass=off or a --preset to debate each",
-    )
-    g.add_argument(
-        "--rule",
-        choices=RULES,
-        help="debate rule of a debated claim (default free)",
-    )
-    g.add_argument("--jurors", type=int, help="number of jury evaluators (default 2)")
-    g.add_argument("--rounds", type=int, help="debate rounds (default: jury 1, otherwise 3)")
-    g.add_argument(
-        "--juror-models",
-        help="a model per juror, comma-separated, in speaking order (MAD-Fact Table 5); sets --jurors",
-    )
-    g.add_argument(
-        "--jury-judge",
-        choices=["vote", "model"],
-        help="who decides a jury's claim: the majority vote (default) or the 'judge' role's model",
-    )
-    g.add_argument("--theta", type=float, help="confidence below which a speaker retrieves (0.7)")
-    g.add_argument(
-        "--first-pass-theta",
-        type=float,
-        help="confidence at which the first pass decides a claim (default 0: it decides every claim; "
-        "0.95 sends the contested ones to the jury)",
-    )
-    g = parser.add_argument_group("models and search")
-    g.add_argument("--model", help="model for every role: auto, local, sim, or a model name")
-    g.add_argument(
-        "--base-url",
-        action="append",
-        help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...); with --batch, repeat it to "
-        "send the rows to several replicas in turn",
-    )
-    g.add_argument(
-        "--role-model",
-        action="append",
-        default=[],
-        metavar="ROLE=MODEL",
-        help=f"per-role model; roles: {', '.join(ROLES)}",
-    )
-    g.add_argument(
-        "--search",
-        choices=["auto", "local", "tavily", "serper", "given", "none"],
-        help="search backend (default auto: Tavily or Serper when its key is set, else local "
-        "offline Wikipedia)",
-    )
-    g.add_argument("--corpus", help="local corpus: JSONL file or folder of .txt files")
-    g = parser.add_argument_group("run")
-    g.add_argument(
-        "--concurrency",
-        type=int,
-        help="claims checked at once (default 4; the embedded model: its local_slots)",
-    )
-    g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+def _field_help(context: type[BaseContext], name: str) -> str:
+    """A flag's help: the description of the context field it fills, as Studio shows it."""
+    return next(f.metadata.get("description", "") for f in fields(context) if f.name == name)
+
+
+def _settings_flags() -> list[tuple[str, str, tuple[str, ...], dict[str, Any]]]:
+    """Each settings flag: its group, its name, the context fields it fills, and its argparse options.
+
+    A help of None is the field's own description.
+    """
+    return [
+        (
+            "debate",
+            "--preset",
+            tuple(sorted({key for preset in PRESETS.values() for key in preset})),
+            {
+                "choices": sorted(PRESETS),
+                "help": "a published system as its paper runs it (every claim debated, no search before "
+                "the debate; the guard on changed verdicts stays on); other options still apply on top. "
+                "Default: the measured best (see README)",
+            },
+        ),
+        (
+            "debate",
+            "--protocol",
+            ("protocol",),
+            {
+                "choices": PROTOCOLS,
+                "help": "who debates a claim the first pass sends on (default jury); by default the first "
+                "pass decides every claim: add --set first_pass=off or a --preset to debate each",
+            },
+        ),
+        (
+            "debate",
+            "--rule",
+            ("rule",),
+            {"choices": RULES, "help": "debate rule of a debated claim (default free)"},
+        ),
+        ("debate", "--jurors", ("jurors",), {"type": int, "help": "number of jury evaluators (default 2)"}),
+        ("debate", "--rounds", ("rounds",), {"type": int, "help": None}),
+        (
+            "debate",
+            "--juror-models",
+            ("juror_models", "jurors"),
+            {
+                "help": "a model per juror, comma-separated, in speaking order (MAD-Fact Table 5); "
+                "sets --jurors"
+            },
+        ),
+        (
+            "debate",
+            "--jury-judge",
+            ("jury_judge",),
+            {
+                "choices": ["vote", "model"],
+                "help": "who decides a jury's claim: the majority vote (default) or the 'judge' role's model",
+            },
+        ),
+        ("debate", "--theta", ("theta",), {"type": float, "help": None}),
+        ("debate", "--first-pass-theta", ("first_pass_theta",), {"type": float, "help": None}),
+        (
+            "models and search",
+            "--model",
+            ("model",),
+            {"help": "model for every role: auto, local, sim, or a model name"},
+        ),
+        (
+            "models and search",
+            "--base-url",
+            ("base_url",),
+            {
+                "action": "append",
+                "help": "OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...); with --batch, repeat it "
+                "to send the rows to several replicas in turn",
+            },
+        ),
+        (
+            "models and search",
+            "--role-model",
+            ("role_models",),
+            {
+                "action": "append",
+                "default": [],
+                "metavar": "ROLE=MODEL",
+                "help": f"per-role model; roles: {', '.join(ROLES)}",
+            },
+        ),
+        (
+            "models and search",
+            "--search",
+            ("search",),
+            {
+                "choices": ["auto", "local", "tavily", "serper", "given", "none"],
+                "help": "search backend (default auto: Tavily or Serper when its key is set, else local "
+                "offline Wikipedia)",
+            },
+        ),
+        (
+            "models and search",
+            "--corpus",
+            ("corpus",),
+            {"help": "local corpus: JSONL file or folder of .txt files"},
+        ),
+        (
+            "run",
+            "--concurrency",
+            ("max_concurrency",),
+            {"type": int, "help": "claims checked at once (default 4; the embedded model: its local_slots)"},
+        ),
+        ("run", "--no-cache", ("cache",), {"action": "store_true", "help": "do not read or write the cache"}),
+    ]
+
+
+def setting_fields(parser: argparse.ArgumentParser) -> dict[str, tuple[str, ...]]:
+    """The settings flags ``parser`` offers, by their dest, with the context fields each fills."""
+    flags = {name: filled for _, name, filled, _ in _settings_flags()}
+    return {
+        action.dest: flags[option]
+        for action in parser._actions
+        for option in action.option_strings
+        if option in flags
+    }
+
+
+def add_settings(parser: argparse.ArgumentParser, context: type[BaseContext]) -> None:
+    """The settings flags of the fields ``context`` has, then ``--store`` and ``--set``.
+
+    A command offers only the flags its own context reads: ``detect --help`` lists no jury.
+    """
+    has = {f.name for f in fields(context)}
+    groups: dict[str, Any] = {}
+    for group, name, filled, options in _settings_flags():
+        if not set(filled) <= has:
+            continue
+        if group not in groups:
+            groups[group] = parser.add_argument_group(group)
+        if options.get("help", "") is None:
+            options = {**options, "help": _field_help(context, filled[0])}
+        groups[group].add_argument(name, **options)
+    g = groups.get("run") or parser.add_argument_group("run")
     g.add_argument(
         "--store",
         metavar="URL",
@@ -184,8 +257,9 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="any other context setting, VALUE as JSON (e.g. --set use_roles=false)",
+        help="any other setting of this command's context, VALUE as JSON (e.g. --set temperature=0.2)",
     )
+    parser.set_defaults(settings_context=context)
 
 
 def settings_values(args: argparse.Namespace) -> dict[str, Any]:

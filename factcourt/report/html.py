@@ -22,8 +22,10 @@ from markupsafe import Markup
 
 from factcourt.errors import FactcourtError, InputError
 from factcourt.nodes.helpers import fence
+from factcourt.systems import SYSTEMS, load, of_command
 
-KINDS = ("check", "verify", "detect", "leaderboard", "audit", "bench")
+# the systems' results, then the folder reports of the leaderboard and the benchmarks
+KINDS = (*(s.command for s in SYSTEMS if s.html and s.command), "leaderboard", "bench")
 
 # Each mark: a colour, an icon and words, so the page reads without colour too. Ordered worst
 # first: a sentence holding a refuted and a supported claim is marked refuted.
@@ -79,9 +81,11 @@ def render(result: dict[str, Any], kind: str | None = None, folder: Path | None 
     kind = kind or detect_kind(result)
     if kind not in KINDS:
         raise InputError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    view = {"check": _check, "verify": _verify, "detect": _detect}.get(kind)
-    page = view(result) if view else _tables(result, kind, folder)
-    template = kind if view else "tables"
+    system = of_command(kind)
+    if system is not None and system.html is not None:
+        page, template = load(system.html.view)(result, folder), system.html.template
+    else:
+        page, template = _tables(result, kind, folder), "tables"
     return _env.get_template(f"{template}.html.j2").render(
         kind=kind,
         marks=MARKS,
@@ -204,7 +208,8 @@ def _claim_view(claim: dict[str, Any], edits: list[dict[str, Any]] | None = None
     }
 
 
-def _check(result: dict[str, Any]) -> dict[str, Any]:
+def check_view(result: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
+    """A check's page: the text with each claim's verdict marked, the claims, drops and scores."""
     text = result.get("response") or ""
     correction = result.get("correction") or {}
     edits: dict[str, list[dict[str, Any]]] = {}
@@ -239,11 +244,13 @@ def _check(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _verify(result: dict[str, Any]) -> dict[str, Any]:
+def verify_view(result: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
+    """A verified claim's page: its verdict, debate and evidence."""
     return {"claim": _claim_view(result), "data": None}
 
 
-def _detect(result: dict[str, Any]) -> dict[str, Any]:
+def detect_view(result: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
+    """A detection's page: the question and answer with the hallucinations marked, the debate's rounds."""
     findings = [{**f, "detail": k, "placed": None} for k, f in enumerate(result.get("findings") or [])]
     marks: dict[str, list[tuple[int, int, str, int, str]]] = {"question": [], "answer": []}
     taken: dict[str, list[tuple[int, int]]] = {"question": [], "answer": []}
@@ -280,6 +287,11 @@ def _detect(result: dict[str, Any]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ leaderboard, audit, bench
+
+
+def audit_view(result: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
+    """An audit's page: its report's tables and plots (a report.json, or a summary of runs)."""
+    return _tables(result, "audit", folder)
 
 
 def _tables(result: dict[str, Any], kind: str, folder: Path | None) -> dict[str, Any]:

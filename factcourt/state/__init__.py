@@ -6,9 +6,11 @@ they validate, serialise to JSON and render in LangGraph Studio. ``records`` hol
 systems share; every name is imported from here, ``factcourt.state``.
 """
 
+from types import ModuleType
+
 from pydantic import BaseModel
 
-from factcourt.state import audit, claims, hallucination, longqa, pyramid, records
+from factcourt.state import records
 from factcourt.state.audit import (
     Appraisal,
     AppraiserTurn,
@@ -122,18 +124,16 @@ from factcourt.state.records import (
     without_trailing,
 )
 
-SYSTEMS = (records, claims, hallucination, pyramid, longqa, audit)
 
-
-def checkpointed_types() -> list[tuple[str, str]]:
-    """The models of these modules a checkpoint may hold, for the checkpointer's allow-list.
+def checkpointed_types(modules: list[ModuleType]) -> list[tuple[str, str]]:
+    """The models of ``records`` and ``modules`` a checkpoint may hold, for the checkpointer's allow-list.
 
     Registered, they deserialize without langgraph's "unregistered type" warning, and a
     checkpoint naming any other class is refused.
     """
     return [
         (module.__name__, name)
-        for module in SYSTEMS
+        for module in dict.fromkeys([records, *modules])
         for name, value in vars(module).items()
         if isinstance(value, type) and issubclass(value, BaseModel) and value.__module__ == module.__name__
     ]

@@ -63,6 +63,11 @@ def objects_problem(objects: list[str]) -> str | None:
     return None
 
 
+def input_problem(payload: dict[str, Any]) -> str | None:
+    """Why a served run's input (its schema checked) cannot be audited, or None (all objects by default)."""
+    return objects_problem(payload["objects"]) if "objects" in payload else None
+
+
 async def consult(
     ctx: AuditContext, role: str, schema: Any, messages: list[BaseMessage], *, run_name: str, **kwargs: Any
 ) -> Answer:

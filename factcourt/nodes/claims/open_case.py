@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
+from factcourt.inputs import long_question
+from factcourt.nodes.agents.clerk import response_problem
 from factcourt.nodes.helpers import emit, language_for
 from factcourt.state import Claim, ClaimState, Evidence
 
@@ -18,6 +22,18 @@ def claim_problem(text: str) -> str | None:
     if len(text) > MAX_CLAIM_CHARS:
         return f"the claim has {len(text)} characters; the limit is {MAX_CLAIM_CHARS}"
     return None
+
+
+def response_input_problem(payload: dict[str, Any]) -> str | None:
+    """Why a served ``factcheck`` run's input (its schema checked) cannot be checked, or None."""
+    return response_problem(payload.get("response", "")) or long_question(payload.get("question", ""))
+
+
+def claim_input_problem(payload: dict[str, Any]) -> str | None:
+    """Why a served ``verify`` run's input (its schema checked) cannot be checked, or None."""
+    claim = payload.get("claim")
+    text = claim.get("text", "") if isinstance(claim, dict) else getattr(claim, "text", "")
+    return claim_problem(text or "") or long_question(payload.get("question", ""))
 
 
 async def open_case(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:

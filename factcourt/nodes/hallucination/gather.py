@@ -7,6 +7,8 @@ without the evidence it was meant to have must not pass for "no hallucination".
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.hallucination import HallucinationContext
@@ -33,6 +35,11 @@ def item_problem(question: str, answer: str) -> str | None:
         if len(value) > MAX_ITEM_CHARS:
             return f"the {name} has {len(value)} characters; the limit is {MAX_ITEM_CHARS}"
     return None
+
+
+def input_problem(payload: dict[str, Any]) -> str | None:
+    """Why a served run's input (its schema checked) cannot be checked, or None."""
+    return item_problem(payload.get("question", ""), payload.get("answer", ""))
 
 
 async def gather(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:

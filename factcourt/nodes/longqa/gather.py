@@ -9,6 +9,8 @@ the fragments it rests on: the knowledge triples the verifier checks next.
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.longqa import LongQAContext
@@ -36,6 +38,13 @@ def seed_problem(seed: Seed) -> str | None:
     if len(seed.question) > MAX_SEED_CHARS:
         return f"the seed question has {len(seed.question)} characters; the limit is {MAX_SEED_CHARS}"
     return None
+
+
+def input_problem(payload: dict[str, Any]) -> str | None:
+    """Why a served run's input (its schema checked) cannot be built on, or None."""
+    if "seed" not in payload:
+        return "input 'seed' is missing: the seed question to build on"
+    return seed_problem(Seed.model_validate(payload["seed"]))
 
 
 def seed_fragments(seed: Seed) -> list[Evidence]:

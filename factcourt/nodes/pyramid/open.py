@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.pyramid import PyramidContext
@@ -14,6 +16,11 @@ from factcourt.state import PyramidState
 def question_problem(question: str) -> str | None:
     """Why a question cannot be answered by experts, or None."""
     return "the question is empty" if not question or not question.strip() else long_question(question)
+
+
+def input_problem(payload: dict[str, Any]) -> str | None:
+    """Why a served run's input (its schema checked) cannot be built on, or None."""
+    return question_problem(payload.get("question", ""))
 
 
 async def open_pyramid(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict:

@@ -1,0 +1,58 @@
+"""The simulated model's rules for the hallucination debate (and its benchmark baselines)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from factcourt.providers.simulated import WORD, evidence_covers, tagged
+
+SCHEMAS = {
+    "SubQuestions",
+    "KnowledgeStatements",
+    "PerspectiveAnswer",
+    "ComprehensiveAnswer",
+    "TeamAnswer",
+    "JudgeAnswer",
+    "RefinerAnswer",
+    "HallucinationCheck",
+    "MadrCritique",
+}
+
+
+def answer(schema: str, prompt: str) -> dict[str, Any]:
+    """The hallucination debate by rule: the answer is sound when the knowledge covers it."""
+    question, answer = tagged(prompt, "question"), tagged(prompt, "answer")
+    sound = evidence_covers(answer, tagged(prompt, "knowledge"))
+    conclusion = "no_hallucination" if sound else "hallucination"
+    said = "The knowledge [E1] states the answer." if sound else "The knowledge does not state the answer."
+    if schema == "SubQuestions":
+        return {"sub_questions": [question], "keywords": WORD.findall(question)[:5]}
+    if schema == "KnowledgeStatements":
+        fragments = re.findall(r"^\[(\d+)\] [^:]*: (.*)$", tagged(prompt, "knowledge"), flags=re.M)
+        return {"statements": [{"statement": text, "sources": [int(n)]} for n, text in fragments[:5]]}
+    if schema == "PerspectiveAnswer":
+        return {"analysis": said, "conclusion": conclusion}
+    if schema == "HallucinationCheck":
+        return {"reasoning": said, "conclusion": conclusion}
+    if schema == "MadrCritique":
+        return {"critique": said, "faithful": True}
+    if schema in ("ComprehensiveAnswer", "TeamAnswer"):
+        team = (
+            {"logic": said, "consistency": said, "factual": said}
+            if schema == "TeamAnswer"
+            else {"analysis": said}
+        )
+        return {**team, "false_premise": False, "summary": said, "conclusion": conclusion}
+    if schema == "JudgeAnswer":
+        scores = dict.fromkeys(("logic_dispute", "fact_dispute", "coherence_dispute", "overall_dispute"), 0.1)
+        return {
+            "reasoning": said,
+            **scores,
+            "consensus": True,
+            "winner": "pro" if sound else "con",
+            "confidence": 0.9,
+            "feedback": "",
+        }
+    findings = [] if sound else [{"type": "factual", "probability": 0.8, "span": answer, "evidence": said}]
+    return {"explanation": said, "findings": findings}
