@@ -69,7 +69,7 @@ def corrector_messages(
         return [
             HumanMessage(
                 prompt("en", "DCV_PAPER_CORRECTOR").format(
-                    debate=format_pool(turns),
+                    debate=format_pool(turns, chars=None),  # "the full debate recording" (§4)
                     insights=format_summaries(summaries),
                     verdict=prompt("en", f"DCV_PAPER_LABEL:{verdict}"),
                 )

@@ -138,8 +138,8 @@ def ground_citations(text: str, shown: range) -> tuple[str, list[int], int]:
     return _CITATION.sub(check, text), kept, dropped
 
 
-def format_pool(turns: list[Turn]) -> str:
-    """The message pool as the speakers see it."""
+def format_pool(turns: list[Turn], chars: int | None = TURN_CHARS) -> str:
+    """The message pool as the speakers see it: each turn cut to ``chars`` (None: whole)."""
     said = [t for t in turns if t.failed is None]
     if not said:
         return "(no turns yet)"
@@ -147,7 +147,7 @@ def format_pool(turns: list[Turn]) -> str:
     for t in said:
         confidence = f" (confidence {t.confidence:.2f})" if t.confidence is not None else ""
         stance = f"{t.verdict}{confidence}" if t.verdict else ""
-        lines.append(f"[Round {t.round}] {t.speaker}: {stance} {fence(t.text[:TURN_CHARS])}")
+        lines.append(f"[Round {t.round}] {t.speaker}: {stance} {fence(t.text[:chars])}")
     return "\n".join(lines)
 
 

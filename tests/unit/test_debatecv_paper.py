@@ -10,6 +10,7 @@ import factcourt
 from factcourt.bench.methods import DEBATE_METHODS
 from factcourt.bench.sft import debate_context, synth_sft
 from factcourt.context.claims import OURS, PRESETS, ClaimsContext
+from factcourt.nodes.helpers import TURN_CHARS
 from tests.fakes import debater
 from tests.unit.test_sft import rows, write, written
 
@@ -166,3 +167,17 @@ def test_a_corrected_sample_keeps_the_papers_fields_and_the_corrector_gets_b3(tm
     assert corrector.startswith("Debate Recording: [Round 1] Affirmative:")
     assert "Primary Insights: R1: INSIGHT-R1" in corrector
     assert "that this claim is Not Enough Evidence based on the debate context" in corrector
+
+
+def test_the_corrector_reads_the_full_debate_recording_under_the_papers_prompts(tmp_path, scripted):
+    # the paper's Corrector takes "the full debate recording": no argument is cut to TURN_CHARS
+    dataset, out = write(tmp_path, rows("Not Enough Evidence")), tmp_path / "sft.jsonl"
+    long = "A long argument from the evidence. " * 20 + "THE-END"
+    scripted.script["DebaterAnswer"] = [{**debater(0.9), "argument": long}]
+    scripted.script["ModeratorRoundPaper"] = [conclude("supported")]
+    scripted.script["SftJustification"] = [{"justification": "Nothing in the debate settles it."}]
+    ctx = debate_context({"model": "scripted", "cache": False, "retries": 0})
+    asyncio.run(synth_sft(dataset, out, ctx))
+    [corrector] = [p for n, p in scripted.calls if n == "SftJustification"]
+    assert len(long) > TURN_CHARS and corrector.count("THE-END") == 2  # both arguments whole
+    assert "confidence" not in corrector  # the debaters' confidences are not part of the recording
