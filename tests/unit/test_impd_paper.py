@@ -11,19 +11,11 @@ from factcourt.nodes.agents import gatherer
 from factcourt.nodes.hallucination.protocol import STANCE_PIECES, team_knowledge
 from factcourt.nodes.helpers import EVIDENCE_SHOWN
 from factcourt.state import Evidence
-from tests.unit.test_hallucination import A, K, Q, asked, split_teams
+from tests.unit.test_hallucination import A, K, Q, asked, judge, split_teams
 
 
 def quality_judge(winner="con", quality=0.9, consensus=False):
-    scores = dict.fromkeys(("logic_quality", "fact_quality", "coherence_quality", "overall_quality"), quality)
-    return {
-        "reasoning": f"{winner} argued better [E1].",
-        **scores,
-        "consensus": consensus,
-        "winner": winner,
-        "confidence": 0.8,
-        "feedback": "Both: cite the knowledge.",
-    }
+    return judge(winner, quality, consensus, scored="quality")
 
 
 def run(**settings):
@@ -88,16 +80,7 @@ def test_the_refiner_reads_each_rounds_jt_and_q_t_under_the_paper_method(scripte
 
 def test_the_default_refiner_transcript_is_unchanged(scripted):
     split_teams(scripted)
-    scripted.script["JudgeAnswer"] = [
-        {
-            "reasoning": "con argued better [E1].",
-            **dict.fromkeys(("logic_dispute", "fact_dispute", "coherence_dispute", "overall_dispute"), 0.6),
-            "consensus": False,
-            "winner": "con",
-            "confidence": 0.8,
-            "feedback": "",
-        }
-    ]
+    scripted.script["JudgeAnswer"] = [judge("con", 0.6)]
     run(rounds=1)
     [refiner] = asked(scripted, "RefinerAnswer")
     assert "Round 1 judge: winner con, dispute 0.60: " in refiner and "Q_t" not in refiner
@@ -154,16 +137,7 @@ def test_without_stance_retrieval_both_teams_share_one_retrieval(scripted, monke
     split_teams(scripted)
     scripted.script["SubQuestions"] = [{"sub_questions": [], "keywords": []}]
     scripted.script["KnowledgeStatements"] = [{"statements": []}]
-    scripted.script["JudgeAnswer"] = [
-        {
-            "reasoning": "r",
-            **dict.fromkeys(("logic_dispute", "fact_dispute", "coherence_dispute", "overall_dispute"), 0.1),
-            "consensus": True,
-            "winner": "con",
-            "confidence": 0.8,
-            "feedback": "",
-        }
-    ]
+    scripted.script["JudgeAnswer"] = [judge("con", 0.1, consensus=True)]
     result = factcourt.detect(Q, A, model="scripted", cache=False, search="local", rounds=1)
     assert queries == [Q] and result["stance_knowledge"] == {}
 
