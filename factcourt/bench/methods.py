@@ -60,19 +60,34 @@ QA_BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
     "mad": baselines.mad,
     "madr": baselines.madr,
 }
+# IMPD-MACD as the paper runs it where it gives a value: the judge's word stops and decides, its
+# quality scores s1-s4 times c_t make J_t (App. C.3, Eq. 15), Q_t is shown to it and to the Refiner
+# (Eqs. 13, 18), and each stance also retrieves for its own viewpoint (§3.1)
+IMPD_PAPER: dict[str, Any] = {
+    "hallucination_judge": "paper",
+    "hallucination_jt": "paper",
+    "hallucination_scores": "quality",
+    "hallucination_retrieval": "stance",
+}
+# the ablations of Table 2, each one agent (or the external knowledge) fewer
+ABLATIONS: dict[str, dict[str, Any]] = {
+    "no_knowledge": {"search": "none"},
+    **{
+        f"no_{agent}": {"hallucination_agents": [a for a in HALLUCINATION_AGENTS if a != agent]}
+        for agent in HALLUCINATION_AGENTS
+    },
+}
 # IMPD-MACD (graph ``hallucination``) judges the QA pair itself: label 1 (no hallucination) is
-# reported as 'supported', so the TRUE columns are the paper's positive class.
+# reported as 'supported', so the TRUE columns are the paper's positive class. 'impd' and its
+# ablations are ours: a judge of the teams' dispute whose word the teams' agreed conclusion
+# overrules, no c_t or Q_t, one retrieval for both teams.
 HALLUCINATION_METHODS: dict[str, dict[str, Any]] = {
     "impd": {},
     "impd-team": {"hallucination_layout": "team"},  # one call per team: 3 calls a round
-    "impd-no_knowledge": {"search": "none"},
     "impd-paper_judge": {"hallucination_judge": "paper"},  # the judge's word alone stops and decides
-    # the paper's judge, J_t = (sum w_i s_i) c_t (Eq. 15) and Q_t shown to it (Eq. 13)
-    "impd-paper": {"hallucination_judge": "paper", "hallucination_jt": "paper"},
-    **{
-        f"impd-no_{agent}": {"hallucination_agents": [a for a in HALLUCINATION_AGENTS if a != agent]}
-        for agent in HALLUCINATION_AGENTS
-    },
+    **{f"impd-{name}": ablation for name, ablation in ABLATIONS.items()},
+    "impd-paper": IMPD_PAPER,
+    **{f"impd-paper-{name}": {**IMPD_PAPER, **ablation} for name, ablation in ABLATIONS.items()},
 }
 METHODS = (*DEBATE_METHODS, *BASELINES, *QA_BASELINES, *HALLUCINATION_METHODS)
 

@@ -8,10 +8,12 @@ from typing import Any, ClassVar, Literal, get_args
 from factcourt.context.base import MAX_ROUNDS, BaseContext, describe
 from factcourt.errors import ConfigError
 
-# The published systems as their papers run them: no search before the debate, no first pass.
-# MAD-Fact (§4.2, §6.2.3): N = 3, 2 rounds, Table 1's roles with their retrieval incentive, the
+# The published systems as their papers run them, with no first pass. MAD-Fact (§4.2, §6.2.3): no
+# search before the debate, N = 3, 2 rounds, Table 1's roles with their retrieval incentive, the
 # agent's own confidence estimate, no guard on changed verdicts. DebateCV (§5.1, App. B): decoding
-# at 0.7, the moderator may end the debate after any round, at most 3 rounds, Appendix B's prompts.
+# at 0.7, the moderator may end the debate after any round, at most 3 rounds, Appendix B's
+# prompts, and a fixed evidence set: the given one, else one search for the claim before the
+# debate (the paper's retrieved conditions, Ret(H) and Ret(I)); no debater searches (theta 0).
 PRESETS: dict[str, dict[str, Any]] = {
     "madfact": {
         "protocol": "jury",
@@ -26,7 +28,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "debatecv": {
         "protocol": "adversarial",
-        "evidence_first": False,
+        "evidence_first": True,
+        "theta": 0.0,
         "first_pass": "off",
         "rounds": 3,
         "temperature": 0.7,
@@ -42,7 +45,8 @@ OURS: dict[str, dict[str, Any]] = {
         "confidence_source": "logprobs",
         "settled_stop": True,
     },
-    "debatecv": {"temperature": 0.0, "rule": "free", "debate_prompts": "ours"},
+    # an unsure debater searches (our default), where the preset's evidence set stays fixed
+    "debatecv": {"temperature": 0.0, "rule": "free", "debate_prompts": "ours", "theta": 0.7},
 }
 ProtocolName = Literal["jury", "adversarial"]
 RuleName = Literal["free", "mandatory_search", "adaptive"]

@@ -70,6 +70,20 @@ class HallucinationContext(BaseContext):
         "by the agents' weights) as 'cross-reference validity'; the report gives Q_final, their mean.",
         "dispute",
     )
+    hallucination_scores: Literal["dispute", "quality"] = describe(
+        "Hallucination debate, what the judge's four scores measure: 'dispute' = how far apart the "
+        "teams still are (0 = they agree), so that J_t <= epsilon reads as consensus; 'quality' = "
+        "IMPD-MACD's s1-s4 (App. C.3: reasoning rigour, information accuracy, contextual "
+        "consistency, overall quality), and the debate stops where J_t <= epsilon as Eq. 15 says.",
+        "dispute",
+    )
+    hallucination_retrieval: Literal["shared", "stance"] = describe(
+        "Hallucination debate, with a search backend: 'shared' = one gathered knowledge for both "
+        "teams; 'stance' = each team also searches once for its own viewpoint (IMPD-MACD §3.1: "
+        "each stance group retrieves what is relevant to it) and sees its own results beside the "
+        "shared knowledge. No effect with given or no knowledge.",
+        "shared",
+    )
     hallucination_beta: float = describe(
         "Hallucination debate, hallucination_jt='paper': beta of Q_t's recency term "
         "q_time = e^(-beta (t - 1)) (IMPD-MACD App. C.2, 0.05 as in App. C.4).",

@@ -19,8 +19,8 @@ class PyramidContext(BaseContext):
 
     experts: list[str] = describe(
         "Importance pyramid: the expert models whose answers make a question's golden claims (G "
-        "is their number), any names as for 'model' (local:qwen-0.5b, gpt-4o, ...). The paper's: "
-        "GPT-4o, DeepSeek-R1, Claude-3-Opus.",
+        "is the number of them that answered), any names as for 'model' (local:qwen-0.5b, "
+        "gpt-4o, ...). The paper's: GPT-4o, DeepSeek-R1, Claude-3-Opus.",
         factory=lambda: ["gpt-4o", "deepseek-r1", "claude-3-opus"],
     )
     embeddings: Literal["auto", "local", "openai"] = describe(

@@ -19,7 +19,7 @@ from langgraph.types import Send
 from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.hallucination.gather import gather
 from factcourt.nodes.hallucination.judge import judge
-from factcourt.nodes.hallucination.protocol import visible_history
+from factcourt.nodes.hallucination.protocol import team_knowledge, visible_history
 from factcourt.nodes.hallucination.refiner import refiner
 from factcourt.nodes.hallucination.team_turn import agent_turn, comprehensive
 from factcourt.state import HALU_PERSPECTIVES, HALU_TEAMS, AgentTask, HallucinationInput, HallucinationState
@@ -43,7 +43,7 @@ def debate_round(state: HallucinationState, ctx: HallucinationContext) -> list[S
                 round=state["round"],
                 question=state["question"],
                 answer=state["answer"],
-                knowledge=state.get("knowledge", []),
+                knowledge=team_knowledge(state, team),
                 language=state["language"],
                 **visible_history(state, team, role),  # type: ignore[typeddict-item]
             ),

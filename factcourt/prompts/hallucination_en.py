@@ -91,6 +91,10 @@ Write your analysis and your conclusion: "no_hallucination" or "hallucination"."
 
 HALU_STANCE_PRO = "Your team supports the NO HALLUCINATION position."
 HALU_STANCE_CON = "Your team supports the HALLUCINATION position: the answer may contain hallucinations."
+# hallucination_retrieval='stance': each team's own search for its viewpoint (ours: the paper
+# gives no query)
+HALU_STANCE_QUERY_PRO = "{question} {answer} correct"
+HALU_STANCE_QUERY_CON = "{question} {answer} incorrect"
 
 HALU_ROLE_NAMES = {
     "logic": "Logic agent",
@@ -155,20 +159,34 @@ team's conclusion: "no_hallucination" or "hallucination"."""
 
 # -------------------------------------------------------------------------- judge, refiner
 
-HALU_JUDGE_SYSTEM = f"""You are the Judge of a debate about whether an answer to a question
+_JUDGE_SYSTEM = """You are the Judge of a debate about whether an answer to a question
 contains a hallucination. The Pro team holds that it has none; the Con team that it may have
-one. After each round, score how far apart the teams still are, from 0 (they agree) to 1
-(opposite), on logic (reasoning rigour), fact (accuracy of information), coherence (contextual
-consistency) and overall; say whether they reached consensus; name the winner: "pro" (the
+one. After each round, {scoring}; say whether they reached consensus; name the winner: "pro" (the
 answer has no hallucination), "con" (it hallucinates) or "uncertain", with "confidence", the
 probability from 0 to 1 that the winner you named is right; and give each team feedback for
 the next round.
-{HALU_DEFINITIONS}
+{definitions}
 Weigh argument strength, the quality of the evidence and the credibility of the knowledge, and
 the completeness of each reasoning chain: the side the knowledge supports wins, not the louder.
-{HALU_JUDGE_DATA_RULE}"""
+{data_rule}"""
+_JUDGE_SCORING = {
+    # ours (hallucination_scores='dispute'): 0 = agreement, so that J_t <= epsilon reads as consensus
+    "DISPUTE": """score how far apart the teams still are, from 0 (they agree) to 1
+(opposite), on logic (reasoning rigour), fact (accuracy of information), coherence (contextual
+consistency) and overall""",
+    # IMPD-MACD App. C.3 (hallucination_scores='quality'): s1-s4 score the debate's quality
+    "QUALITY": """score the quality of the debate, from 0 (poor) to 1 (excellent), on
+logic (reasoning rigour), fact (accuracy of information), coherence (contextual consistency)
+and overall (overall quality)""",
+}
+HALU_JUDGE_SYSTEM, HALU_JUDGE_QUALITY_SYSTEM = (
+    _JUDGE_SYSTEM.format(
+        scoring=_JUDGE_SCORING[kind], definitions=HALU_DEFINITIONS, data_rule=HALU_JUDGE_DATA_RULE
+    )
+    for kind in ("DISPUTE", "QUALITY")
+)
 
-HALU_JUDGE_USER = (
+_JUDGE_USER = (
     HALU_ITEM
     + """<analyses>
 Pro team: {pro}
@@ -177,9 +195,11 @@ Con team: {con}
 {cross_reference}<history>{judge_history}</history>
 Round {round} of at most {max_rounds}. <history> holds your earlier rulings. First write your
 reasoning: what the knowledge shows about the answer's main claim, and which team's conclusion
-that supports. Then score the disputes, say whether there is consensus, name the winner with your
+that supports. Then score the SCORED, say whether there is consensus, name the winner with your
 confidence and write your feedback."""
 )
+HALU_JUDGE_USER = _JUDGE_USER.replace("SCORED", "disputes")
+HALU_JUDGE_QUALITY_USER = _JUDGE_USER.replace("SCORED", "debate's quality")
 
 # hallucination_jt='paper': IMPD-MACD's Q_t (Eq. 13) among the judge's inputs (App. C.3's X_t)
 HALU_CROSS_REFERENCE = """Cross-reference validity of this round: {quality:.2f} (Q_t, from 0 to 1: how closely

@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 from typing_extensions import TypedDict
 
 from factcourt.state.records import (
@@ -69,14 +69,17 @@ class TeamRound(BaseModel):
 
 
 class Judgement(BaseModel):
-    """The judge's scoring of one round (dispute 0 = the teams agree, 1 = opposite)."""
+    """The judge's scoring of one round: dispute (0 = the teams agree, 1 = opposite) or quality."""
 
     round: int
     logic: float
     fact: float
     coherence: float
     overall: float
-    dispute: float = Field(description="weighted dispute J_t of the four scores")
+    scored: Literal["dispute", "quality"] = Field(
+        default="dispute", description="what the four scores measure (hallucination_scores)"
+    )
+    dispute: float = Field(description="J_t: the weighted four scores, times c_t where the run asks it")
     consensus: bool
     winner: Literal["pro", "con", "uncertain"]
     confidence: float | None = Field(
@@ -202,6 +205,35 @@ class JudgeAnswer(AgentAnswer):
     feedback: str = text("what each team must address next round", 300)
 
 
+# IMPD-MACD App. C.3's s1-s4 (hallucination_scores='quality'), in the place of the dispute scores
+QUALITY_SCORES = {
+    "logic_quality": "reasoning rigour of the debate: 0 = poor, 1 = excellent",
+    "fact_quality": "accuracy of the information the teams used: 0 = poor, 1 = excellent",
+    "coherence_quality": "contextual consistency of the teams' analyses: 0 = poor, 1 = excellent",
+    "overall_quality": "overall quality of the debate: 0 = poor, 1 = excellent",
+}
+
+
+def _quality_judge() -> type[AgentAnswer]:
+    """``JudgeAnswer`` with the four quality scores where it has the dispute scores, in that order."""
+    fields: dict[str, Any] = {}
+    for name, field in JudgeAnswer.model_fields.items():
+        quality = name.replace("_dispute", "_quality")
+        if quality in QUALITY_SCORES:
+            fields[quality] = (ClampedProbability, Field(ge=0.0, le=1.0, description=QUALITY_SCORES[quality]))
+        else:
+            fields[name] = (field.annotation, field)
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        "JudgeQualityAnswer",
+        __base__=AgentAnswer,
+        __doc__="The judge's scoring of a round as IMPD-MACD has it: the quality of the debate.",
+        **fields,
+    )
+
+
+JudgeQualityAnswer = _quality_judge()
+
+
 class RefinerFinding(BaseModel):
     """One hallucination as the Refiner writes it."""
 
@@ -254,6 +286,8 @@ class HallucinationState(HallucinationInput, total=False):
 
     knowledge: list[Evidence]
     """K_ext: the concise knowledge statements every agent sees."""
+    stance_knowledge: dict[str, list[Evidence]]
+    """Each team's own search results (hallucination_retrieval='stance'), shown to that team only."""
     fragments: list[Evidence]
     """What the searches returned, before refinement."""
     sub_questions: list[str]

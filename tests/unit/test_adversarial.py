@@ -132,9 +132,9 @@ def test_mandatory_search_retrieves_once_before_round_1(scripted, corpus):
 def test_free_debaters_retrieve_when_unsure(scripted, corpus):
     scripted.script["ModeratorAnswer"] = [moderator("supported", stop=True)]
     scripted.script["DebaterAnswer"] = [debater(0.2, "Eiffel Tower"), debater(0.9)]
-    result = factcourt.verify(
-        CLAIM, model="scripted", corpus=corpus, cache=False, **{**OUR_PROMPTS, "rule": "free"}
-    )
+    # outside the preset: its debaters never search (theta 0), the claim's search being its evidence set
+    settings = {**OUR_PROMPTS, "rule": "free", "theta": 0.7, "evidence_first": False}
+    result = factcourt.verify(CLAIM, model="scripted", corpus=corpus, cache=False, **settings)
     assert result["usage"]["search_calls"] == 1 and result["queries"] == ["Eiffel Tower"]
     assert any("Eiffel Tower" in e["title"] for e in result["evidence"])
 

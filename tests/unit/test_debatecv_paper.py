@@ -181,3 +181,20 @@ def test_the_corrector_reads_the_full_debate_recording_under_the_papers_prompts(
     [corrector] = [p for n, p in scripted.calls if n == "SftJustification"]
     assert len(long) > TURN_CHARS and corrector.count("THE-END") == 2  # both arguments whole
     assert "confidence" not in corrector  # the debaters' confidences are not part of the recording
+
+
+def test_without_given_evidence_the_preset_searches_the_claim_once_and_debates_that_fixed_set(
+    scripted, corpus
+):
+    # the retrieved-evidence conditions (Ret(H), Ret(I)): an evidence set found for the claim
+    # before the debate, then fixed; debaters never search, however unsure
+    scripted.script["DebaterAnswer"] = [debater(0.1, query="another query")]
+    scripted.script["ModeratorRoundPaper"] = [conclude("supported")]
+    values = {"model": "scripted", "cache": False, "search": "local", "corpus": corpus, **PRESETS["debatecv"]}
+    result = factcourt.verify(CLAIM, **values)
+    assert result["queries"] == [CLAIM] and result["usage"]["search_calls"] == 1
+    assert [e["title"] for e in result["evidence"]][0] == "Eiffel Tower"
+    [first, *_] = sent(scripted, "DebaterAnswer")
+    assert "wrought-iron tower in Paris" in first[0]["content"]  # in the meta-prompt's evidence set
+    assert PRESETS["debatecv"]["evidence_first"] and PRESETS["debatecv"]["theta"] == 0.0
+    assert OURS["debatecv"]["theta"] == 0.7  # ours: an unsure debater searches, as by default

@@ -35,8 +35,9 @@ K = [
 ROLE_NAMES = {"logic": "Logic agent", "consistency": "Context-Consistency agent", "factual": "Factual agent"}
 
 
-def judge(winner="con", dispute=0.6, consensus=False, feedback="Both: cite the knowledge."):
-    scores = dict.fromkeys(("logic_dispute", "fact_dispute", "coherence_dispute", "overall_dispute"), dispute)
+def judge(winner="con", dispute=0.6, consensus=False, feedback="Both: cite the knowledge.", scored="dispute"):
+    """A judge's answer; ``scored='quality'`` answers JudgeQualityAnswer, with ``dispute`` as each quality."""
+    scores = {f"{dimension}_{scored}": dispute for dimension in ("logic", "fact", "coherence", "overall")}
     return {
         "reasoning": f"{winner} argued better [E1].",
         **scores,

@@ -218,7 +218,7 @@ def test_the_corrector_sees_the_moderators_round_summaries(tmp_path, scripted):
 def test_the_users_settings_win_over_the_debatecv_preset():
     chosen = ctx(rounds=1, search="none", rule="free", protocol="jury")
     assert (chosen.rounds, chosen.search, chosen.rule, chosen.protocol) == (1, "none", "free", "jury")
-    assert chosen.first_pass == "off" and not chosen.evidence_first
+    assert chosen.first_pass == "off" and chosen.theta == 0.0  # the preset's, where the user named none
     plain = ctx()
     assert (plain.max_rounds, plain.search, plain.protocol) == (3, "given", "adversarial")
 

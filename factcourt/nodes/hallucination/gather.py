@@ -1,8 +1,10 @@
 """The hallucination debate's gathering step: the knowledge K_ext every agent sees, from the gatherer.
 
 With search 'given' the knowledge that came with the input is used as it is; with 'none' there
-is none (the paper's "w/o EK" ablation). A search backend that fails fails the item: a debate
-without the evidence it was meant to have must not pass for "no hallucination".
+is none (the paper's "w/o EK" ablation). With a search backend and ``hallucination_retrieval=
+'stance'`` each team also searches once for its own viewpoint (IMPD-MACD §3.1). A search backend
+that fails fails the item: a debate without the evidence it was meant to have must not pass for
+"no hallucination".
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ from factcourt.nodes.agents.gatherer import (
     search_fragments,
     search_queries,
 )
+from factcourt.nodes.hallucination.protocol import STANCE_PIECES
 from factcourt.nodes.helpers import EVIDENCE_SHOWN, clip, emit, language_for
-from factcourt.state import Evidence, HallucinationState, Usage
+from factcourt.prompts import prompt
+from factcourt.state import HALU_TEAMS, Evidence, HallucinationState, Usage
 
 MAX_ITEM_CHARS = 4000
 NOTE_CHARS = 120
+STANCE_QUERY_CHARS = 300  # the answer in a stance query: a search query, not the whole answer
 
 
 def item_problem(question: str, answer: str) -> str | None:
@@ -59,6 +64,43 @@ async def gather(state: HallucinationState, runtime: Runtime[HallucinationContex
         return {**start, "knowledge": given}
     if ctx.search == "none":
         return start
+    update = await _shared_knowledge(ctx, question, language, start)
+    if ctx.hallucination_retrieval == "stance" and not update.get("error"):
+        update = await _stance_knowledge(ctx, question, answer, language, update)
+    return update
+
+
+async def _stance_knowledge(
+    ctx: HallucinationContext, question: str, answer: str, language: str, update: dict
+) -> dict:
+    """Each team's own search for its viewpoint: up to STANCE_PIECES results the shared knowledge lacks."""
+    queries = {
+        team: prompt(language, f"HALU_STANCE_QUERY_{team.upper()}").format(
+            question=question, answer=clip(answer, STANCE_QUERY_CHARS)
+        )
+        for team in HALU_TEAMS
+    }
+    usage = update.get("usage") or Usage()
+    known = {(e.url, e.text) for e in [*update.get("fragments", []), *update["knowledge"]]}
+    stances: dict[str, list[Evidence]] = {}
+    for team, query in queries.items():
+        try:
+            found, searched = await search_fragments(ctx, [query])
+        except BackendError as exc:
+            return {**update, "usage": usage, "error": str(exc)}
+        usage += searched
+        stances[team] = [e for e in found if (e.url, e.text) not in known][:STANCE_PIECES]
+        emit("retrieved", claim_id="answer", query=query, found=len(stances[team]))
+    return {
+        **update,
+        "queries": [*update.get("queries", []), *queries.values()],
+        "stance_knowledge": stances,
+        "usage": usage,
+    }
+
+
+async def _shared_knowledge(ctx: HallucinationContext, question: str, language: str, start: dict) -> dict:
+    """The gatherer's knowledge every agent sees: decomposition, searches, refined statements."""
     usage = Usage()
     decomposed = await decompose(ctx, question, language, "hallucination")
     usage += decomposed.usage

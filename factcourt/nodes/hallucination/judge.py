@@ -7,6 +7,7 @@ from langgraph.runtime import Runtime
 from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.hallucination.protocol import (
     EMPTY,
+    WEIGHTS,
     agreed_conclusion,
     clip,
     interaction_quality,
@@ -21,10 +22,24 @@ from factcourt.nodes.helpers import confidence_from_logprobs, emit, fence, read_
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.embeddings import paired_similarities
 from factcourt.providers.models import ask
-from factcourt.state import AgentView, HallucinationState, JudgeAnswer, Judgement, TeamRound, without_trailing
+from factcourt.state import (
+    AgentAnswer,
+    AgentView,
+    HallucinationState,
+    JudgeAnswer,
+    Judgement,
+    JudgeQualityAnswer,
+    TeamRound,
+    without_trailing,
+)
 
 TEAM_CHARS = 600  # a team's explained conclusion as the judge sees it
 RULING_CHARS = 150  # the judge's own earlier rulings, summarised (the paper's alpha)
+# per hallucination_scores: the judge's answer and its prompt
+JUDGES: dict[str, tuple[type[AgentAnswer], str]] = {
+    "dispute": (JudgeAnswer, "HALU_JUDGE"),
+    "quality": (JudgeQualityAnswer, "HALU_JUDGE_QUALITY"),
+}
 
 
 def _team(result: TeamRound | None, views: list[AgentView]) -> str:
@@ -35,7 +50,9 @@ def _team(result: TeamRound | None, views: list[AgentView]) -> str:
 
 
 def _ruling(j: Judgement) -> str:
-    return f"R{j.round}: winner {j.winner}, dispute {j.dispute:.2f}: {fence(clip(j.reasoning, RULING_CHARS))}"
+    return (
+        f"R{j.round}: winner {j.winner}, {j.scored} {j.dispute:.2f}: {fence(clip(j.reasoning, RULING_CHARS))}"
+    )
 
 
 async def round_quality(ctx: HallucinationContext, state: HallucinationState, round_: int) -> float | None:
@@ -51,16 +68,17 @@ async def round_quality(ctx: HallucinationContext, state: HallucinationState, ro
     )
 
 
-def judge_schema(ctx: HallucinationContext, round_: int) -> type[JudgeAnswer]:
-    """The judge's answer, ending where what is read ends.
+def judge_schema(ctx: HallucinationContext, round_: int) -> type[AgentAnswer]:
+    """The judge's answer (dispute or quality scores), ending where what is read ends.
 
     The feedback is for the teams' next round, so the last round's judge writes none; its written
     confidence is not read where the winner's probability comes from logprobs.
     """
+    schema = JUDGES[ctx.hallucination_scores][0]
     if round_ < ctx.hallucination_rounds:
-        return JudgeAnswer
+        return schema
     unread = {"feedback", "confidence"} if confidence_from_logprobs(ctx, "judge") else {"feedback"}
-    return without_trailing(JudgeAnswer, frozenset(unread))
+    return without_trailing(schema, frozenset(unread))
 
 
 async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
@@ -79,7 +97,7 @@ async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext
         judge_schema(ctx, round_),
         conversation(
             state["language"],
-            "HALU_JUDGE",
+            JUDGES[ctx.hallucination_scores][1],
             **item_fields(state["question"], state["answer"], state.get("knowledge", [])),
             pro=_team(teams["pro"], views),
             con=_team(teams["con"], views),
@@ -103,15 +121,12 @@ async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext
         field="winner",
         labels=("pro", "con", "uncertain"),
     )
-    scores = {
-        "logic": v.logic_dispute,
-        "fact": v.fact_dispute,
-        "coherence": v.coherence_dispute,
-        "overall": v.overall_dispute,
-    }
+    scored = ctx.hallucination_scores
+    scores = {dimension: getattr(v, f"{dimension}_{scored}") for dimension in WEIGHTS}
     ruling = Judgement(
         round=round_,
         **scores,
+        scored=scored,
         # Eq. 15's c_t: 1 where the judge gave no confidence
         dispute=weighted_dispute(scores, ctx.judge_weights)
         * (confidence if ctx.hallucination_jt != "dispute" and confidence is not None else 1.0),

@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from factcourt.context.hallucination import HallucinationContext
-from factcourt.nodes.helpers import clip, clip_to_budget, fence
+from factcourt.nodes.helpers import EVIDENCE_SHOWN, clip, clip_to_budget, fence
 from factcourt.state import (
     HALU_PERSPECTIVES,
     HALU_TEAMS,
     HISTORY_CHARS,
     AgentView,
+    Evidence,
     HaluConclusion,
     HaluTeam,
     Judgement,
@@ -31,6 +32,7 @@ WEIGHTS = {"logic": 0.25, "fact": 0.25, "coherence": 0.25, "overall": 0.25}
 OPPONENT_CHARS = 500  # one opposing agent's analysis as shown
 FEEDBACK_CHARS = 300
 EMPTY = "(none yet)"
+STANCE_PIECES = 2  # hallucination_retrieval='stance': a team's own search results it is shown
 
 Stop = Literal["consensus", "dispute_below_epsilon", "max_rounds", "next_round"]
 
@@ -145,6 +147,19 @@ def stop_reason(
 def team_round(teams: list[TeamRound], team: HaluTeam, round_: int) -> TeamRound | None:
     """The team's result of ``round_``, if any."""
     return next((t for t in reversed(teams) if t.team == team and t.round == round_), None)
+
+
+def team_knowledge(state: Mapping[str, Any], team: HaluTeam) -> list[Evidence]:
+    """The knowledge ``team``'s agents see: the shared knowledge, then the team's own search results.
+
+    With results of its own (``hallucination_retrieval='stance'``) the shared knowledge gives up
+    the room they take among the pieces a prompt shows (``EVIDENCE_SHOWN``), its last ones first.
+    """
+    shared: list[Evidence] = state.get("knowledge", [])
+    own: list[Evidence] = state.get("stance_knowledge", {}).get(team, [])
+    if not own:
+        return shared
+    return [*shared[: max(0, EVIDENCE_SHOWN - len(own))], *own]
 
 
 def visible_history(state: Mapping[str, Any], team: HaluTeam, role: str) -> dict[str, str]:

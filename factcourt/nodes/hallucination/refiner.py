@@ -48,7 +48,7 @@ def failures(state: HallucinationState) -> list[str]:
 
 
 def transcript(state: HallucinationState) -> str:
-    """Every round: both teams' conclusions and the judge's ruling."""
+    """Every round: both teams' conclusions and the judge's ruling (its J_t, and Q_t where measured)."""
     lines = []
     rulings = {j.round: j for j in state.get("judgements", [])}
     for round_ in sorted({t.round for t in state.get("teams", [])}):
@@ -59,9 +59,11 @@ def transcript(state: HallucinationState) -> str:
                     f"{fence(team_said(result, state.get('views', []), ROUND_CHARS))}"
                 )
         if ruling := rulings.get(round_):
+            # Eq. 18: the Refiner reads J_t and, where it was measured, Q_t
+            quality = f", Q_t {ruling.quality:.2f}" if ruling.quality is not None else ""
             lines.append(
-                f"Round {round_} judge: winner {ruling.winner}, dispute {ruling.dispute:.2f}: "
-                f"{fence(clip(ruling.reasoning, ROUND_CHARS))}"
+                f"Round {round_} judge: winner {ruling.winner}, {ruling.scored} {ruling.dispute:.2f}"
+                f"{quality}: {fence(clip(ruling.reasoning, ROUND_CHARS))}"
             )
     return "\n".join(lines) or "(no round was completed)"
 

@@ -14,6 +14,7 @@ SCHEMAS = {
     "ComprehensiveAnswer",
     "TeamAnswer",
     "JudgeAnswer",
+    "JudgeQualityAnswer",
     "RefinerAnswer",
     "HallucinationCheck",
     "MadrCritique",
@@ -44,8 +45,10 @@ def answer(schema: str, prompt: str) -> dict[str, Any]:
             else {"analysis": said}
         )
         return {**team, "false_premise": False, "summary": said, "conclusion": conclusion}
-    if schema == "JudgeAnswer":
-        scores = dict.fromkeys(("logic_dispute", "fact_dispute", "coherence_dispute", "overall_dispute"), 0.1)
+    if schema in ("JudgeAnswer", "JudgeQualityAnswer"):
+        # teams that agree: little dispute, or (the paper's scores) a debate of good quality
+        scored, score = ("dispute", 0.1) if schema == "JudgeAnswer" else ("quality", 0.9)
+        scores = {f"{dimension}_{scored}": score for dimension in ("logic", "fact", "coherence", "overall")}
         return {
             "reasoning": said,
             **scores,

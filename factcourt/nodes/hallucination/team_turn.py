@@ -14,7 +14,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from factcourt.context.hallucination import HallucinationContext
-from factcourt.nodes.hallucination.protocol import OPPONENT_CHARS, clip, visible_history, vote
+from factcourt.nodes.hallucination.protocol import OPPONENT_CHARS, clip, team_knowledge, visible_history, vote
 from factcourt.nodes.helpers import emit, fence, format_evidence, ground_citations, shown_evidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
@@ -147,7 +147,7 @@ def _without_comprehensive(
 async def _conclude(
     ctx: HallucinationContext, state: HallucinationState, team: HaluTeam
 ) -> tuple[TeamRound, Any]:
-    round_, language = state["round"], state["language"]
+    round_, language, knowledge = state["round"], state["language"], team_knowledge(state, team)
     views = [v for v in state.get("views", []) if v.team == team and v.round == round_]
     if "comprehensive" not in ctx.hallucination_agents:
         return _without_comprehensive(team, round_, views), None
@@ -164,7 +164,7 @@ async def _conclude(
         conversation(
             language,
             "HALU_COMPREHENSIVE",
-            **item_fields(state["question"], state["answer"], state.get("knowledge", [])),
+            **item_fields(state["question"], state["answer"], knowledge),
             **speaker_fields(language, team, round_, visible_history(state, team, "comprehensive")),
             analyses=analyses or "(no teammate answered)",
             focus=prompt(language, f"HALU_FOCUS:{team}:comprehensive"),
@@ -180,7 +180,7 @@ async def _conclude(
         team=team,
         round=round_,
         conclusion=value.conclusion,
-        analysis=_grounded(value.analysis, state.get("knowledge", [])),
+        analysis=_grounded(value.analysis, knowledge),
         summary=clip(value.summary, HISTORY_CHARS),
         false_premise=value.false_premise,
     )
