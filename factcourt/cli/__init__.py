@@ -52,6 +52,13 @@ def _debug_everywhere(parser: argparse.ArgumentParser) -> None:
                 _debug_everywhere(command)
 
 
+def drop_closed_loop_reports(unraisable: sys.UnraisableHookArgs) -> None:
+    """After a Ctrl-C, a transport collected once the run's event loop closed says so: noise."""
+    if isinstance(unraisable.exc_value, RuntimeError) and "Event loop is closed" in str(unraisable.exc_value):
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def _quiet_unstarted_steps_on_ctrl_c() -> None:
     """Ctrl-C drops the run's steps that had not started, and Python warns of each such coroutine.
 
@@ -67,6 +74,7 @@ def _quiet_unstarted_steps_on_ctrl_c() -> None:
     def on_ctrl_c(signum: int, frame: object) -> None:
         warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+        sys.unraisablehook = drop_closed_loop_reports
         previous(signum, frame)
 
     on_ctrl_c.quiets_unstarted = True  # type: ignore[attr-defined]

@@ -51,3 +51,23 @@ def _checkpoints(path) -> int:
             return db.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0]
     except sqlite3.Error:
         return 0
+
+
+def test_after_a_ctrl_c_a_transport_collected_once_the_loop_closed_is_not_reported(monkeypatch):
+    import sys
+    from types import SimpleNamespace
+
+    shown = []
+    monkeypatch.setattr(sys, "__unraisablehook__", lambda unraisable: shown.append(unraisable.exc_value))
+
+    from factcourt.cli import drop_closed_loop_reports
+
+    def report(exc):
+        fields = {"exc_traceback": None, "err_msg": None, "object": None}
+        return SimpleNamespace(exc_type=type(exc), exc_value=exc, **fields)
+
+    drop_closed_loop_reports(report(RuntimeError("Event loop is closed")))
+    assert shown == []
+    other = ValueError("something else")
+    drop_closed_loop_reports(report(other))
+    assert shown == [other]  # anything else is still reported
