@@ -14,16 +14,30 @@ import signal
 import sys
 import threading
 import warnings
+from typing import NoReturn
 
 from factcourt.cli import audit, bench, claims, detect, leaderboard, longqa, report, tools, train
 from factcourt.cli.shared import check_paths, err, fail, output_lock
 from factcourt.errors import FactcourtError
 from factcourt.redact import redact
+from factcourt.terminal import neutralise
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose error messages show the words they quote harmlessly.
+
+    "unrecognized arguments: ..." quotes the command line as given: an escape sequence in it
+    would act on the terminal. Its subcommands' parsers are of this class too.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print the usage and the message, neutralised, and exit 2."""
+        super().error(neutralise(message))
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="factcourt",
         description="Check what an LLM wrote: agents debate each claim over retrieved evidence. "
         "With no OPENAI_API_KEY it runs offline on an embedded llama.cpp model and a "

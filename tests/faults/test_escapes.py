@@ -87,3 +87,13 @@ def test_a_row_id_shows_no_escape_in_a_batch_summary(as_json, tmp_path, capsys):
         assert not CONTROL.search(said.replace("\n", "")), said
     if as_json:
         assert json.loads(shown.out)["rejected"][0]["id"] == hostile  # the same value, escaped
+
+
+def test_an_unrecognized_argument_shows_its_escapes_harmlessly(capsys):
+    """argparse wrote "unrecognized arguments: <the words as given>" raw: they cleared the screen."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", "a.txt", "\x1b]0;PWNED\x07\x1b[2J"])
+    assert exit_.value.code == 2
+    said = capsys.readouterr().err
+    assert not CONTROL.search(said.replace("\n", "")), said
+    assert "unrecognized arguments: \\x1b]0;PWNED\\x07\\x1b[2J" in said
