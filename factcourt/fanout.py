@@ -23,7 +23,7 @@ from functools import partial
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from factcourt.errors import ConfigError
+from factcourt.errors import ConfigError, first_line
 from factcourt.nodes.helpers import bounded
 from factcourt.providers.cache import once, store
 
@@ -61,7 +61,7 @@ def connect(address: str) -> Any:
             configure_logging=False,
         )
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        said = next(iter(str(exc).strip().splitlines()), type(exc).__name__)
+        said = first_line(exc, type(exc).__name__)
         raise ConfigError(f"cannot join the Ray cluster at {address}: {said}") from None
     return ray
 
@@ -122,7 +122,7 @@ def fan_out(
         try:
             outcomes = ray.get(ready[0])
         except ray.exceptions.RayError as exc:  # its retries spent: its units fail, the rest go on
-            said = next(iter(str(exc).strip().splitlines()), type(exc).__name__)
+            said = first_line(exc, type(exc).__name__)
             outcomes = [failed(unit, f"the Ray task failed: {said}"[:400]) for unit in chunk]
         for unit, outcome in zip(chunk, outcomes, strict=True):
             on_outcome(unit, outcome)

@@ -18,7 +18,7 @@ from typing import NoReturn
 
 from factcourt.cli import audit, bench, claims, detect, leaderboard, longqa, report, tools, train
 from factcourt.cli.shared import check_paths, err, fail, output_lock
-from factcourt.errors import FactcourtError
+from factcourt.errors import FactcourtError, first_line
 from factcourt.redact import redact
 from factcourt.terminal import neutralise
 
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         # its first line: a library's message (pydantic's, say) runs to many; --debug shows them
-        said = redact(next(iter(str(exc).strip().splitlines()), ""))
+        said = redact(first_line(exc))
         fail(f"{type(exc).__name__}: {said} (run with --debug for details)")
         return 1
     finally:
