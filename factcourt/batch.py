@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from factcourt.api import ProgressHook, acheck, adetect, check_failure
+from factcourt.api import ProgressHook, acheck, adetect, result_failure
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, FactcourtError, InputError, StoreError, first_line
 from factcourt.inputs import decode, long_question, strip_controls
@@ -225,11 +225,9 @@ async def _checked(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
     ctx = _on(ctx, row.base_url)
     if kind == "check":
         result = await acheck(row.values["text"], row.values.get("question", ""), ctx, resumable=True)
-        reason = check_failure(result)
     else:
         result = await adetect(row.values["question"], row.values["answer"], None, ctx)
-        reason = result["error"] and f"the answer could not be judged: {result['error']}"
-    if reason:
+    if reason := result_failure(result):
         raise FactcourtError(reason)
     return result
 
