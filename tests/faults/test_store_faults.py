@@ -5,49 +5,26 @@ while ``check --batch --store URL`` runs on the simulated model; then it comes b
 """
 
 import json
-import threading
-import time
 
 import pytest
 
 from factcourt.cli import main
-from factcourt.providers import cache
-from tests.faults import one_error
-from tests.postgres import Postgres
+from tests.faults import interrupted, one_error
 from tests.unit.test_batch import batch_args, results, write_rows
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def store(monkeypatch):
-    """A PostgreSQL server of the test's own, started: the test stops and starts it."""
-    monkeypatch.setenv("FACTCOURT_STORE", "")  # --store sets it for the process: put back after
-    server = Postgres()
-    try:
-        server.start()
-        yield server
-    finally:
-        for key in [k for k in cache._stores if k.startswith(server.url)]:
-            cache._stores.pop(key)
-        server.remove()
-
-
-def test_a_store_gone_mid_batch_stops_it_in_one_sentence_and_the_rerun_finishes_it(tmp_path, capsys, store):
+def test_a_store_gone_mid_batch_stops_it_in_one_sentence_and_the_rerun_finishes_it(
+    tmp_path, capsys, stoppable_store
+):
+    store = stoppable_store
     texts = {f"r{i}": f"Thing{i} is fine. Other{i} is fine too." for i in range(12)}
     rows = write_rows(tmp_path / "b.jsonl", [{"id": i, "text": t} for i, t in texts.items()])
     out = tmp_path / "r.jsonl"
     args = batch_args(rows, out, "--model", "sim:0.1", "--concurrency", "2", "--store", store.url)
-    codes = []
-    run = threading.Thread(target=lambda: codes.append(main(args)))
-    run.start()
-    deadline = time.monotonic() + 240
-    while run.is_alive() and not (out.exists() and len(out.read_text().splitlines()) >= 2):
-        assert time.monotonic() < deadline, "no row finished"
-        time.sleep(0.02)
-    store.stop(immediate=True)
-    run.join(240)
-    assert codes == [1], "the batch went on without its store, or did not say it failed"
+    code = interrupted(args, out, 2, lambda: store.stop(immediate=True))
+    assert code == 1, "the batch went on without its store, or did not say it failed"
     said = capsys.readouterr()
     err = one_error(said.err)
     assert f"the store went away during the batch (cannot reach the store {store.url}" in err
