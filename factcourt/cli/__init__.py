@@ -35,6 +35,17 @@ class Parser(argparse.ArgumentParser):
         super().error(neutralise(message))
 
 
+class LogFormatter(logging.Formatter):
+    """A log line as the terminal shows it: no key in it, and its escape sequences neutralised.
+
+    A library's warning may quote what it was given or answered: user text, an endpoint's words.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The line, redacted and neutralised."""
+        return neutralise(redact(super().format(record)))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = Parser(
@@ -86,7 +97,9 @@ def _quiet_unstarted_steps_on_ctrl_c() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run a command and map errors to exit codes."""
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    to_stderr = logging.StreamHandler()
+    to_stderr.setFormatter(LogFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[to_stderr])
     parser = build_parser()
     args = parser.parse_args(argv)
     from factcourt.api import stop_servers_on_exit
