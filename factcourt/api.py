@@ -7,7 +7,9 @@ crashed one resumes from its checkpoints) says first how it runs.
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import re
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -20,7 +22,7 @@ from factcourt.context.base import BaseContext
 from factcourt.context.claims import ClaimsContext
 from factcourt.context.hallucination import HallucinationContext
 from factcourt.context.pyramid import PyramidContext
-from factcourt.errors import ConfigError, FactcourtError, InputError
+from factcourt.errors import ConfigError, FactcourtError, InputError, first_line
 from factcourt.inputs import first_complaint, long_question, read_text_file, strip_controls
 from factcourt.nodes.agents.clerk import response_problem
 from factcourt.nodes.claims.open_case import claim_problem
@@ -233,6 +235,16 @@ async def check_row(values: dict[str, str], ctx: BaseContext) -> dict[str, Any]:
 def check_tally(result: dict[str, Any]) -> tuple[int, list[str]]:
     """A checked row's claims and their verdicts, for the batch summary."""
     return len(result["claims"]), [str(c["verdict"]) for c in result["claims"]]
+
+
+def result_failure(result: dict[str, Any]) -> str | None:
+    """Why a result of check, verify or detect is no full success, in one sentence; None when it is."""
+    if "dropped" in result:  # a check's
+        return check_failure(result)
+    if not result.get("error"):
+        return None
+    what = "the answer could not be judged" if "label" in result else "the claim could not be checked"
+    return f"{what}: {result['error']}"
 
 
 def use_store(url: str | None = None) -> None:
@@ -724,11 +736,25 @@ async def stored_result(url: str, thread: str) -> dict[str, Any]:
     raise FactcourtError(f"thread {thread} holds no finished check, verify or detect run")
 
 
+_REPR = re.compile(r"(\w+)\((.*)\)", re.S)
+
+
 def _stored_error(error: Any) -> str:
-    """A task's error as a LangGraph server stores it (``{"error": name, "message": ...}``), one line."""
+    """A task's error as a LangGraph server stores it, one line: ``Name: message``.
+
+    The server keeps ``{"error": name, "message": ...}``, or the exception's repr
+    (``ConfigError('TAVILY_API_KEY is not set')``).
+    """
     if isinstance(error, dict):
         error = f"{error.get('error', 'error')}: {error.get('message', '')}".rstrip(": ")
-    return next(iter(str(error).strip().splitlines()), "") or "an error"
+    elif (found := _REPR.fullmatch(str(error).strip())) is not None:
+        try:
+            message = ast.literal_eval(found.group(2))
+        except (ValueError, SyntaxError):
+            message = None
+        if isinstance(message, str):
+            error = f"{found.group(1)}: {message}"
+    return first_line(error, "an error")
 
 
 __all__ = [
@@ -748,6 +774,7 @@ __all__ = [
     "build_pyramid",
     "check",
     "check_failure",
+    "result_failure",
     "claim_json",
     "clear_cache",
     "context_with_given",

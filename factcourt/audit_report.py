@@ -10,6 +10,7 @@ from typing import Any
 from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import by, by_iteration, over_runs, scores
 from factcourt.state import CaseRecord, Usage
+from factcourt.store import write_jsonl
 
 
 def verdict_right(record: CaseRecord) -> bool:
@@ -240,9 +241,7 @@ def write_audit(report: dict[str, Any], out: Path) -> dict[str, Path]:
     }
     summary = {k: v for k, v in report.items() if k != "cases"}
     paths["json"].write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    paths["cases"].write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in report["cases"]), encoding="utf-8"
-    )
+    write_jsonl(paths["cases"], report["cases"])
     plot(report, paths["chart"])
     paths["markdown"].write_text(markdown(report, paths["chart"].name), encoding="utf-8")
     return paths

@@ -23,10 +23,10 @@ from typing import Any
 
 from factcourt.api import ProgressHook
 from factcourt.context.base import BaseContext
-from factcourt.errors import ConfigError, FactcourtError, InputError
+from factcourt.errors import ConfigError, FactcourtError, InputError, StoreError, first_line
 from factcourt.inputs import decode, strip_controls
 from factcourt.metrics.cost import Prices, dollars
-from factcourt.providers.cache import cache_key, once, store
+from factcourt.providers.cache import cache_key, lost_store, once, store
 from factcourt.redact import redact
 from factcourt.store import PredictionStore
 from factcourt.systems import SYSTEMS, BatchRow, load, of_command
@@ -204,17 +204,23 @@ async def settle(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
     """Check one row, or take its result from the store.
 
     The outcome is ``{"id", "result", "stored"}`` or ``{"id", "error"}``: it never raises for
-    the row's own failure, so one bad row never stops a batch.
+    the row's own failure, so one bad row never stops a batch. A shared store that cannot be
+    reached after a failure raises StoreError: no row can be settled without it.
     """
-    results = await asyncio.to_thread(store, RESULTS) if ctx.cache else None
     try:
+        results = await asyncio.to_thread(store, RESULTS) if ctx.cache else None
         # another process's result, finished before or meanwhile, is the one kept everywhere
         result, stored = await once(results, row.key, partial(_checked, kind, row, ctx))
     except FactcourtError as exc:
-        return {"id": row.id, "error": str(exc)}
+        error = str(exc)
     except Exception as exc:  # noqa: BLE001  a bug met by one row is reported with it
-        return {"id": row.id, "error": redact(f"{type(exc).__name__}: {exc}")[:400]}
-    return {"id": row.id, "result": result, "stored": stored}
+        error = redact(f"{type(exc).__name__}: {first_line(exc)}")[:400]
+    else:
+        return {"id": row.id, "result": result, "stored": stored}
+    # a shared store gone away fails every row after this one: the batch stops instead
+    if gone := await asyncio.to_thread(lost_store):
+        raise StoreError(gone)
+    return {"id": row.id, "error": error}
 
 
 async def _checked(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
@@ -242,7 +248,12 @@ async def settle_all(
             outcome = await settle(kind, row, ctx)
         on_outcome(row, outcome)
 
-    await asyncio.gather(*(one(row) for row in rows))
+    tasks = [asyncio.ensure_future(one(row)) for row in rows]
+    try:
+        await asyncio.gather(*tasks)
+    finally:  # a batch that stops (its store went away) leaves no row running
+        for task in tasks:
+            task.cancel()
 
 
 async def run_batch(
@@ -289,15 +300,23 @@ async def run_batch(
         hook({"event": "row", "id": row.id, "error": outcome.get("error")})
 
     started = time.monotonic()
-    if ray is None:
-        await settle_all(kind, todo, ctx, concurrency, finished)
-    elif todo:
-        from factcourt.fanout import cluster, fan_out
+    try:
+        if ray is None:
+            await settle_all(kind, todo, ctx, concurrency, finished)
+        elif todo:
+            from factcourt.fanout import cluster, fan_out
 
-        # in this thread, blocking the loop that has nothing else to run: Ray's driver installs
-        # its signal handlers only in the main thread
-        with cluster(ray) as joined:
-            fan_out(joined, todo, partial(settle, kind, ctx=ctx), finished, _lost, concurrency=concurrency)
+            # in this thread, blocking the loop that has nothing else to run: Ray's driver installs
+            # its signal handlers only in the main thread
+            with cluster(ray) as joined:
+                fan_out(
+                    joined, todo, partial(settle, kind, ctx=ctx), finished, _lost, concurrency=concurrency
+                )
+    except StoreError as exc:
+        raise StoreError(
+            f"the store went away during the batch ({exc}); {len(out.records)} of {len(rows)} rows are "
+            f"finished in {out_path}: run the same command again once the store is back"
+        ) from None
     seconds = time.monotonic() - started
     return summary(kind, rows, batch.rejected, out, outcomes, seconds, prices)
 

@@ -9,6 +9,11 @@ from typing import Any
 from factcourt.redact import redact
 
 
+def first_line(error: object, default: str = "") -> str:
+    """The first line of an error's text (a library's message may run to many), or ``default``."""
+    return next(iter(str(error).strip().splitlines()), "") or default
+
+
 class FactcourtError(Exception):
     """Base class: the run failed (exit code 1)."""
 
@@ -34,3 +39,7 @@ class InputError(ConfigError):
 
 class BackendError(FactcourtError):
     """A model or search backend failed after its retries."""
+
+
+class StoreError(FactcourtError):
+    """The shared store went away during a run: the run stops; what it finished is kept."""

@@ -23,7 +23,7 @@ from functools import partial
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from factcourt.errors import ConfigError
+from factcourt.errors import ConfigError, StoreError, first_line
 from factcourt.nodes.helpers import bounded
 from factcourt.providers.cache import once, store
 
@@ -61,7 +61,7 @@ def connect(address: str) -> Any:
             configure_logging=False,
         )
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        said = next(iter(str(exc).strip().splitlines()), type(exc).__name__)
+        said = first_line(exc, type(exc).__name__)
         raise ConfigError(f"cannot join the Ray cluster at {address}: {said}") from None
     return ray
 
@@ -100,7 +100,8 @@ def fan_out(
 
     Each outcome (a JSON value) is handed to ``on_outcome`` here, as its chunk comes back. A
     task whose retries are spent hands its units' ``failed(unit, reason)`` over instead, and the
-    rest go on. ``work`` should not raise for one unit's failure, which would fail its chunk.
+    rest go on, unless the task raised StoreError (the shared store went away), which is raised
+    here. ``work`` should not raise for one unit's failure, which would fail its chunk.
     ``work`` and the units travel by pickle: ``work`` a module-level function of factcourt
     (every worker has it installed), or a ``functools.partial`` of one.
     """
@@ -122,7 +123,9 @@ def fan_out(
         try:
             outcomes = ray.get(ready[0])
         except ray.exceptions.RayError as exc:  # its retries spent: its units fail, the rest go on
-            said = next(iter(str(exc).strip().splitlines()), type(exc).__name__)
+            if isinstance(cause := getattr(exc, "cause", None), StoreError):
+                raise cause from None  # no unit can be made without the store: the run stops
+            said = first_line(exc, type(exc).__name__)
             outcomes = [failed(unit, f"the Ray task failed: {said}"[:400]) for unit in chunk]
         for unit, outcome in zip(chunk, outcomes, strict=True):
             on_outcome(unit, outcome)

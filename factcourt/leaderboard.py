@@ -35,7 +35,7 @@ from factcourt.nodes.pyramid.match import match_claims
 from factcourt.progress import Progress
 from factcourt.providers.cache import cache_key
 from factcourt.state import ClerkSplit, Pyramid, Usage
-from factcourt.store import PredictionStore, keep_settings
+from factcourt.store import PredictionStore, keep_settings, write_jsonl, write_whole
 from factcourt.terminal import Console
 
 
@@ -188,8 +188,9 @@ class Leaderboard:
             self.store.append(record)
             if "pyramid" in record:  # saved here: a Ray worker may be another machine
                 (self.out / "pyramids").mkdir(parents=True, exist_ok=True)
-                (self.out / "pyramids" / f"{safe_name(prompt.id)}.json").write_text(
-                    Pyramid.model_validate(record["pyramid"]).model_dump_json(indent=2), encoding="utf-8"
+                write_whole(
+                    self.out / "pyramids" / f"{safe_name(prompt.id)}.json",
+                    Pyramid.model_validate(record["pyramid"]).model_dump_json(indent=2),
                 )
             bar.advance(task)
 
@@ -592,7 +593,7 @@ def write_answers(lb: Leaderboard, path: Path) -> int:
                     "over_max_claims": _over_max_claims(check),
                 }
             )
-    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    write_jsonl(path, lines)
     return len(lines)
 
 

@@ -37,7 +37,7 @@ from factcourt.nodes.longqa.sub_questions import in_gathered_order
 from factcourt.progress import Progress
 from factcourt.runs import run_config
 from factcourt.state import KnowledgeTriple, Seed, Usage
-from factcourt.store import PredictionStore
+from factcourt.store import PredictionStore, write_jsonl, write_whole
 from factcourt.terminal import Console
 
 STAGE = "longqa"  # the method name of the store's records
@@ -216,7 +216,7 @@ def import_review(out: Path, sheet: Path) -> Reviews:
         if decision:
             for s in _stages(stage):
                 reviews.setdefault(row["id"], {})[s] = {"decision": decision, "reason": reason}
-    (out / "reviews.json").write_text(json.dumps(reviews, ensure_ascii=False, indent=2), encoding="utf-8")
+    write_whole(out / "reviews.json", json.dumps(reviews, ensure_ascii=False, indent=2))
     return reviews
 
 
@@ -256,10 +256,8 @@ def write_outputs(out: Path, records: list[dict[str, Any]], ctx: LongQAContext |
     reviews = read_reviews(out)
     built = [r for r in records if r["status"] == "built"]
     kept = [r for r in built if review_outcome(_decisions(reviews, r["id"])) == "kept"]
-    with (out / "triples.jsonl").open("w", encoding="utf-8") as fh:
-        for record in records:
-            for triple in record["triples"]:
-                fh.write(json.dumps({"seed_id": record["id"], **triple}, ensure_ascii=False) + "\n")
+    triples = [{"seed_id": r["id"], **triple} for r in records for triple in r["triples"]]
+    write_jsonl(out / "triples.jsonl", triples)
     with (out / "review.csv").open("w", encoding="utf-8", newline="") as fh:
         writer = csv.DictWriter(fh, REVIEW_COLUMNS)
         writer.writeheader()
@@ -279,18 +277,19 @@ def write_outputs(out: Path, records: list[dict[str, Any]], ctx: LongQAContext |
                         "reason": review.get("reason", ""),
                     }
                 )
-    with (out / "longhalluqa.jsonl").open("w", encoding="utf-8") as fh:
-        for r in kept:
-            row = {
-                "id": f"longhalluqa-{r['id']}",
-                "topic": r["topic"],
-                "prompt": r["question"],
-                "seed_id": r["id"],
-                "seed_question": r["seed"]["question"],
-                "kind": r["seed"]["kind"],
-                "sub_questions": _selected(r),
-            }
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    rows = [
+        {
+            "id": f"longhalluqa-{r['id']}",
+            "topic": r["topic"],
+            "prompt": r["question"],
+            "seed_id": r["id"],
+            "seed_question": r["seed"]["question"],
+            "kind": r["seed"]["kind"],
+            "sub_questions": _selected(r),
+        }
+        for r in kept
+    ]
+    write_jsonl(out / "longhalluqa.jsonl", rows)
     report = {
         "stats": build_stats(stats_rows(records, reviews)),
         "notes": dict(Counter(n for r in records for n in r["notes"]).most_common()),

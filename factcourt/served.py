@@ -75,8 +75,14 @@ def _names(value: Any) -> list[str]:
 
 
 def _names_a_path(name: str) -> bool:
-    # a trained moderator is found by its folder: a client may not point the server at one
-    return name.startswith(("/", "~", ".")) or "\\" in name or Path(name).expanduser().exists()
+    # a trained moderator is found by its folder, or by its name under the trained models' folder
+    # (where "mine/../../x" climbs out): a client may not point the server at one
+    return (
+        name.startswith(("/", "~", "."))
+        or "\\" in name
+        or ".." in Path(name).parts
+        or Path(name).expanduser().exists()
+    )
 
 
 def client_problem(values: dict[str, Any]) -> str | None:
@@ -88,17 +94,21 @@ def client_problem(values: dict[str, Any]) -> str | None:
                 "not by a run"
             )
     settings = values.get("model_settings")
-    if isinstance(settings, dict):
-        for name, own in settings.items():
-            # an entry is a model's own settings over the run's: a nested one would hide another
-            taken = sorted(set(own) & {*SERVER_ONLY, "model_settings"}) if isinstance(own, dict) else []
-            if taken:
-                return (
-                    f"model_settings[{name!r}]: {', '.join(taken)} is set by the server's deployer, "
-                    "not by a run"
-                )
     named = [(key, name) for key in MODEL_NAME_FIELDS for name in _names(values.get(key))]
-    named += [("model_settings", name) for name in (settings if isinstance(settings, dict) else {})]
+    for entry, own in (settings if isinstance(settings, dict) else {}).items():
+        own = own if isinstance(own, dict) else {}
+        # an entry is a model's own settings over the run's: a nested one would hide another
+        if taken := sorted(set(own) & {*SERVER_ONLY, "model_settings"}):
+            return (
+                f"model_settings[{entry!r}]: {', '.join(taken)} is set by the server's deployer, not by a run"
+            )
+        named.append(("model_settings", entry))
+        # the model names in it are the run's for that model: checked as the run's own
+        named += [
+            (f"model_settings[{entry!r}].{key}", name)
+            for key in MODEL_NAME_FIELDS
+            for name in _names(own.get(key))
+        ]
     for key, name in named:
         if _names_a_path(name):
             return f"{key}={name!r}: a model on this server is named, not given by a path"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +140,30 @@ def append_line(path: Path, line: str, *, mended: bool = False) -> None:
         os.fsync(fh.fileno())
 
 
+def write_whole(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all: a reader never finds half of it.
+
+    The text goes to a file beside it, flushed to disk, which then takes its name: a write cut
+    short (a full disk, a kill) leaves the file as it was. One that cannot be written is a
+    ConfigError that names it.
+    """
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with temporary.open("w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise _unwritable(path, exc) from None
+
+
+def write_jsonl(path: Path, records: Iterable[Any]) -> None:
+    """Write ``records`` as a whole JSONL file, one line each (:func:`write_whole`)."""
+    write_whole(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+
+
 def keep_settings(out: Path, settings: dict[str, Any], what: str, *, record: bool = True) -> None:
     """Record the ``settings`` of the first run in ``out``; refuse a later run with other ones.
 
@@ -162,6 +187,6 @@ def keep_settings(out: Path, settings: dict[str, Any], what: str, *, record: boo
     elif record:
         try:
             out.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         except OSError as exc:
             raise _unwritable(path, exc) from None
+        write_whole(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")

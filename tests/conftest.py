@@ -102,3 +102,20 @@ def qa_dataset(tmp_path):
     lines = [json.dumps({**r, "knowledge": knowledge, "label": r["id"] == "q2"}) for r in rows]
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def stoppable_store(monkeypatch):
+    """A PostgreSQL server of the test's own (tests/postgres.py), started: the test may stop and start it."""
+    from factcourt.providers import cache
+    from tests.postgres import Postgres
+
+    monkeypatch.setenv("FACTCOURT_STORE", "")  # --store sets it for the process: put back after
+    server = Postgres()
+    try:
+        server.start()
+        yield server
+    finally:
+        for key in [k for k in cache._stores if k.startswith(server.url)]:
+            cache._stores.pop(key)
+        server.remove()

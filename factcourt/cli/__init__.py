@@ -15,19 +15,44 @@ import signal
 import sys
 import threading
 import warnings
+from typing import NoReturn
 
 from factcourt.cli.shared import check_paths, err, fail, output_lock
-from factcourt.errors import FactcourtError
+from factcourt.errors import FactcourtError, first_line
 from factcourt.redact import redact
 from factcourt.systems import SYSTEMS, load
+from factcourt.terminal import neutralise
 
 # the command groups of no one system
 GROUPS = ("factcourt.cli.tools", "factcourt.cli.bench", "factcourt.cli.train", "factcourt.cli.report")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose error messages show the words they quote harmlessly.
+
+    "unrecognized arguments: ..." quotes the command line as given: an escape sequence in it
+    would act on the terminal. Its subcommands' parsers are of this class too.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print the usage and the message, neutralised, and exit 2."""
+        super().error(neutralise(message))
+
+
+class LogFormatter(logging.Formatter):
+    """A log line as the terminal shows it: no key in it, and its escape sequences neutralised.
+
+    A library's warning may quote what it was given or answered: user text, an endpoint's words.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The line, redacted and neutralised."""
+        return neutralise(redact(super().format(record)))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="factcourt",
         description="Check what an LLM wrote: agents debate each claim over retrieved evidence. "
         "With no OPENAI_API_KEY it runs offline on an embedded llama.cpp model and a "
@@ -84,7 +109,9 @@ def _quiet_unstarted_steps_on_ctrl_c() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run a command and map errors to exit codes."""
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    to_stderr = logging.StreamHandler()
+    to_stderr.setFormatter(LogFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[to_stderr])
     parser = build_parser()
     args = parser.parse_args(argv)
     from factcourt.api import stop_servers_on_exit
@@ -112,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         # its first line: a library's message (pydantic's, say) runs to many; --debug shows them
-        said = redact(next(iter(str(exc).strip().splitlines()), ""))
+        said = redact(first_line(exc))
         fail(f"{type(exc).__name__}: {said} (run with --debug for details)")
         return 1
     finally:

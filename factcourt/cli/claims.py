@@ -16,7 +16,7 @@ from factcourt.cli.report import add_html_option, prepare_html
 from factcourt.cli.shared import (
     add_settings,
     emit_result,
-    fail,
+    exit_code,
     out,
     prepare_out,
     read_text,
@@ -150,16 +150,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     return exit_code(result)
 
 
-def exit_code(result: dict) -> int:
-    """0 when every part of the text was checked; 1, with one sentence, when any part failed."""
-    from factcourt.api import check_failure
-
-    if reason := check_failure(result):
-        fail(reason)
-        return 1
-    return 0
-
-
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check one claim."""
     from factcourt.api import context_with_given, preflight, verify
@@ -173,8 +163,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     result = verify(args.claim, evidence, args.question or "", ctx)
     if result["error"]:
         emit_result(result, args, lambda r: None)
-        fail(f"the claim could not be checked: {result['error']}")
-        return 1
+        return exit_code(result)
 
     def render(r: dict) -> None:
         out.print(f"[bold]{escape(r['text'])}[/]")

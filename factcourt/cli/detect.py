@@ -14,7 +14,7 @@ from factcourt.cli.report import add_html_option, prepare_html
 from factcourt.cli.shared import (
     add_settings,
     emit_result,
-    fail,
+    exit_code,
     out,
     prepare_out,
     run_progress,
@@ -55,10 +55,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     with run_progress(args.json or args.quiet, "this detection") as progress:
         result = asyncio.run(adetect(args.question, args.answer, knowledge, ctx, progress=progress))
     emit_result(result, args, print_detection)
-    if result["error"]:
-        fail(f"the answer could not be judged: {result['error']}")
-        return 1
-    return 0
+    return exit_code(result)
 
 
 def print_detection(result: dict) -> None:

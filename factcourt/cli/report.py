@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from urllib.parse import urlsplit
 
-from factcourt.cli.shared import prepare_out
+from factcourt.cli.shared import exit_code, prepare_out
 from factcourt.errors import ConfigError
 
 
@@ -44,8 +44,9 @@ def cmd_report_html(args: argparse.Namespace) -> int:
 
     check_url(args.url)
     prepare_out(args.out)
-    write_html(args.out, asyncio.run(stored_result(args.url, args.thread)))
-    return 0
+    result = asyncio.run(stored_result(args.url, args.thread))
+    write_html(args.out, result)
+    return exit_code(result)  # a run that finished with parts it could not check says so, as check does
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -54,8 +55,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "report-html",
         help="the HTML page of a finished run on a LangGraph server",
         description="Read a finished check, verify or detect run from a thread of a LangGraph server "
-        "(factcourt serve) and write it as one HTML page. Exit 0 written, 1 not readable or the run failed "
-        "or has not finished, 2 bad input.",
+        "(factcourt serve) and write it as one HTML page. Exit 0 written; 1 not readable, or the run failed "
+        "or has not finished (no page), or it finished with parts it could not check (the page is written, "
+        "as check --html writes it); 2 bad input.",
     )
     p.add_argument("--url", default="http://127.0.0.1:2024", help="the server's URL")
     p.add_argument("--thread", required=True, help="the thread's id")

@@ -42,6 +42,16 @@ def fail(sentence: str) -> None:
     err.print(f"[red]error:[/] {escape(sentence)}", highlight=False)
 
 
+def exit_code(result: dict) -> int:
+    """0 for a full success of check, verify or detect; 1, with one sentence, when any part failed."""
+    from factcourt.api import result_failure
+
+    if reason := result_failure(result):
+        fail(reason)
+        return 1
+    return 0
+
+
 def read_text(source: str) -> str:
     """Read UTF-8 text from a file or '-' (standard input); a wrong encoding is a clear error.
 

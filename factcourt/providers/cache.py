@@ -115,6 +115,24 @@ def store(table: str) -> Any:
         return _stores[key]
 
 
+def lost_store() -> str | None:
+    """Why the shared store cannot be reached now, or None: it answers, or the store is the SQLite file.
+
+    Asked after a failure that may be the store's: a store gone away fails every call after it.
+    """
+    url = store_url()
+    if not url:
+        return None
+    from factcourt.errors import ConfigError
+    from factcourt.providers.postgres import check_reachable
+
+    try:
+        check_reachable(url)
+    except ConfigError as exc:
+        return str(exc)
+    return None
+
+
 async def once(kv: Any | None, key: str, make: Callable[[], Awaitable[Any]]) -> tuple[Any, bool]:
     """``make()``'s JSON value under ``key`` in the table ``kv``, made once by all who share the table.
 

@@ -29,6 +29,7 @@ from factcourt.context.claims import ClaimsContext
 from factcourt.metrics.calibration import logit, platt
 from factcourt.paths import cache_dir
 from factcourt.prompts import prompt
+from factcourt.store import write_whole
 
 SHIPPED = Path(__file__).resolve().parent.parent / "calibrations"
 
@@ -137,5 +138,6 @@ def save(calibration: Calibration, folder: Path | None = None) -> Path:
     folder = folder or user_folder()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / _file_name(calibration.model, label_set_of(calibration))
-    path.write_text(json.dumps(asdict(calibration), indent=2) + "\n", encoding="utf-8")
+    # a run that reads it meanwhile finds the old one or the new one, never half of one
+    write_whole(path, json.dumps(asdict(calibration), indent=2) + "\n")
     return path

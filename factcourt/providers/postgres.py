@@ -12,7 +12,7 @@ import threading
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from factcourt.errors import ConfigError
+from factcourt.errors import ConfigError, first_line
 
 CONNECT_TIMEOUT_S = 5
 # Concurrent CREATE TABLE IF NOT EXISTS in two processes can still fail on the catalog's unique
@@ -41,7 +41,7 @@ def connect(url: str, **options: Any) -> Any:
     try:
         return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, **options)
     except psycopg.Error as exc:
-        said = next(iter(str(exc).strip().splitlines()), type(exc).__name__)
+        said = first_line(exc, type(exc).__name__)
         raise ConfigError(f"cannot reach the store {shown(url)}: {said}") from None
 
 
@@ -53,10 +53,15 @@ def check_reachable(url: str) -> None:
 
 
 class PostgresKV:
-    """A thread-safe JSON key-value table in PostgreSQL: the same interface as ``SqliteKV``."""
+    """A thread-safe JSON key-value table in PostgreSQL: the same interface as ``SqliteKV``.
+
+    A connection the store closed (it went away, then came back) is made again, so a
+    long-lived process (a server, a notebook) does not fail every call after a blip.
+    """
 
     def __init__(self, url: str, table: str):
         """Open a connection and create ``factcourt_<table>`` if it is not there."""
+        self._url = url
         self._table = f"{KV_PREFIX}{table}"  # the database may be shared with other programs
         self._lock = threading.Lock()
         self._db = connect(url)
@@ -64,17 +69,33 @@ class PostgresKV:
             self._db.execute("SELECT pg_advisory_xact_lock(%s)", (KV_SETUP_LOCK,))
             self._db.execute(f"CREATE TABLE IF NOT EXISTS {self._table} (k TEXT PRIMARY KEY, v TEXT)")
 
+    def _execute(self, statement: str, params: tuple) -> Any:
+        """The cursor of ``statement`` (the caller holds the lock), on a live connection.
+
+        A connection closed, or whose server went away while it was idle (it learns so only
+        here), is made again and the statement run once more (each is one that may run twice).
+        """
+        import psycopg
+
+        try:
+            return self._db.execute(statement, params)
+        except psycopg.OperationalError:
+            if not self._db.closed:
+                raise
+        self._db = connect(self._url)
+        return self._db.execute(statement, params)
+
     def get(self, key: str) -> Any | None:
         """Return the stored value, or None."""
         with self._lock:
-            row = self._db.execute(f"SELECT v FROM {self._table} WHERE k = %s", (key,)).fetchone()
+            row = self._execute(f"SELECT v FROM {self._table} WHERE k = %s", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
     def put(self, key: str, value: Any) -> None:
         """Store a JSON value under ``key``."""
         blob = json.dumps(value, ensure_ascii=False)
         with self._lock:
-            self._db.execute(
+            self._execute(
                 f"INSERT INTO {self._table} VALUES (%s, %s) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v",
                 (key, blob),
             )
@@ -83,7 +104,7 @@ class PostgresKV:
         """Store ``value`` unless ``key`` holds one already; return whether this call stored it."""
         blob = json.dumps(value, ensure_ascii=False)
         with self._lock:
-            cursor = self._db.execute(
+            cursor = self._execute(
                 f"INSERT INTO {self._table} VALUES (%s, %s) ON CONFLICT (k) DO NOTHING", (key, blob)
             )
         return cursor.rowcount == 1
@@ -91,7 +112,7 @@ class PostgresKV:
     def discard(self, keys: list[str]) -> None:
         """Delete the values of ``keys`` (those stored)."""
         with self._lock:
-            self._db.execute(f"DELETE FROM {self._table} WHERE k = ANY(%s)", (keys,))
+            self._execute(f"DELETE FROM {self._table} WHERE k = ANY(%s)", (keys,))
 
 
 def clear(url: str) -> int:

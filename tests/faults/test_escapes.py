@@ -87,3 +87,29 @@ def test_a_row_id_shows_no_escape_in_a_batch_summary(as_json, tmp_path, capsys):
         assert not CONTROL.search(said.replace("\n", "")), said
     if as_json:
         assert json.loads(shown.out)["rejected"][0]["id"] == hostile  # the same value, escaped
+
+
+def test_an_unrecognized_argument_shows_its_escapes_harmlessly(capsys):
+    """argparse wrote "unrecognized arguments: <the words as given>" raw: they cleared the screen."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", "a.txt", "\x1b]0;PWNED\x07\x1b[2J"])
+    assert exit_.value.code == 2
+    said = capsys.readouterr().err
+    assert not CONTROL.search(said.replace("\n", "")), said
+    assert "unrecognized arguments: \\x1b]0;PWNED\\x07\\x1b[2J" in said
+
+
+def test_a_log_line_shows_its_escapes_harmlessly_and_no_key(tmp_path, capsys, monkeypatch):
+    """A library's warning may quote user text or an endpoint's words: the log went to stderr raw."""
+    import logging
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-LOGGEDKEY-0123456789")
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])  # as in a fresh process: main sets them
+    argv = ["report-html", "--url", "notaurl", "--thread", "t1", "--out", str(tmp_path / "r.html")]
+    assert main(argv) == 2
+    logging.getLogger("a.library").warning(
+        "retrying: %s", "\x1b]0;PWNED\x07 Bearer sk-test-LOGGEDKEY-0123456789"
+    )
+    said = capsys.readouterr().err
+    assert "WARNING a.library: retrying: \\x1b]0;PWNED\\x07" in said, said
+    assert not CONTROL.search(said.replace("\n", "")) and "LOGGEDKEY" not in said

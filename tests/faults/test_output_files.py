@@ -193,3 +193,53 @@ def test_a_torn_line_cut_inside_a_character_is_dropped_too(tmp_path):
     assert set(store.records) == {("m", "1")}
     store.append({"method": "m", "id": "2"})
     assert [r["id"] for r in _lines(path)] == ["1", "2"]
+
+
+def _small_files() -> None:
+    """``preexec_fn``: no file of the child may grow past 64 bytes, as on a full disk (EFBIG, no signal)."""
+    import resource
+    import signal
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+def test_a_write_cut_short_leaves_the_imported_review_decisions_whole(tmp_path, capsys):
+    """reviews.json, every decision imported so far, was rewritten in place: a write cut short (a
+    full disk, a kill) left half a JSON file, and every later command failed on it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.unit.test_longqa import review, review_rows
+
+    out = tmp_path / "lq"
+    seeds = Path(__file__).parent.parent / "fixtures" / "halluqa_seeds.json"
+    argv = [
+        "build-longqa",
+        "--seeds",
+        str(seeds),
+        "--out",
+        str(out),
+        "--limit",
+        "2",
+        *SIM,
+        "--search",
+        "none",
+    ]
+    assert main([*argv, "--quiet"]) == 0
+    first, second = sorted({row["id"] for row in review_rows(out)})
+    sheet = review(out, {first: {"decision": "drop", "reason": "a duplicate"}})
+    assert main(["build-longqa", "--out", str(out), "--import-review", str(sheet)]) == 0
+    decided = json.loads((out / "reviews.json").read_text(encoding="utf-8"))
+    sheet = review(out, {second: {"decision": "keep", "reason": ""}})
+    importing = [sys.executable, "-m", "factcourt.cli", "build-longqa", "--out", str(out), "--import-review"]
+    child = subprocess.run(
+        [*importing, str(sheet)], preexec_fn=_small_files, capture_output=True, text=True, timeout=120
+    )
+    said = one_error(child.stderr)
+    assert child.returncode == 2 and f"cannot write to {out / 'reviews.json'}: File too large" in said
+    assert json.loads((out / "reviews.json").read_text(encoding="utf-8")) == decided
+    capsys.readouterr()
+    assert main(["build-longqa", "--out", str(out), "--import-review", str(sheet)]) == 0
+    assert set(json.loads((out / "reviews.json").read_text(encoding="utf-8"))) == {first, second}

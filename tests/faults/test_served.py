@@ -53,6 +53,15 @@ def served_run(graph_id: str, payload, context) -> dict:
         ("factcheck", {"model": "sim", "local_weights": "FOLDER/a.gguf"}, "local_weights is set by"),
         ("factcheck", {"model": "FOLDER"}, "a model on this server is named, not given by a path"),
         ("factcheck", {"role_models": {"moderator": "~/moderator"}}, "not given by a path"),
+        # a model's own settings name its model in every role: the same names, checked the same way
+        ("factcheck", {"model": "m", "model_settings": {"m": {"model": "FOLDER"}}}, "not given by a path"),
+        (
+            "audit",
+            {"role_models": {"target": "t"}, "model_settings": {"t": {"role_models": {"judge": "~/m"}}}},
+            "not given by a path",
+        ),
+        # a trained moderator's name is looked up as a folder under the trained models: no way out
+        ("factcheck", {"role_models": {"moderator": "mine/../../../FOLDER"}}, "not given by a path"),
     ],
 )
 def test_a_run_may_not_name_an_endpoint_or_a_file_of_the_server(

@@ -21,6 +21,7 @@ import pytest
 
 from factcourt.cli import main
 from factcourt.providers import cache
+from tests.faults import interrupted, one_error
 from tests.unit.test_batch import kill_and_resume, results, write_rows
 
 pytestmark = pytest.mark.integration
@@ -221,6 +222,63 @@ def test_a_ray_worker_killed_mid_run_loses_no_row_and_counts_none_twice(tmp_path
     summary = json.loads(capsys.readouterr().out)
     ids = [r["id"] for r in results(out)]
     assert len(ids) == len(set(ids)) == 60 == summary["finished"] == summary["this_run"]["rows"]
+
+
+def kill_a_worker() -> None:
+    """Kill (SIGKILL) a Ray worker running a chunk, the first one seen."""
+    deadline = time.monotonic() + 60
+    while not (workers := running_tasks()):
+        assert time.monotonic() < deadline, "no worker was running a chunk to kill"
+        time.sleep(0.02)
+    os.kill(workers[0], signal.SIGKILL)
+
+
+def test_a_ray_worker_killed_mid_bench_run_loses_no_prediction_and_writes_none_twice(
+    tmp_path, capsys, ray_cluster
+):
+    cases = [
+        {
+            "id": f"c{i}",
+            "claim": f"Thing{i} is fine.",
+            "label": i % 2 == 0,
+            "evidence": [f"Thing{i} is fine."],
+        }
+        for i in range(24)
+    ]
+    dataset = write_rows(tmp_path / "claims.jsonl", cases)
+    predictions = tmp_path / "run" / "predictions.jsonl"
+    args = ["bench", "run", "--dataset", str(dataset), "--methods", "single", "--evidence", "given"]
+    args += [
+        "--model",
+        "sim:0.05",
+        "--concurrency",
+        "4",
+        "--out",
+        str(predictions.parent),
+        "--ray",
+        ray_cluster,
+    ]
+    assert interrupted(args, predictions, 6, kill_a_worker) == 0, capsys.readouterr().err[-2000:]
+    made = predictions.read_text(encoding="utf-8")
+    keys = [(r["method"], r["id"]) for r in results(predictions)]  # every line parses
+    assert len(keys) == len(set(keys)) == 2 * len(cases)  # the method and the floor
+    assert all(r["verdict"] for r in results(predictions))
+    assert main(args) == 0  # nothing left to make, nothing appended
+    assert predictions.read_text(encoding="utf-8") == made
+
+
+def test_a_store_gone_mid_batch_over_ray_stops_it_in_one_sentence(
+    tmp_path, capsys, ray_cluster, stoppable_store
+):
+    rows = rows_file(tmp_path / "b.jsonl", 40)
+    out = tmp_path / "r.jsonl"
+    args = batch(rows, out, "--model", "sim:0.05", "--ray", ray_cluster, "--concurrency", "4")
+    args += ["--store", stoppable_store.url]
+    assert interrupted(args, out, 4, lambda: stoppable_store.stop(immediate=True)) == 1
+    said = one_error(capsys.readouterr().err)
+    assert "the store went away during the batch (cannot reach the store" in said
+    ids = [r["id"] for r in results(out)]
+    assert len(ids) == len(set(ids)) and f"{len(ids)} of 40 rows are finished" in said
 
 
 TIMING = re.compile(r"seconds|(^|_)ms$|_s$")  # what no two runs share: wall times, ms, tokens a second

@@ -6,8 +6,11 @@ import json
 import pytest
 from langgraph_sdk import get_client
 
+from factcourt.cli import main
 from factcourt.providers.local_server import free_port
 from factcourt.server import running_langgraph_dev
+from tests.faults import one_error
+from tests.faults.stub import dead_url
 
 pytestmark = pytest.mark.integration
 TEXT = "The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite. Mount Everest is in Asia."
@@ -25,13 +28,14 @@ CORPUS = [
 def server(tmp_path_factory):
     """Start ``langgraph dev`` on a free port, wait for /ok, stop it by its process group.
 
-    Its corpus is the deployer's (FACTCOURT_SERVER_SETTINGS): a run may not name one.
+    Its corpus and its endpoint are the deployer's (FACTCOURT_SERVER_SETTINGS): a run may not name
+    them. Nobody answers on that endpoint: only the simulated model answers.
     """
     cache = tmp_path_factory.mktemp("server-cache")
     corpus = cache / "corpus.jsonl"
     corpus.write_text("\n".join(json.dumps(d) for d in CORPUS), encoding="utf-8")
     settings = cache / "server-settings.json"
-    settings.write_text(json.dumps({"corpus": str(corpus)}), encoding="utf-8")
+    settings.write_text(json.dumps({"corpus": str(corpus), "base_url": dead_url()}), encoding="utf-8")
     env = {
         "LANGSMITH_TRACING": "false",
         "FACTCOURT_CACHE_DIR": str(cache),
@@ -140,3 +144,31 @@ def test_each_graphs_studio_form_lists_only_its_own_settings(server):
     for graph_id, form in shown.items():  # less what only the deployer sets
         assert form == {f.name for f in fields(OWN[graph_id])} - set(SERVER_ONLY), graph_id
     assert "audit_seeds" not in shown["hallucination"] and "epsilon" not in shown["factcheck"]
+
+
+@pytest.mark.parametrize(
+    "context, said",
+    [
+        # the deployer's endpoint is down: the run ends with nothing checked
+        ({"model": "m", "retries": 0}, "the Clerk could not split the text into claims: cannot connect to"),
+        # a step raises: the run ends in error
+        ({"model": "sim", "search": "tavily"}, "run failed (ConfigError: TAVILY_API_KEY is not set: export"),
+    ],
+)
+def test_report_html_of_a_run_that_failed_on_the_server_says_so_in_one_sentence(
+    server, tmp_path, capsys, context, said
+):
+    """Issue 54, item 9: report-html of a failed run wrote a page "factcourt check: 0 claims", exit 0."""
+
+    async def failed_run() -> str:
+        client = get_client(url=server["url"])
+        thread = await client.threads.create()
+        await client.runs.wait(
+            thread["thread_id"], "factcheck", input={"response": TEXT}, context=context, raise_error=False
+        )
+        return thread["thread_id"]
+
+    thread = asyncio.run(failed_run())
+    argv = ["report-html", "--url", server["url"], "--thread", thread, "--out", str(tmp_path / "r.html")]
+    assert main(argv) == 1
+    assert said in one_error(capsys.readouterr().err)
