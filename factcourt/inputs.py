@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -119,6 +120,27 @@ def first_complaint(exc: ValidationError) -> str:
     return f"{field}{shown}: {said}" if field else said
 
 
+def read_json(path: Path, what: str) -> Any:
+    """A file's one JSON value; bad JSON is one sentence naming the file, line and column."""
+    text = read_text_file(path, f"{what} file")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise json_problem(str(path), exc) from exc
+
+
+def read_items(path: Path, what: str) -> list[tuple[int, object]]:
+    """The items of a JSON list (a lone value is one item) or the rows of a JSONL file, numbered from 1."""
+    text = read_text_file(path, f"{what} file")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if text.lstrip().startswith("["):  # one JSON list: its own line and column, not a row's
+            raise json_problem(str(path), exc) from exc
+        return read_rows(path, what)
+    return list(enumerate(data if isinstance(data, list) else [data], start=1))
+
+
 def read_rows(path: Path, what: str = "dataset") -> list[tuple[int, object]]:
     """The JSON value of each non-blank line of a JSONL file, with its line number."""
     rows = []
@@ -138,16 +160,8 @@ def read_evidence_file(path: Path, flag: str = "--evidence") -> list[Evidence]:
     The file is a JSON list or JSONL of strings or objects with ``text`` (optional ``url``,
     ``title``).
     """
-    text = read_text_file(path, "evidence file")
-    try:
-        data = json.loads(text)
-        items = data if isinstance(data, list) else [data]
-    except json.JSONDecodeError as exc:
-        if text.lstrip().startswith("["):  # one JSON list: its own line and column, not a row's
-            raise json_problem(str(path), exc) from exc
-        items = [row for _, row in read_rows(path, "evidence")]
     evidence = []
-    for index, item in enumerate(items, start=1):
+    for index, item in read_items(path, "evidence"):
         if isinstance(item, str):
             evidence.append(Evidence(text=item, source="given"))
         elif isinstance(item, dict) and isinstance(item.get("text"), str):
@@ -177,16 +191,8 @@ def load_seeds(path: Path) -> list[Seed]:
     other rows ``question`` (or ``prompt``), ``answers`` (or ``answer``), ``source`` and
     ``category``. The wrong answers are never read.
     """
-    text = read_text_file(path, "seed file")
-    try:
-        data = json.loads(text)
-        items = list(enumerate(data if isinstance(data, list) else [data], start=1))
-    except json.JSONDecodeError as exc:
-        if text.lstrip().startswith("["):  # HalluQA's one JSON list: its own line and column
-            raise json_problem(str(path), exc) from exc
-        items = read_rows(path, "seed")
     seeds, seen = [], set()
-    for number, item in items:
+    for number, item in read_items(path, "seed"):
         question = _first(item, "Question", "question", "prompt") if isinstance(item, dict) else ""
         if not question:
             raise InputError(f"{path}: item {number} has no question ('Question', 'question' or 'prompt')")

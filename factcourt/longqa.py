@@ -17,6 +17,7 @@ lines the outputs are rewritten after every build or review import:
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 from collections import Counter
@@ -220,6 +221,44 @@ def import_review(out: Path, sheet: Path) -> Reviews:
     return reviews
 
 
+# the fingerprint of review.csv as the last build wrote it: a sheet that differs was edited
+WRITTEN_SHEET = ".review.csv.sha256"
+
+
+def unimported_review(out: Path) -> str | None:
+    """Why ``review.csv`` may not be rewritten: a reviewer filled it in and never imported it.
+
+    The guide has reviewers fill ``review.csv`` in place; every build rewrites it from
+    ``reviews.json``, so a rebuild before the import would throw their decisions away.
+    """
+    sheet = out / "review.csv"
+    if not sheet.is_file():
+        return None
+    text = read_text_file(sheet)
+    written = out / WRITTEN_SHEET
+    if written.is_file() and written.read_text(encoding="utf-8").strip() == _fingerprint(text):
+        return None
+    reviews = read_reviews(out)
+    edited = []
+    for row in csv.DictReader(io.StringIO(text, newline="")):
+        decision = (row.get("decision") or "").strip().lower()
+        stage, reason = (row.get("stage") or "").strip(), (row.get("reason") or "").strip()
+        stored = [reviews.get(row.get("id") or "", {}).get(s, {}) for s in _stages(stage)]
+        if decision and any((d.get("decision"), d.get("reason", "")) != (decision, reason) for d in stored):
+            edited.append(row.get("id"))
+    if not edited:
+        return None
+    return (
+        f"{sheet} holds {len(edited)} decision{'s' * (len(edited) > 1)} not imported yet (first: id "
+        f"{edited[0]}), which this command would overwrite: import them with --import-review {sheet} "
+        "first, or move the file away"
+    )
+
+
+def _fingerprint(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def _kept_knowledge(record: dict[str, Any]) -> list[str]:
     return [t["knowledge"]["text"] for t in record["triples"] if t["outcome"] == "kept"]
 
@@ -253,30 +292,34 @@ def write_outputs(out: Path, records: list[dict[str, Any]], ctx: LongQAContext |
 
     Without ``ctx`` (a review import) the report keeps the settings of the build.
     """
+    if unimported := unimported_review(out):
+        raise InputError(unimported)
     reviews = read_reviews(out)
     built = [r for r in records if r["status"] == "built"]
     kept = [r for r in built if review_outcome(_decisions(reviews, r["id"])) == "kept"]
     triples = [{"seed_id": r["id"], **triple} for r in records for triple in r["triples"]]
     write_jsonl(out / "triples.jsonl", triples)
-    with (out / "review.csv").open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, REVIEW_COLUMNS)
-        writer.writeheader()
-        for r in built:
-            for stage in REVIEW_STAGES:
-                review = reviews.get(r["id"], {}).get(stage, {})
-                writer.writerow(
-                    {
-                        "id": r["id"],
-                        "topic": r["topic"],
-                        "seed_question": r["seed"]["question"],
-                        "question": r["question"],
-                        "sub_questions": " | ".join(_selected(r)) or f"({NO_SELECTION})",
-                        "knowledge": " | ".join(_kept_knowledge(r)),
-                        "decision": review.get("decision", ""),
-                        "stage": stage,
-                        "reason": review.get("reason", ""),
-                    }
-                )
+    sheet = io.StringIO(newline="")
+    writer = csv.DictWriter(sheet, REVIEW_COLUMNS)
+    writer.writeheader()
+    for r in built:
+        for stage in REVIEW_STAGES:
+            review = reviews.get(r["id"], {}).get(stage, {})
+            writer.writerow(
+                {
+                    "id": r["id"],
+                    "topic": r["topic"],
+                    "seed_question": r["seed"]["question"],
+                    "question": r["question"],
+                    "sub_questions": " | ".join(_selected(r)) or f"({NO_SELECTION})",
+                    "knowledge": " | ".join(_kept_knowledge(r)),
+                    "decision": review.get("decision", ""),
+                    "stage": stage,
+                    "reason": review.get("reason", ""),
+                }
+            )
+    write_whole(out / "review.csv", sheet.getvalue())
+    write_whole(out / WRITTEN_SHEET, _fingerprint(sheet.getvalue()))
     rows = [
         {
             "id": f"longhalluqa-{r['id']}",

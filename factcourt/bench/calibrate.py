@@ -88,17 +88,23 @@ async def run_calibrate(
     return report
 
 
+def _global(form: str, pairs: list) -> tuple[float, float]:
+    """(a, b) of ``form`` over (raw P(true), gold) pairs: calibrated P = sigmoid(a * logit(raw) + b)."""
+    if form == "platt":
+        return fit_platt([p for p, _ in pairs], [g for _, g in pairs])
+    if form == "slope":  # the boundary stays at raw 0.5
+        return fit_slope([p for p, _ in pairs], [g for _, g in pairs], 0.0), 0.0
+    return 1.0, 0.0  # raw
+
+
 def _fit_form(
     form: str, pooled: dict[str, list], kinds: dict[str, str | None]
 ) -> tuple[float, float, dict[str, float]]:
     """(a, b, slope per evidence kind) of ``form`` fitted on ``pooled``."""
-    pairs = [pair for rest in pooled.values() for pair in rest]
-    if form == "platt":
-        a, b = fit_platt([p for p, _ in pairs], [g for _, g in pairs])
-        return a, b, _slopes(pooled, kinds, -b / a) if a > 0 else {}
-    if form == "slope":  # the boundary stays at raw 0.5
-        return fit_slope([p for p, _ in pairs], [g for _, g in pairs], 0.0), 0.0, _slopes(pooled, kinds, 0.0)
-    return 1.0, 0.0, {}  # raw
+    a, b = _global(form, [pair for rest in pooled.values() for pair in rest])
+    if form == "raw" or (form == "platt" and a <= 0):  # no boundary to fit slopes about
+        return a, b, {}
+    return a, b, _slopes(pooled, kinds, -b / a if form == "platt" else 0.0)
 
 
 def _slopes(pooled: dict[str, list], kinds: dict[str, str | None], boundary: float) -> dict[str, float]:
@@ -154,17 +160,13 @@ def fit_form(form: str, train: list[Reading]) -> Callable[[Reading], tuple[float
     the verdict turns too; 'length': Platt with the evidence's length as a second feature, so
     long and short evidence may turn at different raw readings.
     """
-    gold = [g for _, g, _ in train]
-    if form == "raw":
-        return lambda r: (r[0], r[0] >= 0.5)
-    if form == "slope":
-        a = fit_slope([p for p, _, _ in train], gold, 0.0)
-        return lambda r: (platt(r[0], a, 0.0), r[0] >= 0.5)
-    if form == "platt":
-        a, b = fit_platt([p for p, _, _ in train], gold)
-        return lambda r: (platt(r[0], a, b), a * logit(r[0]) + b >= 0)
+    if form in STORED_FORMS:
+        a, b = _global(form, [(p, g) for p, g, _ in train])
+        if form == "platt":
+            return lambda r: (platt(r[0], a, b), a * logit(r[0]) + b >= 0)
+        return lambda r: (platt(r[0], a, b), r[0] >= 0.5)  # raw and slope: the verdict at raw 0.5
     if form == "length":
-        *w, bias = fit_logistic([_features(r) for r in train], gold)
+        *w, bias = fit_logistic([_features(r) for r in train], [g for _, g, _ in train])
         return lambda r: (
             float(expit(z := sum(wi * x for wi, x in zip(w, _features(r), strict=True)) + bias)),
             z >= 0,

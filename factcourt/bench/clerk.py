@@ -10,7 +10,6 @@ with many dependent sentences): each response is decomposed once. Rates are give
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from langgraph.runtime import Runtime
 from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import in_part
 from factcourt.errors import BackendError, InputError
-from factcourt.inputs import detect_language, json_problem, read_rows, read_text_file
+from factcourt.inputs import detect_language, read_json, read_rows
 from factcourt.metrics.coverage import text_coverage
 from factcourt.nodes.agents.clerk import decompose, same_sentence, sentences_of
 from factcourt.nodes.agents.references import unresolved
@@ -144,11 +143,7 @@ def _halluqa_answers(path: Path) -> list[dict[str, Any]]:
 
     An answer of one sentence has no reference to resolve, so it tells nothing of what is dropped.
     """
-    text = read_text_file(path, "answers file")
-    try:
-        items = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise json_problem(str(path), exc) from exc
+    items = read_json(path, "answers")
     if not isinstance(items, list) or not all(isinstance(i, dict) and i.get("Question") for i in items):
         raise InputError(f"{path}: not HalluQA's list of objects with a 'Question'")
     return [

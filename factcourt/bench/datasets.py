@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from factcourt.errors import InputError
-from factcourt.inputs import json_problem, read_rows, read_text_file
+from factcourt.inputs import read_json, read_rows
 from factcourt.state import Evidence
 
 FOUR_WAY = {
@@ -122,11 +122,7 @@ def _rows(path: Path) -> list[tuple[str, Any]]:
     """Each row with where it is: a JSONL file's lines, or the claims of AVeriTeC's JSON list (.json)."""
     if path.suffix != ".json":
         return [(f"{path}:{number}", row) for number, row in read_rows(path)]
-    text = read_text_file(path, "dataset file")
-    try:
-        items = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise json_problem(str(path), exc) from exc
+    items = read_json(path, "dataset")
     if not isinstance(items, list):
         raise InputError(f"{path}: not a JSON list of AVeriTeC claims (a .jsonl file has one case a line)")
     split = path.stem  # AVeriTeC's dev.json: ids averitec-dev-000.., as in the shared claims.jsonl

@@ -112,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     to_stderr = logging.StreamHandler()
     to_stderr.setFormatter(LogFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[to_stderr])
+    # a library's warnings.warn too, redacted and neutralised; released first, as a second
+    # main() in one process (tests) would otherwise keep the first one's capture, since undone
+    logging.captureWarnings(False)
+    logging.captureWarnings(True)
     parser = build_parser()
     args = parser.parse_args(argv)
     from factcourt.api import stop_servers_on_exit

@@ -32,6 +32,7 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
         import_review,
         seeds_problem,
         stored_records,
+        unimported_review,
         write_outputs,
     )
     from factcourt.store import keep_settings
@@ -54,6 +55,8 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
         raise InputError(f"{args.seeds}: seed {bad[0].id}: {bad[1]}; shorten it or leave it out")
     ctx = settings_from(args, LongQAContext)
     prepare_out_folder(out)
+    if unimported := unimported_review(out):  # before the build's calls, not after them
+        raise InputError(unimported)
     # stored outcomes are reused: a build under other settings would mix them in one set
     keep_settings(out, {k: v for k, v in asdict(ctx).items() if k in STORED_SETTINGS}, "build-longqa")
     warn_if_corpus_misses_language(" ".join(s.question for s in seeds), ctx)

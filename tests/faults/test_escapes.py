@@ -113,3 +113,21 @@ def test_a_log_line_shows_its_escapes_harmlessly_and_no_key(tmp_path, capsys, mo
     said = capsys.readouterr().err
     assert "WARNING a.library: retrying: \\x1b]0;PWNED\\x07" in said, said
     assert not CONTROL.search(said.replace("\n", "")) and "LOGGEDKEY" not in said
+
+
+def test_a_python_warning_goes_through_the_same_log_line(tmp_path, capsys, monkeypatch):
+    """warnings.warn printed its message raw to stderr, past the log formatter: key and escapes."""
+    import logging
+    import warnings
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-WARNEDKEY-0123456789")
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])  # as in a fresh process: main sets them
+    monkeypatch.setattr(warnings, "filters", list(warnings.filters))
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
+    argv = ["report-html", "--url", "notaurl", "--thread", "t1", "--out", str(tmp_path / "r.html")]
+    assert main(argv) == 2
+    warnings.simplefilter("always")
+    warnings.warn("unverified \x1b[2J endpoint sk-test-WARNEDKEY-0123456789", UserWarning, stacklevel=1)
+    said = capsys.readouterr().err
+    assert "WARNING py.warnings:" in said and "\\x1b[2J" in said, said
+    assert not CONTROL.search(said.replace("\n", "")) and "WARNEDKEY" not in said

@@ -696,3 +696,26 @@ def test_a_build_with_other_settings_in_the_same_out_is_refused(scripted, corpus
     assert build_cli(tmp_path, corpus, "--set", "longqa_theta=0.5") == 2
     assert "longqa_theta 0.95 -> 0.5" in " ".join(capsys.readouterr().err.split())
     assert len(scripted.calls) == calls
+
+
+def test_a_rebuild_refuses_to_overwrite_review_decisions_not_yet_imported(scripted, corpus, tmp_path, capsys):
+    """review.csv is rewritten by every build: a reviewer's edits there were lost before an import."""
+    script_any_seed(scripted)
+    out = tmp_path / "set"
+    args = ["build-longqa", "--seeds", str(SEEDS), "--out", str(out), "--model", "scripted"]
+    args += ["--corpus", corpus]
+    assert main([*args, "--limit", "2", "--quiet", "--no-cache"]) == 0
+    capsys.readouterr()
+    rows = review_rows(out)
+    rows[0].update(decision="drop", reason="重复")
+    write_sheet(out / "review.csv", rows)  # filled in place, as the guide says
+    calls = len(scripted.calls)
+    assert main([*args, "--limit", "3", "--quiet", "--no-cache"]) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "review.csv holds 1 decision not imported yet" in said and "--import-review" in said
+    assert len(scripted.calls) == calls  # refused before any model call
+    assert review_rows(out)[0]["decision"] == "drop"  # the edit is still there
+    # imported, the same rebuild goes ahead and keeps the decision
+    assert main(["build-longqa", "--out", str(out), "--import-review", str(out / "review.csv")]) == 0
+    assert main([*args, "--limit", "3", "--quiet", "--no-cache"]) == 0
+    assert review_rows(out)[0]["decision"] == "drop"
