@@ -132,8 +132,8 @@ def _settings_flags() -> list[tuple[str, str, tuple[str, ...], dict[str, Any]]]:
             tuple(sorted({key for preset in PRESETS.values() for key in preset})),
             {
                 "choices": sorted(PRESETS),
-                "help": "a published system as its paper runs it (every claim debated, no search before "
-                "the debate; the guard on changed verdicts stays on); other options still apply on top. "
+                "help": "a published system as its paper runs it: every claim debated, with its paper's "
+                "prompts, rounds and rule (docs/fidelity.md); other options still apply on top. "
                 "Default: the measured best (see README)",
             },
         ),

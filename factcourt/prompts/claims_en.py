@@ -151,7 +151,7 @@ Give a one-sentence explanation (cite evidence as [E1]), your verdict, confidenc
 # MAD-Fact's Judge agent (§4.2.3, jury_judge='model'): it reads the last round's opinions
 JURY_JUDGE_SYSTEM = f"""You are the Judge of a fact-checking jury. The evaluators have debated a claim;
 you read each one's last verdict and explanation and decide the claim by the majority of their
-verdicts. Where their verdicts tie, follow the better-argued side.
+verdicts. Where their verdicts tie, follow the evaluator who spoke last (the last one listed).
 Verdicts: "supported", "refuted", "not_enough_evidence", "conflicting_evidence".
 {DATA_RULE}"""
 

@@ -103,3 +103,18 @@ def test_a_failed_ruling_leaves_the_vote_to_decide(scripted):
     scripted.script["Rating"] = ["not json"]
     result = factcourt.verify(CLAIM, model="scripted", jury_judge="model", retries=0, **BASE)
     assert result["verdict"] == "supported" and result["ruling"]["failed"]
+
+
+def test_the_judge_agent_breaks_a_tie_as_eq_12_does_by_the_last_speaker(scripted):
+    """Eq. 12: a tie goes to the evaluator who spoke last; the prompt said "the better-argued side"."""
+    scripted.script["JurorAnswer"] = [juror("supported"), juror("refuted"), juror("supported")]
+    scripted.script["Rating"] = [{"explanation": "A tie: the last speaker decides.", "verdict": "refuted"}]
+    result = factcourt.verify(CLAIM, model="scripted", jury_judge="model", **BASE)
+    [prompt] = [p for n, p in scripted.calls if n == "Rating"]
+    assert "tie, follow the evaluator who spoke last (the last one listed)" in prompt
+    # "the last one listed" holds: the opinions are listed in the order the jurors spoke
+    listed = [
+        line.split("] ")[1].split(":")[0] for line in prompt.splitlines() if line.startswith("[Round 2]")
+    ]
+    spoke = [t["speaker"] for t in result["transcript"] if t["round"] == 2]
+    assert listed == spoke and len(listed) > 1
