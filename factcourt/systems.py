@@ -26,7 +26,7 @@ from factcourt.context.claims import PROTOCOLS, RULES, ClaimsContext
 from factcourt.context.hallucination import LAYOUTS, HallucinationContext
 from factcourt.context.longqa import LongQAContext
 from factcourt.context.pyramid import PyramidContext
-from factcourt.state import audit, claims, hallucination, longqa, pyramid
+from factcourt.state import Result, audit, claims, hallucination, longqa, pyramid
 
 
 def load(reference: str) -> Any:
@@ -47,9 +47,7 @@ class BatchRow:
     problem: str = ""
     """``values -> str | None``: why a row's texts cannot be run, as the API would refuse them."""
     run: str = ""
-    """``async (values, ctx) -> result``: one row's result; FactcourtError when it is no full success."""
-    tally: str = ""
-    """``result -> (items, verdicts)``: what a finished row counts in the batch summary."""
+    """``async (values, ctx) -> Result``: one row's result (its ``failure()``: is it a full one?)."""
     items: bool = False
     """Whether a row's result holds items (claims) the summary counts."""
 
@@ -82,6 +80,10 @@ class System:
     """``payload -> str | None``: why a served run's input is refused beyond its schema."""
     command: str | None = None
     """The ``factcourt`` command that runs it, and the ``kind`` of its result."""
+    result: type[Result] | None = None
+    """The model of the result the API returns (its ``kind`` is ``command``)."""
+    stored: str | None = None
+    """``(state, context) -> Result``: the result of a finished run's state (a served thread's)."""
     cli: str | None = None
     """The command line module whose ``add_commands`` registers its commands."""
     html: HtmlView | None = None
@@ -92,6 +94,11 @@ class System:
     """The module whose ``RULES`` (schema name -> prompt -> answer) the simulated model follows for it."""
     assistants: tuple[tuple[str, dict[str, Any]], ...] = field(default=())
     """The standard assistants a server gets for it: (name, context)."""
+
+    def __post_init__(self) -> None:
+        """A result the report or batch rows show is a typed one: its model is named."""
+        if (self.html or self.batch) and self.result is None:
+            raise ValueError(f"system {self.name!r} shows results: name its result model")
 
     def compiled(self) -> Any:
         """The compiled graph."""
@@ -119,6 +126,8 @@ SYSTEMS: list[System] = [
         graph="factcheck",
         input_problem="factcourt.nodes.claims.open_case:response_input_problem",
         command="check",
+        result=claims.CheckResult,
+        stored="factcourt.api:check_result",
         cli="factcourt.cli.claims",
         html=HtmlView("factcourt.report.html:check_view", "check"),
         batch=BatchRow(
@@ -126,7 +135,6 @@ SYSTEMS: list[System] = [
             optional=("question",),
             problem="factcourt.api:check_row_problem",
             run="factcourt.api:check_row",
-            tally="factcourt.api:check_tally",
             items=True,
         ),
         simulated="factcourt.nodes.claims.simulated",
@@ -140,6 +148,8 @@ SYSTEMS: list[System] = [
         graph="verify",
         input_problem="factcourt.nodes.claims.open_case:claim_input_problem",
         command="verify",
+        result=claims.VerifyResult,
+        stored="factcourt.api:verify_result",
         html=HtmlView("factcourt.report.html:verify_view", "verify"),
         assistants=_claim_assistants("verify"),
     ),
@@ -151,13 +161,14 @@ SYSTEMS: list[System] = [
         graph="hallucination",
         input_problem="factcourt.nodes.hallucination.gather:input_problem",
         command="detect",
+        result=hallucination.DetectResult,
+        stored="factcourt.api:detect_result",
         cli="factcourt.cli.detect",
         html=HtmlView("factcourt.report.html:detect_view", "detect"),
         batch=BatchRow(
             fields=("question", "answer"),
             problem="factcourt.api:detect_row_problem",
             run="factcourt.api:detect_row",
-            tally="factcourt.api:detect_tally",
         ),
         simulated="factcourt.nodes.hallucination.simulated",
         assistants=tuple((f"hallucination-{layout}", {"hallucination_layout": layout}) for layout in LAYOUTS),
@@ -192,6 +203,7 @@ SYSTEMS: list[System] = [
         graph="audit",
         input_problem="factcourt.nodes.audit.common:input_problem",
         command="audit",
+        result=audit.AuditResult,
         cli="factcourt.cli.audit",
         html=HtmlView("factcourt.report.html:audit_view"),
         simulated="factcourt.nodes.audit.simulated",
