@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
@@ -313,7 +313,7 @@ class ClaimReport(BaseModel):
     language_not_covered: str | None = None
 
     @classmethod
-    def of(cls, result: ClaimResult) -> ClaimReport:
+    def of(cls, result: ClaimResult) -> Self:
         """The report of a claim result of the graphs."""
         claim = result.claim
         return cls(
