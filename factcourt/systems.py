@@ -75,7 +75,7 @@ class System:
     state: ModuleType
     """The module of its state and models: what a checkpoint of it may hold."""
     graph: str
-    """The module of ``factcourt.graphs`` holding ``build()`` and the compiled ``graph``."""
+    """The module holding ``build()`` and the compiled ``graph`` (``factcourt.graphs.<name>``)."""
     input_problem: str | None = None
     """``payload -> str | None``: why a served run's input is refused beyond its schema."""
     command: str | None = None
@@ -102,11 +102,11 @@ class System:
 
     def compiled(self) -> Any:
         """The compiled graph."""
-        return load(f"factcourt.graphs.{self.graph}:graph")
+        return load(f"{self.graph}:graph")
 
     def builder(self) -> Callable[[], Any]:
         """The graph module's ``build``."""
-        return load(f"factcourt.graphs.{self.graph}:build")
+        return load(f"{self.graph}:build")
 
 
 def _claim_assistants(graph: str) -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -123,7 +123,7 @@ SYSTEMS: list[System] = [
         context=ClaimsContext,
         input=claims.FactcheckInput,
         state=claims,
-        graph="factcheck",
+        graph="factcourt.graphs.factcheck",
         input_problem="factcourt.nodes.claims.open_case:response_input_problem",
         command="check",
         result=claims.CheckResult,
@@ -145,7 +145,7 @@ SYSTEMS: list[System] = [
         context=ClaimsContext,
         input=claims.ClaimInput,
         state=claims,
-        graph="verify",
+        graph="factcourt.graphs.verify",
         input_problem="factcourt.nodes.claims.open_case:claim_input_problem",
         command="verify",
         result=claims.VerifyResult,
@@ -158,7 +158,7 @@ SYSTEMS: list[System] = [
         context=HallucinationContext,
         input=hallucination.HallucinationInput,
         state=hallucination,
-        graph="hallucination",
+        graph="factcourt.graphs.hallucination",
         input_problem="factcourt.nodes.hallucination.gather:input_problem",
         command="detect",
         result=hallucination.DetectResult,
@@ -178,7 +178,7 @@ SYSTEMS: list[System] = [
         context=PyramidContext,
         input=pyramid.PyramidInput,
         state=pyramid,
-        graph="pyramid",
+        graph="factcourt.graphs.pyramid",
         input_problem="factcourt.nodes.pyramid.open:input_problem",
         command="pyramid",
         cli="factcourt.cli.leaderboard",
@@ -189,7 +189,7 @@ SYSTEMS: list[System] = [
         context=LongQAContext,
         input=longqa.LongQAInput,
         state=longqa,
-        graph="longqa",
+        graph="factcourt.graphs.longqa",
         input_problem="factcourt.nodes.longqa.gather:input_problem",
         command="build-longqa",
         cli="factcourt.cli.longqa",
@@ -200,7 +200,7 @@ SYSTEMS: list[System] = [
         context=AuditContext,
         input=audit.AuditInput,
         state=audit,
-        graph="audit",
+        graph="factcourt.graphs.audit",
         input_problem="factcourt.nodes.audit.common:input_problem",
         command="audit",
         result=audit.AuditResult,

@@ -36,8 +36,16 @@ from factcourt.state import (
 )
 from factcourt.systems import SYSTEMS, load, of_command
 
-# the systems' results, then the folder reports of the leaderboard and the benchmarks
-KINDS = (*(s.command for s in SYSTEMS if s.html and s.command), "leaderboard", "bench")
+# the folder reports of the leaderboard and the benchmarks: no system's results
+FOLDER_REPORTS = ("leaderboard", "bench")
+
+
+def kinds() -> tuple[str, ...]:
+    """What a page shows: the results of the systems that have a view, then the folder reports."""
+    return (*(s.command for s in SYSTEMS if s.html and s.command), *FOLDER_REPORTS)
+
+
+KINDS = kinds()  # those of the package's own systems
 
 # Each mark: a colour, an icon and words, so the page reads without colour too. Ordered worst
 # first: a sentence holding a refuted and a supported claim is marked refuted.
@@ -100,8 +108,8 @@ def render(result: Result | dict[str, Any], kind: str | None = None, folder: Pat
     ``folder``: where a leaderboard, audit or bench run wrote its plots, to inline them.
     """
     kind = kind or kind_of(result)
-    if kind not in KINDS:
-        raise InputError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if kind not in kinds():
+        raise InputError(f"kind must be one of {', '.join(kinds())}, not {kind!r}")
     system = of_command(kind)
     if system is not None and system.html is not None and system.result is not None:
         typed = result if isinstance(result, Result) else system.result.model_validate(result)
