@@ -18,6 +18,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
@@ -394,8 +395,8 @@ def say_how_it_runs(run: dict[str, Any], quiet: bool, what: str) -> None:
         err.print(f"[yellow]resuming the interrupted run of {what}[/]")
 
 
-def emit_result(result: Result, args: argparse.Namespace, render: Callable[[Any], None]) -> None:
-    """Print JSON (``--json``) or the readable report, then write ``--out``.
+def emit_result(result: BaseModel, args: argparse.Namespace, render: Callable[[Any], None]) -> None:
+    """Print the result's JSON (``--json``) or the readable report, then write ``--out``.
 
     Printed first: a write that fails after the run (the folder removed meanwhile) then loses
     nothing that was not already shown.
