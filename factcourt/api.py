@@ -1,6 +1,7 @@
 """The Python API, the one door to every system: ``factcourt.check``, ``verify``, ``detect``, ``audit``, ...
 
-Each returns plain JSON-ready dicts (or a :class:`Pyramid`). The command line runs every command
+Each returns its system's result model (or a :class:`Pyramid`): ``kind`` names it, and its
+``model_dump(mode="json")`` is the JSON the command prints. The command line runs every command
 through here too: ``progress`` hands it each progress event of a run, and a resumable run (a
 crashed one resumes from its checkpoints) says first how it runs.
 """
@@ -29,7 +30,24 @@ from factcourt.nodes.claims.open_case import claim_problem
 from factcourt.nodes.pyramid.open import question_problem
 from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
 from factcourt.runs import run_config
-from factcourt.state import Claim, ClaimResult, ClerkSplit, Evidence, Pyramid, Usage
+from factcourt.state import (
+    AuditResult,
+    CheckResult,
+    CheckSettings,
+    Claim,
+    ClaimReport,
+    ClaimResult,
+    ClerkSplit,
+    DetectResult,
+    DetectSettings,
+    Evidence,
+    HallucinationReport,
+    Pyramid,
+    Result,
+    Usage,
+    VerifyResult,
+)
+from factcourt.systems import load
 
 ProgressHook = Callable[[dict[str, Any]], None]
 """Takes each progress event of a run: the graph's own (``{"event": "verdict", ...}``, see
@@ -92,70 +110,35 @@ async def run_resumably(
         return await run_graph(run.graph, run.payload, ctx, run.config, progress, DURABILITY)
 
 
-def claim_json(result: ClaimResult) -> dict[str, Any]:
-    """One checked claim as JSON."""
-    return {
-        "id": result.claim.id,
-        "text": result.claim.text,
-        "sentence": result.claim.sentence,
-        "span": list(result.claim.span) if result.claim.span else None,
-        "unresolved": result.claim.unresolved,
-        "context": result.claim.context,
-        "verdict": result.verdict,
-        "justification": result.justification,
-        "votes": result.votes,
-        "confidence": result.confidence,
-        "p_true": result.p_true,
-        "p_true_raw": result.p_true_raw,
-        "route": result.route,
-        "first_pass": result.first_pass.model_dump(mode="json") if result.first_pass else None,
-        "first_round_verdict": result.first_round_verdict,
-        "ruling": result.ruling.model_dump(mode="json") if result.ruling else None,
-        "rounds": result.rounds,
-        "transcript": [t.model_dump(mode="json") for t in result.turns],
-        "summaries": [s.model_dump(mode="json") for s in result.summaries],
-        "evidence": [e.model_dump(mode="json") for e in result.evidence],
-        "queries": result.queries,
-        "usage": _usage_json(result.usage),
-        "error": result.error,
-        "language_not_covered": result.uncovered_language,
-    }
-
-
-def _usage_json(usage: Usage) -> dict[str, Any]:
-    return usage.model_dump(mode="json")
-
-
 def _order(results: list[ClaimResult]) -> list[ClaimResult]:
     return sorted(results, key=lambda r: (len(r.claim.id), r.claim.id))
 
 
-def report(state: dict[str, Any], ctx: ClaimsContext) -> dict[str, Any]:
-    """The final state of a ``factcheck`` run as the JSON the CLI prints."""
+def check_result(state: dict[str, Any], ctx: ClaimsContext) -> CheckResult:
+    """The final state of a ``factcheck`` run as its result."""
     results = _order(state.get("results", []))
     total = state.get("usage") or Usage()
     for result in results:
         total = total + result.usage
-    correction = state.get("correction")
-    return {
-        "question": state.get("question", ""),
-        "language": state.get("language"),
-        "settings": {
-            "protocol": ctx.protocol,
-            "rule": ctx.rule,
-            "search": ctx.search,
-            "model": ctx.model,
-            "jurors": len(ctx.speakers),
-            "rounds": ctx.max_rounds,
-        },
-        "claims": [claim_json(r) for r in results],
-        "dropped": [d.model_dump(mode="json") for d in state.get("dropped", [])],
-        "scores": state.get("scores", {}),
-        "language_not_covered": sum(r.uncovered_language is not None for r in results),
-        "usage": _usage_json(total),
-        "correction": correction.model_dump(mode="json") if correction else None,
-        "response": state.get("response", ""),  # the text the spans point into (the HTML report marks it)
-    }
+    return CheckResult(
+        question=state.get("question", ""),
+        language=state.get("language"),
+        settings=CheckSettings(
+            protocol=ctx.protocol,
+            rule=ctx.rule,
+            search=ctx.search,
+            model=ctx.model,
+            jurors=len(ctx.speakers),
+            rounds=ctx.max_rounds,
+        ),
+        claims=[ClaimReport.of(r) for r in results],
+        dropped=state.get("dropped", []),
+        scores=state.get("scores", {}),
+        language_not_covered=sum(r.uncovered_language is not None for r in results),
+        usage=total,
+        correction=state.get("correction"),
+        response=state.get("response", ""),  # the text the spans point into (the HTML report marks it)
+    )
 
 
 async def acheck(
@@ -168,7 +151,7 @@ async def acheck(
     keep_checkpoint: bool = False,
     split: ClerkSplit | None = None,
     **overrides: Any,
-) -> dict[str, Any]:
+) -> CheckResult:
     """Check a long-form text (async); ``resumable``: under checkpoints, so a crashed check resumes.
 
     ``split``: the Clerk's split of this very text made before (a pyramid's), taken instead of
@@ -191,32 +174,7 @@ async def acheck(
         state = await run_resumably("factcheck", identity, payload, ctx, progress, keep=keep_checkpoint)
     else:
         state = await run_graph(graph, payload, ctx, run_config(ctx), progress)
-    return report(state, ctx)
-
-
-def check_failure(result: dict[str, Any]) -> str | None:
-    """Why a check's result is not a full success, in one sentence; None when every part was checked.
-
-    A failed Clerk call or a failed claim never passes for an empty or partial success: the
-    result still holds everything that was checked, and each failure with its reason.
-    """
-    failed_parts = [d for d in result["dropped"] if d["reason"] == "clerk_failed"]
-    failed_claims = [c for c in result["claims"] if c["verdict"] is None]
-    if not failed_parts and not failed_claims:
-        unrewritten = (result.get("correction") or {}).get("failed", [])
-        if unrewritten:  # --correct: a refuted sentence kept as it was is no "no change"
-            return (
-                f"{len(unrewritten)} refuted sentence(s) could not be rewritten; first "
-                f"reason: {unrewritten[0]['error']}"
-            )
-        return None
-    if failed_parts and not result["claims"]:
-        return f"the Clerk could not split the text into claims: {failed_parts[0]['error']}"
-    reasons = [d["error"] for d in failed_parts] + [c["error"] for c in failed_claims]
-    return (
-        f"{len(failed_claims)} of {len(result['claims'])} claims and "
-        f"{len(failed_parts)} part(s) of the text could not be checked; first reason: {reasons[0]}"
-    )
+    return check_result(state, ctx)
 
 
 def check_row_problem(values: dict[str, str]) -> str | None:
@@ -224,27 +182,9 @@ def check_row_problem(values: dict[str, str]) -> str | None:
     return response_problem(values["text"]) or long_question(values.get("question", ""))
 
 
-async def check_row(values: dict[str, str], ctx: BaseContext) -> dict[str, Any]:
-    """A ``check --batch`` row's result (resumable); FactcourtError when a part failed."""
-    result = await acheck(values["text"], values.get("question", ""), ctx, resumable=True)
-    if reason := check_failure(result):
-        raise FactcourtError(reason)
-    return result
-
-
-def check_tally(result: dict[str, Any]) -> tuple[int, list[str]]:
-    """A checked row's claims and their verdicts, for the batch summary."""
-    return len(result["claims"]), [str(c["verdict"]) for c in result["claims"]]
-
-
-def result_failure(result: dict[str, Any]) -> str | None:
-    """Why a result of check, verify or detect is no full success, in one sentence; None when it is."""
-    if "dropped" in result:  # a check's
-        return check_failure(result)
-    if not result.get("error"):
-        return None
-    what = "the answer could not be judged" if "label" in result else "the claim could not be checked"
-    return f"{what}: {result['error']}"
+async def check_row(values: dict[str, str], ctx: BaseContext) -> CheckResult:
+    """A ``check --batch`` row's result (resumable)."""
+    return await acheck(values["text"], values.get("question", ""), ctx, resumable=True)
 
 
 def use_store(url: str | None = None) -> None:
@@ -266,8 +206,8 @@ def use_store(url: str | None = None) -> None:
 
 def check(
     text: str, question: str = "", settings: dict[str, Any] | BaseContext | None = None, **overrides: Any
-) -> dict[str, Any]:
-    """Check a long-form text; the result is the same structure ``factcourt check --json`` prints.
+) -> CheckResult:
+    """Check a long-form text; the result's JSON is what ``factcourt check --json`` prints.
 
     Example:
         >>> factcourt.check("Paris is the capital of France.", rule="adaptive")["scores"]
@@ -282,7 +222,7 @@ async def averify(
     question: str = "",
     settings: dict[str, Any] | BaseContext | None = None,
     **overrides: Any,
-) -> dict:
+) -> VerifyResult:
     """Check one claim (async)."""
     from factcourt.graphs.verify import graph
 
@@ -296,7 +236,14 @@ async def averify(
     if evidence is not None:
         payload["given_evidence"] = evidence
     state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)
-    return claim_json(state["results"][0])
+    return verify_result(state, ctx)
+
+
+def verify_result(state: dict[str, Any], ctx: ClaimsContext) -> VerifyResult:
+    """The final state of a ``verify`` run as its result: its one claim's report."""
+    if not state.get("results"):
+        raise FactcourtError("the run holds no result of its claim")
+    return VerifyResult.of(state["results"][0])
 
 
 def verify(
@@ -305,8 +252,8 @@ def verify(
     question: str = "",
     settings: dict[str, Any] | BaseContext | None = None,
     **overrides: Any,
-) -> dict:
-    """Check one claim, with optional given evidence; returns one claim's JSON."""
+) -> VerifyResult:
+    """Check one claim, with optional given evidence; the result's JSON is what ``verify --json`` prints."""
     stop_servers_on_exit()
     return asyncio.run(averify(claim, evidence, question, settings, **overrides))
 
@@ -384,37 +331,34 @@ def clear_cache() -> tuple[int, int, int]:
 # ------------------------------------------------------------ hallucination detection
 
 
-def detection_json(state: dict[str, Any], ctx: HallucinationContext) -> dict[str, Any]:
-    """The final state of a ``hallucination`` run as the JSON ``factcourt detect --json`` prints."""
-    from factcourt.state import HallucinationReport
-
+def detect_result(state: dict[str, Any], ctx: HallucinationContext) -> DetectResult:
+    """The final state of a ``hallucination`` run as its result."""
     report = state.get("report") or HallucinationReport(error="the debate produced no report")
-    dump = lambda items: [x.model_dump(mode="json") for x in items]  # noqa: E731
-    return {
-        "question": state.get("question", ""),
-        "answer": state.get("answer", ""),
-        **report.model_dump(mode="json"),
-        "knowledge": dump(state.get("knowledge", [])),
-        "stance_knowledge": {team: dump(found) for team, found in state.get("stance_knowledge", {}).items()},
-        "sub_questions": state.get("sub_questions", []),
-        "queries": state.get("queries", []),
-        "transcript": dump(state.get("views", [])),
-        "teams": dump(state.get("teams", [])),
-        "judgements": dump(state.get("judgements", [])),
-        "usage": _usage_json(state.get("usage") or Usage()),
-        "settings": {
-            "search": ctx.search,
-            "model": ctx.model,
-            "layout": ctx.hallucination_layout,
-            "judge": ctx.hallucination_judge,
-            "scores": ctx.hallucination_scores,
-            "jt": ctx.hallucination_jt,
-            "retrieval": ctx.hallucination_retrieval,
-            "agents": list(ctx.hallucination_agents),
-            "epsilon": ctx.epsilon,
-            "max_rounds": ctx.hallucination_rounds,
-        },
-    }
+    return DetectResult(
+        question=state.get("question", ""),
+        answer=state.get("answer", ""),
+        **dict(report),
+        knowledge=state.get("knowledge", []),
+        stance_knowledge=state.get("stance_knowledge", {}),
+        sub_questions=state.get("sub_questions", []),
+        queries=state.get("queries", []),
+        transcript=state.get("views", []),
+        teams=state.get("teams", []),
+        judgements=state.get("judgements", []),
+        usage=state.get("usage") or Usage(),
+        settings=DetectSettings(
+            search=ctx.search,
+            model=ctx.model,
+            layout=ctx.hallucination_layout,
+            judge=ctx.hallucination_judge,
+            scores=ctx.hallucination_scores,
+            jt=ctx.hallucination_jt,
+            retrieval=ctx.hallucination_retrieval,
+            agents=list(ctx.hallucination_agents),
+            epsilon=ctx.epsilon,
+            max_rounds=ctx.hallucination_rounds,
+        ),
+    )
 
 
 def detect_payload(
@@ -458,14 +402,14 @@ async def adetect(
     *,
     progress: ProgressHook | None = None,
     **overrides: Any,
-) -> dict[str, Any]:
+) -> DetectResult:
     """Decide whether ``answer`` to ``question`` hallucinates (async); see :func:`detect`."""
     from factcourt.graphs.hallucination import graph
 
     ctx = context_with_given(HallucinationContext, knowledge, settings, overrides)
     payload = detect_payload(question, answer, knowledge, ctx)
     state = await run_graph(graph, payload, ctx, run_config(ctx), progress)
-    return detection_json(state, ctx)
+    return detect_result(state, ctx)
 
 
 def detect(
@@ -474,10 +418,10 @@ def detect(
     knowledge: list[Evidence] | None = None,
     settings: dict[str, Any] | BaseContext | None = None,
     **overrides: Any,
-) -> dict[str, Any]:
+) -> DetectResult:
     """Decide whether ``answer`` hallucinates: label 1 = no hallucination, 0 = hallucination.
 
-    The result is what ``factcourt detect --json`` prints: the label, the hallucination types
+    The result's JSON is what ``factcourt detect --json`` prints: the label, the hallucination types
     found (each with a probability, the answer span and the evidence), the debate and its cost.
     Given ``knowledge`` and no search named, the agents use that knowledge only.
 
@@ -495,17 +439,9 @@ def detect_row_problem(values: dict[str, str]) -> str | None:
     return item_problem(values["question"], values["answer"])
 
 
-async def detect_row(values: dict[str, str], ctx: BaseContext) -> dict[str, Any]:
-    """A ``detect --batch`` row's result; FactcourtError when the answer could not be judged."""
-    result = await adetect(values["question"], values["answer"], None, ctx)
-    if result["error"]:
-        raise FactcourtError(f"the answer could not be judged: {result['error']}")
-    return result
-
-
-def detect_tally(result: dict[str, Any]) -> tuple[int, list[str]]:
-    """A judged row's label, for the batch summary."""
-    return 0, ["no_hallucination" if result["label"] == 1 else "hallucination"]
+async def detect_row(values: dict[str, str], ctx: BaseContext) -> DetectResult:
+    """A ``detect --batch`` row's result."""
+    return await adetect(values["question"], values["answer"], None, ctx)
 
 
 # ------------------------------------------------------------ importance pyramid
@@ -658,7 +594,7 @@ async def aaudit(
     keep_checkpoint: bool = False,
     progress: ProgressHook | None = None,
     **overrides: Any,
-) -> dict[str, Any]:
+) -> AuditResult:
     """Audit a target model's fact-checking (async); see :func:`audit`."""
     from factcourt.audit_report import audit_json
 
@@ -673,17 +609,17 @@ async def aaudit(
         keep=keep_checkpoint,
         recursion_limit=AUDIT_STEP_LIMIT,
     )
-    return audit_json(state, ctx)
+    return AuditResult(**audit_json(state, ctx))
 
 
-def audit(objects: list[str] | None = None, **options: Any) -> dict[str, Any]:
+def audit(objects: list[str] | None = None, **options: Any) -> AuditResult:
     """Audit how well a target model fact-checks (FACT-AUDIT): IMR, JFR and Grade per scope.
 
     ``options`` are :func:`aaudit`'s: ``target_model`` and ``target_base_url`` name the model
     under audit; the auditor is ``model`` (the target too when no ``target_model`` is given,
     which flatters the target: the report says so). ``scale`` 'smoke' is a small audit, 'paper'
     (the default) the paper's numbers; any ``audit_*`` setting overrides them. A crashed audit
-    with the same objects and settings resumes where it stopped. The result is report.json's
+    with the same objects and settings resumes where it stopped. The result's JSON is report.json's
     structure plus ``cases``, every case with its response, reference, grade and comment.
 
     Example:
@@ -693,18 +629,21 @@ def audit(objects: list[str] | None = None, **options: Any) -> dict[str, Any]:
     return asyncio.run(aaudit(objects, **options))
 
 
-# the API; the command line takes the input checks and the corpus language from here too
-async def stored_result(url: str, thread: str) -> dict[str, Any]:
-    """The result of a finished check, verify or detect run on a LangGraph server, from its thread.
+async def stored_result(url: str, thread: str) -> Result:
+    """The result of a finished run on a LangGraph server, from its thread.
 
-    The server stores the state as JSON; the graph's own state schema turns it back into the
-    objects the API's reports read.
+    The server names the graph a thread ran (its ``graph_id``) and stores the state as JSON; the
+    graph's own state schema turns it back into the objects its system's result is made of.
     """
     from langgraph_sdk import get_client
     from pydantic import TypeAdapter
 
+    from factcourt.systems import named
+
+    client = get_client(url=url)
     try:
-        state = await get_client(url=url).threads.get_state(thread)
+        state = await client.threads.get_state(thread)
+        graph_id = ((await client.threads.get(thread)).get("metadata") or {}).get("graph_id")
     except Exception as exc:  # noqa: BLE001 (connection and HTTP status errors alike)
         raise FactcourtError(f"could not read thread {thread} from {url}: {exc}") from exc
     if state.get("next"):  # a step still to run: the run failed there, or goes on (or was stopped)
@@ -717,23 +656,16 @@ async def stored_result(url: str, thread: str) -> dict[str, Any]:
             f"thread {thread}'s run has not finished (it is still running, or was stopped): "
             "it has no result to show yet"
         )
-    values: dict[str, Any] = dict(state.get("values") or {})  # type: ignore[arg-type]
+    try:
+        system = named(str(graph_id))
+    except KeyError:
+        system = None
+    if system is None or system.stored is None:
+        raise FactcourtError(f"thread {thread} holds no finished run of a graph whose result a page shows")
+    schema = system.compiled().builder.state_schema
+    values = TypeAdapter(schema).validate_python(dict(state.get("values") or {}))  # type: ignore[arg-type]
     # a run's settings are not in its state: the page names the defaults
-    if "answer" in values:
-        from factcourt.graphs.hallucination import graph
-
-        return detection_json(
-            TypeAdapter(graph.builder.state_schema).validate_python(values), HallucinationContext.make({})
-        )
-    if "response" in values:
-        from factcourt.graphs.factcheck import graph
-
-        return report(TypeAdapter(graph.builder.state_schema).validate_python(values), ClaimsContext.make({}))
-    if values.get("results"):  # verify's thread shows only its output, the claim's result
-        from factcourt.graphs.verify import graph
-
-        return claim_json(TypeAdapter(graph.builder.state_schema).validate_python(values)["results"][0])
-    raise FactcourtError(f"thread {thread} holds no finished check, verify or detect run")
+    return load(system.stored)(values, system.context.make({}))
 
 
 _REPR = re.compile(r"(\w+)\((.*)\)", re.S)
@@ -773,21 +705,18 @@ __all__ = [
     "averify",
     "build_pyramid",
     "check",
-    "check_failure",
-    "result_failure",
-    "claim_json",
+    "check_result",
     "clear_cache",
     "context_with_given",
     "detect",
     "detect_payload",
-    "detection_json",
+    "detect_result",
     "leave_servers",
     "load_pyramid",
     "models_by_role",
     "preflight",
     "pyramid_key",
     "question_problem",
-    "report",
     "run_graph",
     "run_resumably",
     "stop_servers",
@@ -795,6 +724,7 @@ __all__ = [
     "uncovered_language",
     "use_store",
     "verify",
+    "verify_result",
 ]
 
 

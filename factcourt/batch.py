@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from factcourt.api import ProgressHook
 from factcourt.context.base import BaseContext
@@ -28,8 +28,9 @@ from factcourt.inputs import decode, strip_controls
 from factcourt.metrics.cost import Prices, dollars
 from factcourt.providers.cache import cache_key, lost_store, once, store
 from factcourt.redact import redact
+from factcourt.state import Result
 from factcourt.store import PredictionStore
-from factcourt.systems import SYSTEMS, BatchRow, load, of_command
+from factcourt.systems import SYSTEMS, BatchRow, System, load, of_command
 
 RESULTS = "batch_results"
 # settings that change how fast a result comes, not what it says: a rerun may change them
@@ -52,12 +53,17 @@ def kinds() -> list[str]:
     return [system.command for system in SYSTEMS if system.batch and system.command]
 
 
-def row_of(kind: str) -> BatchRow:
-    """The batch row of command ``kind`` (``check``, ``detect``, ...); ConfigError for another."""
+def system_of(kind: str) -> System:
+    """The system of batch kind ``kind`` (``check``, ``detect``, ...); ConfigError for another."""
     system = of_command(kind)
     if system is None or system.batch is None:
         raise ConfigError(f"unknown batch kind {kind!r}; choose from {kinds()}")
-    return system.batch
+    return system
+
+
+def row_of(kind: str) -> BatchRow:
+    """The batch row of command ``kind``."""
+    return cast(BatchRow, system_of(kind).batch)
 
 
 @dataclass(frozen=True)
@@ -224,8 +230,11 @@ async def settle(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
 
 
 async def _checked(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
-    """The row's result; a result that is no full success raises FactcourtError, saying why."""
-    return await load(row_of(kind).run)(row.values, _on(ctx, row.base_url))
+    """The row's result as JSON; a result that is no full success raises FactcourtError, saying why."""
+    result = await load(row_of(kind).run)(row.values, _on(ctx, row.base_url))
+    if reason := result.failure():
+        raise FactcourtError(reason)
+    return result.model_dump(mode="json")
 
 
 def _lost(row: Row, reason: str) -> dict[str, Any]:
@@ -335,9 +344,10 @@ def summary(
     finished = [out.records[(row.id,)] for row in rows if (row.id,) in out.records]
     verdicts: Counter[str] = Counter()
     shape = row_of(kind)
+    result = cast(type[Result], system_of(kind).result)  # a system with batch rows names it
     claims = 0
-    for record in finished:
-        items, said = load(shape.tally)(record)
+    for record in finished:  # a row finished before results named their kind reads the same
+        items, said = result.model_validate(record).tally()
         claims += items
         verdicts.update(said)
     usage = {k: sum(r["usage"].get(k, 0) for r in finished) for k in USAGE}

@@ -235,9 +235,10 @@ class Leaderboard:
     async def _check(self, prompt: Prompt, model: str) -> dict:
         answer = self.record("answer", prompt, model)
         text = answer["text"]  # type: ignore[index]
-        result = await acheck(
+        checked = await acheck(
             text, prompt.text, self.settings_for(prompt), split=self._split(prompt, model, text)
         )
+        result = checked.model_dump(mode="json")  # the record keeps the result's JSON
         # a claim left unchecked or a part left unsplit would lower the answer's scores for
         # good: the check fails (left out of the means, tried again by the next run)
         failed_parts = [d for d in result["dropped"] if d["reason"] == "clerk_failed"]

@@ -26,7 +26,7 @@ from factcourt.context.claims import PROTOCOLS, RULES, ClaimsContext
 from factcourt.context.hallucination import LAYOUTS, HallucinationContext
 from factcourt.context.longqa import LongQAContext
 from factcourt.context.pyramid import PyramidContext
-from factcourt.state import audit, claims, hallucination, longqa, pyramid
+from factcourt.state import Result, audit, claims, hallucination, longqa, pyramid
 
 
 def load(reference: str) -> Any:
@@ -47,9 +47,7 @@ class BatchRow:
     problem: str = ""
     """``values -> str | None``: why a row's texts cannot be run, as the API would refuse them."""
     run: str = ""
-    """``async (values, ctx) -> result``: one row's result; FactcourtError when it is no full success."""
-    tally: str = ""
-    """``result -> (items, verdicts)``: what a finished row counts in the batch summary."""
+    """``async (values, ctx) -> Result``: one row's result (its ``failure()``: is it a full one?)."""
     items: bool = False
     """Whether a row's result holds items (claims) the summary counts."""
 
@@ -77,11 +75,15 @@ class System:
     state: ModuleType
     """The module of its state and models: what a checkpoint of it may hold."""
     graph: str
-    """The module of ``factcourt.graphs`` holding ``build()`` and the compiled ``graph``."""
+    """The module holding ``build()`` and the compiled ``graph`` (``factcourt.graphs.<name>``)."""
     input_problem: str | None = None
     """``payload -> str | None``: why a served run's input is refused beyond its schema."""
     command: str | None = None
     """The ``factcourt`` command that runs it, and the ``kind`` of its result."""
+    result: type[Result] | None = None
+    """The model of the result the API returns (its ``kind`` is ``command``)."""
+    stored: str | None = None
+    """``(state, context) -> Result``: the result of a finished run's state (a served thread's)."""
     cli: str | None = None
     """The command line module whose ``add_commands`` registers its commands."""
     html: HtmlView | None = None
@@ -93,13 +95,18 @@ class System:
     assistants: tuple[tuple[str, dict[str, Any]], ...] = field(default=())
     """The standard assistants a server gets for it: (name, context)."""
 
+    def __post_init__(self) -> None:
+        """A result the report or batch rows show is a typed one: its model is named."""
+        if (self.html or self.batch) and self.result is None:
+            raise ValueError(f"system {self.name!r} shows results: name its result model")
+
     def compiled(self) -> Any:
         """The compiled graph."""
-        return load(f"factcourt.graphs.{self.graph}:graph")
+        return load(f"{self.graph}:graph")
 
     def builder(self) -> Callable[[], Any]:
         """The graph module's ``build``."""
-        return load(f"factcourt.graphs.{self.graph}:build")
+        return load(f"{self.graph}:build")
 
 
 def _claim_assistants(graph: str) -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -116,9 +123,11 @@ SYSTEMS: list[System] = [
         context=ClaimsContext,
         input=claims.FactcheckInput,
         state=claims,
-        graph="factcheck",
+        graph="factcourt.graphs.factcheck",
         input_problem="factcourt.nodes.claims.open_case:response_input_problem",
         command="check",
+        result=claims.CheckResult,
+        stored="factcourt.api:check_result",
         cli="factcourt.cli.claims",
         html=HtmlView("factcourt.report.html:check_view", "check"),
         batch=BatchRow(
@@ -126,7 +135,6 @@ SYSTEMS: list[System] = [
             optional=("question",),
             problem="factcourt.api:check_row_problem",
             run="factcourt.api:check_row",
-            tally="factcourt.api:check_tally",
             items=True,
         ),
         simulated="factcourt.nodes.claims.simulated",
@@ -137,9 +145,11 @@ SYSTEMS: list[System] = [
         context=ClaimsContext,
         input=claims.ClaimInput,
         state=claims,
-        graph="verify",
+        graph="factcourt.graphs.verify",
         input_problem="factcourt.nodes.claims.open_case:claim_input_problem",
         command="verify",
+        result=claims.VerifyResult,
+        stored="factcourt.api:verify_result",
         html=HtmlView("factcourt.report.html:verify_view", "verify"),
         assistants=_claim_assistants("verify"),
     ),
@@ -148,16 +158,17 @@ SYSTEMS: list[System] = [
         context=HallucinationContext,
         input=hallucination.HallucinationInput,
         state=hallucination,
-        graph="hallucination",
+        graph="factcourt.graphs.hallucination",
         input_problem="factcourt.nodes.hallucination.gather:input_problem",
         command="detect",
+        result=hallucination.DetectResult,
+        stored="factcourt.api:detect_result",
         cli="factcourt.cli.detect",
         html=HtmlView("factcourt.report.html:detect_view", "detect"),
         batch=BatchRow(
             fields=("question", "answer"),
             problem="factcourt.api:detect_row_problem",
             run="factcourt.api:detect_row",
-            tally="factcourt.api:detect_tally",
         ),
         simulated="factcourt.nodes.hallucination.simulated",
         assistants=tuple((f"hallucination-{layout}", {"hallucination_layout": layout}) for layout in LAYOUTS),
@@ -167,7 +178,7 @@ SYSTEMS: list[System] = [
         context=PyramidContext,
         input=pyramid.PyramidInput,
         state=pyramid,
-        graph="pyramid",
+        graph="factcourt.graphs.pyramid",
         input_problem="factcourt.nodes.pyramid.open:input_problem",
         command="pyramid",
         cli="factcourt.cli.leaderboard",
@@ -178,7 +189,7 @@ SYSTEMS: list[System] = [
         context=LongQAContext,
         input=longqa.LongQAInput,
         state=longqa,
-        graph="longqa",
+        graph="factcourt.graphs.longqa",
         input_problem="factcourt.nodes.longqa.gather:input_problem",
         command="build-longqa",
         cli="factcourt.cli.longqa",
@@ -189,9 +200,10 @@ SYSTEMS: list[System] = [
         context=AuditContext,
         input=audit.AuditInput,
         state=audit,
-        graph="audit",
+        graph="factcourt.graphs.audit",
         input_problem="factcourt.nodes.audit.common:input_problem",
         command="audit",
+        result=audit.AuditResult,
         cli="factcourt.cli.audit",
         html=HtmlView("factcourt.report.html:audit_view"),
         simulated="factcourt.nodes.audit.simulated",

@@ -74,7 +74,7 @@ async def _one(answer: dict[str, Any], ctx: BenchContext) -> dict[str, Any]:
     """Check one answer whole and flag its segments by each reading."""
     start = time.perf_counter()
     try:
-        result = await acheck(answer["response"], answer["question"], ctx)
+        result = (await acheck(answer["response"], answer["question"], ctx)).model_dump(mode="json")
     except Exception as exc:  # noqa: BLE001  one broken answer must not stop the benchmark
         return {"id": answer["id"], "error": f"{type(exc).__name__}: {exc}"}
     spans = segment_spans(answer["response"], answer["segments"])

@@ -147,7 +147,7 @@ async def _baseline(method: str, case: Case, ctx: BenchContext, given: list) -> 
 
 async def _debate(method: str, case: Case, ctx: BenchContext, given: list) -> Prediction:
     run_ctx = BenchContext.make(ctx, **DEBATE_METHODS[method])
-    result = await averify(case.claim, given or None, case.question, run_ctx)
+    result = (await averify(case.claim, given or None, case.question, run_ctx)).model_dump(mode="json")
     detail = {key: result[key] for key in ("transcript", "summaries", "queries", "rounds", "first_pass")}
     return Prediction(
         result["verdict"],
@@ -170,7 +170,8 @@ async def _detect(method: str, case: Case, ctx: BenchContext, given: list) -> Pr
     """
     run_ctx = BenchContext.make(ctx, **HALLUCINATION_METHODS[method])
     knowledge = given if run_ctx.search == "given" else None
-    result = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
+    detected = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
+    result = detected.model_dump(mode="json")  # the prediction's detail keeps the JSON
     detail = {
         key: result[key]
         for key in (

@@ -20,7 +20,7 @@ async def measure(claims: int, concurrency: int, latency_s: float, rule: str) ->
     """One run; returns wall time, calls and the critical-path bounds."""
     text = " ".join(SENTENCES[:claims])
     start = time.perf_counter()
-    result = await acheck(
+    checked = await acheck(
         text,
         model=f"sim:{latency_s}",
         search="none",
@@ -29,6 +29,7 @@ async def measure(claims: int, concurrency: int, latency_s: float, rule: str) ->
         cache=False,
         max_claims=claims,
     )
+    result = checked.model_dump(mode="json")
     wall = time.perf_counter() - start
     clerk = result["usage"]["by_role"]["clerk"]["calls"]
     chain = max(c["usage"]["calls"] for c in result["claims"])  # calls in one claim are sequential

@@ -13,7 +13,7 @@ def run_rules(text: str, rules: list[str], **settings: Any) -> list[dict[str, An
     rows = []
     for rule in rules:
         start = time.perf_counter()
-        result = check(text, rule=rule, cache=False, **settings)
+        result = check(text, rule=rule, cache=False, **settings).model_dump(mode="json")
         wall = time.perf_counter() - start
         claims = result["claims"]
         n = len(claims) or 1

@@ -88,7 +88,7 @@ def corrector_messages(
 
 async def sample(case: Case, gold: Gold, ctx: BenchContext) -> dict[str, Any]:
     """One SynDeC sample: the moderator's deciding-turn messages, its target answer and fields (i)-(vii)."""
-    result = await averify(case.claim, list(case.evidence), case.question, ctx)
+    result = (await averify(case.claim, list(case.evidence), case.question, ctx)).model_dump(mode="json")
     evidence = [Evidence.model_validate(e) for e in result["evidence"]]
     turns = [Turn.model_validate(t) for t in result["transcript"]]
     summaries = [RoundSummary.model_validate(s) for s in result["summaries"]]

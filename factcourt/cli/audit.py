@@ -158,10 +158,10 @@ def _audit_runs(objects: list[str], runs: list[Run], args: argparse.Namespace) -
 
 
 async def audited(objects: list[str], keep: bool, ctx: AuditContext) -> dict[str, Any]:
-    """One run's report, made on a Ray worker (no progress display there)."""
+    """One run's report (report.json's, with the cases), made on a Ray worker (no progress display there)."""
     from factcourt.api import aaudit
 
-    return await aaudit(objects, settings=ctx, keep_checkpoint=keep)
+    return (await aaudit(objects, settings=ctx, keep_checkpoint=keep)).model_dump(mode="json")
 
 
 def _lost(ctx: AuditContext, reason: str) -> NoReturn:
@@ -203,7 +203,10 @@ def _first_reason(report: dict[str, Any]) -> str:
 
 
 async def run_audit(objects: list[str], ctx: AuditContext, quiet: bool, keep: bool) -> dict:
-    """The audit's report, under the checkpointer (a crashed one resumes), drawing its progress."""
+    """The audit's report (report.json's, with the cases), under the checkpointer, drawing its progress.
+
+    A crashed audit resumes.
+    """
     from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from factcourt.api import aaudit
@@ -235,7 +238,8 @@ async def run_audit(objects: list[str], ctx: AuditContext, quiet: bool, keep: bo
 
     with progress:
         # ctx holds --scale already: the API's default scale must not fill in what it left at a default
-        return await aaudit(objects, settings=ctx, scale=None, keep_checkpoint=keep, progress=on_event)
+        result = await aaudit(objects, settings=ctx, scale=None, keep_checkpoint=keep, progress=on_event)
+    return result.model_dump(mode="json")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

@@ -19,6 +19,7 @@ from factcourt.cli.shared import (
     exit_code,
     out,
     prepare_out,
+    print_usage,
     read_text,
     run_progress,
     settings_from,
@@ -27,6 +28,7 @@ from factcourt.cli.shared import (
 )
 from factcourt.context.claims import ClaimsContext
 from factcourt.errors import ConfigError
+from factcourt.state import CheckResult, Correction, VerifyResult
 
 VERDICT_STYLE = {
     "supported": "green",
@@ -37,7 +39,7 @@ VERDICT_STYLE = {
 }
 
 
-def print_report(result: dict) -> None:
+def print_report(result: CheckResult) -> None:
     """A readable table of claims, then scores, drops and usage."""
     from factcourt.api import LANGUAGE_NOT_COVERED
 
@@ -50,69 +52,64 @@ def print_report(result: dict) -> None:
         ("evidence", {"ratio": 2}),
     ]:
         table.add_column(col, **kw)
-    for c in result["claims"]:
-        verdict = c["verdict"] or f"failed: {c['error']}"
-        if c.get("confidence") is not None:
-            verdict += f" ({c['confidence']:.2f})"
-        if c.get("language_not_covered"):
-            verdict += f"\n{LANGUAGE_NOT_COVERED} ({c['language_not_covered']})"
-        tally = Counter(c["votes"].values())
+    for c in result.claims:
+        verdict = c.verdict or f"failed: {c.error}"
+        if c.confidence is not None:
+            verdict += f" ({c.confidence:.2f})"
+        if c.language_not_covered:
+            verdict += f"\n{LANGUAGE_NOT_COVERED} ({c.language_not_covered})"
+        tally = Counter(c.votes.values())
         votes = ", ".join(f"{n} {v.replace('_', ' ')}" for v, n in tally.most_common())
-        if c.get("route") == "first_pass":
+        if c.route == "first_pass":
             votes = "first pass"
-        elif c.get("summaries"):  # DebateCV: the moderator's verdict, the debaters cast no votes
-            votes = f"moderator (round {c['summaries'][-1]['round']})"
-        elif c.get("route") == "debate":
+        elif c.summaries:  # DebateCV: the moderator's verdict, the debaters cast no votes
+            votes = f"moderator (round {c.summaries[-1].round})"
+        elif c.route == "debate":
             votes = f"jury: {votes}"
-        urls = list(dict.fromkeys(e["url"] for e in c["evidence"] if e["url"]))
-        evidence = f"{len(c['evidence'])}: {urls[0]}" if urls else str(len(c["evidence"]))
-        claim = c["text"]
-        if c.get("unresolved"):  # checked with the sentence before in view: say so
-            claim += f'\n("{c["unresolved"]}" unresolved; read after: {c["context"] or "nothing"})'
+        urls = list(dict.fromkeys(e.url for e in c.evidence if e.url))
+        evidence = f"{len(c.evidence)}: {urls[0]}" if urls else str(len(c.evidence))
+        claim = c.text
+        if c.unresolved:  # checked with the sentence before in view: say so
+            claim += f'\n("{c.unresolved}" unresolved; read after: {c.context or "nothing"})'
         table.add_row(  # the text, the reasons and the URLs are the user's or a model's: no markup
-            escape(c["id"]),
+            escape(c.id),
             escape(claim),
-            f"[{VERDICT_STYLE.get(c['verdict'], '')}]{escape(verdict)}[/]",
+            f"[{VERDICT_STYLE.get(c.verdict, '')}]{escape(verdict)}[/]",
             votes,
             escape(evidence),
         )
     out.print(table)
-    s = result["scores"]
+    s = result.scores
     precision = "n/a" if s.get("precision") is None else f"{s['precision']:.2f}"
     out.print(
         f"[bold]precision {precision}[/]  supported {s.get('supported', 0)}  refuted "
         f"{s.get('refuted', 0)}  not enough evidence {s.get('not_enough_evidence', 0)}  "
         f"conflicting {s.get('conflicting_evidence', 0)}  failed {s.get('failed', 0)}"
     )
-    if uncovered := result.get("language_not_covered"):
+    if uncovered := result.language_not_covered:
         out.print(
             f"[yellow]{uncovered} claim(s): {LANGUAGE_NOT_COVERED}, so their verdicts rest on no "
             "evidence from it[/]"
         )
-    for d in result["dropped"]:
-        out.print(f"[dim]dropped ({d['reason']}): {escape(d['sentence'])}[/]")
-    u = result["usage"]
-    out.print(
-        f"[dim]{u['calls']} model calls, {u['input_tokens']} input + {u['output_tokens']} "
-        f"output tokens, {u['search_calls']} searches[/]"
-    )
-    if result.get("correction"):
-        print_correction(result)
+    for d in result.dropped:
+        out.print(f"[dim]dropped ({d.reason}): {escape(d.sentence)}[/]")
+    print_usage(result.usage)
+    if result.correction:
+        print_correction(result.response, result.correction)
 
 
-def print_correction(result: dict) -> None:
+def print_correction(original: str, correction: Correction) -> None:
     """The corrected text and a diff against the original."""
-    corrected = result["correction"]["text"]
     out.rule("corrected text")
-    out.print(corrected, markup=False)
+    out.print(correction.text, markup=False)
     out.rule("diff")
     diff = difflib.unified_diff(
-        result["response"].splitlines(), corrected.splitlines(), "original", "corrected", lineterm=""
+        original.splitlines(), correction.text.splitlines(), "original", "corrected", lineterm=""
     )
     out.print("\n".join(diff) or "(no change)", markup=False)
-    for failure in result["correction"].get("failed", []):
+    for failure in correction.failed:
         out.print(
-            f"[yellow]not rewritten ({failure['claim_id']}):[/] {escape(failure['error'])}", highlight=False
+            f"[yellow]not rewritten ({failure.claim_id}):[/] {escape(failure.error or '')}", highlight=False
         )
 
 
@@ -145,7 +142,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 keep_checkpoint=args.keep_checkpoint,
             )
         )
-    result |= {"response": text}
+    result.response = text
     emit_result(result, args, print_report)
     return exit_code(result)
 
@@ -161,24 +158,22 @@ def cmd_verify(args: argparse.Namespace) -> int:
     ctx = context_with_given(ClaimsContext, evidence, settings_values(args), {})
     preflight(ctx)
     result = verify(args.claim, evidence, args.question or "", ctx)
-    if result["error"]:
+    if result.error:
         emit_result(result, args, lambda r: None)
         return exit_code(result)
 
-    def render(r: dict) -> None:
-        out.print(f"[bold]{escape(r['text'])}[/]")
-        out.print(
-            f"verdict: [{VERDICT_STYLE.get(r['verdict'], '')}]{r['verdict']}[/] after {r['rounds']} round(s)"
-        )
-        if r["justification"]:
-            out.print(f"justification: {escape(r['justification'])}")
-        if first := r.get("first_pass"):
-            sure = "" if first["confidence"] is None else f" ({first['confidence']:.2f})"
-            how = "decided there" if r["route"] == "first_pass" else "contested: debated"
-            out.print(f"[dim]first pass: {first['verdict']}{sure}, {how}[/]")
-        for t in r["transcript"]:
-            out.print(f"[dim]R{t['round']} {t['speaker']}: {t['verdict'] or ''} {escape(t['text'])}[/]")
-        out.print(f"[dim]{r['usage']['calls']} model calls, {r['usage']['search_calls']} searches[/]")
+    def render(r: VerifyResult) -> None:
+        out.print(f"[bold]{escape(r.text)}[/]")
+        out.print(f"verdict: [{VERDICT_STYLE.get(r.verdict, '')}]{r.verdict}[/] after {r.rounds} round(s)")
+        if r.justification:
+            out.print(f"justification: {escape(r.justification)}")
+        if first := r.first_pass:
+            sure = "" if first.confidence is None else f" ({first.confidence:.2f})"
+            how = "decided there" if r.route == "first_pass" else "contested: debated"
+            out.print(f"[dim]first pass: {first.verdict}{sure}, {how}[/]")
+        for t in r.transcript:
+            out.print(f"[dim]R{t.round} {t.speaker}: {t.verdict or ''} {escape(t.text)}[/]")
+        out.print(f"[dim]{r.usage.calls} model calls, {r.usage.search_calls} searches[/]")
 
     emit_result(result, args, render)
     return 0

@@ -17,11 +17,13 @@ from factcourt.cli.shared import (
     exit_code,
     out,
     prepare_out,
+    print_usage,
     run_progress,
     settings_values,
 )
 from factcourt.context.hallucination import HALLUCINATION_AGENTS, HallucinationContext
 from factcourt.errors import ConfigError
+from factcourt.state import DetectResult
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
@@ -58,38 +60,34 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return exit_code(result)
 
 
-def print_detection(result: dict) -> None:
+def print_detection(result: DetectResult) -> None:
     """The verdict, the hallucinations found with their spans and evidence, notes and cost."""
-    if result["error"]:
+    if result.error:
         return
-    style = "green" if result["label"] == 1 else "red"
-    verdict = "no hallucination (1)" if result["label"] == 1 else "hallucination (0)"
-    dispute = "n/a" if result["dispute"] is None else f"{result['dispute']:.2f}"
-    out.print(f"[bold {style}]{verdict}[/]  decided by the {result['decided_by']}", highlight=False)
-    p = result["p_no_hallucination"]
+    style = "green" if result.label == 1 else "red"
+    verdict = "no hallucination (1)" if result.label == 1 else "hallucination (0)"
+    dispute = "n/a" if result.dispute is None else f"{result.dispute:.2f}"
+    out.print(f"[bold {style}]{verdict}[/]  decided by the {result.decided_by}", highlight=False)
+    p = result.p_no_hallucination
     out.print(
-        f"[dim]{result['rounds']} round(s), stopped: {result['stop_reason']}, winner "
-        f"{result['winner']}, last dispute {dispute}"
+        f"[dim]{result.rounds} round(s), stopped: {result.stop_reason}, winner "
+        f"{result.winner}, last dispute {dispute}"
         + ("" if p is None else f", judge's P(no hallucination) {p:.2f}")
         + "[/]"
     )
-    if result["explanation"]:
-        out.print(result["explanation"], markup=False)
-    if result["findings"]:
+    if result.explanation:
+        out.print(result.explanation, markup=False)
+    if result.findings:
         table = Table(title="Hallucinations found", expand=True)
         for col, ratio in (("type", 2), ("p", 1), ("span", 4), ("evidence", 5)):
             table.add_column(col, ratio=ratio)
-        for f in result["findings"]:
-            span = f["span"] if f["verbatim"] else f"{f['span']} (not verbatim)"
-            table.add_row(escape(f["type"]), f"{f['probability']:.2f}", escape(span), escape(f["evidence"]))
+        for f in result.findings:
+            span = f.span if f.verbatim else f"{f.span} (not verbatim)"
+            table.add_row(escape(f.type), f"{f.probability:.2f}", escape(span), escape(f.evidence))
         out.print(table)
-    for note in result["notes"]:
+    for note in result.notes:
         out.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
-    u = result["usage"]
-    out.print(
-        f"[dim]{u['calls']} model calls, {u['input_tokens']} input + {u['output_tokens']} output "
-        f"tokens, {u['search_calls']} searches, {len(result['knowledge'])} knowledge statements[/]"
-    )
+    print_usage(result.usage, f"{len(result.knowledge)} knowledge statements")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

@@ -59,7 +59,7 @@ def cmd_pyramid(args: argparse.Namespace) -> int:
             raise InputError(f"{problem}: pass it with --question, or --load a saved pyramid")
         ctx = checked_settings(args, [])
         pyramid = asyncio.run(abuild_pyramid(args.question or "", ctx))
-    emit_result(pyramid.model_dump(mode="json"), args, lambda _: print_pyramid(pyramid))
+    emit_result(pyramid, args, lambda _: print_pyramid(pyramid))
     return 1 if pyramid.failed and not pyramid.answered else 0
 
 

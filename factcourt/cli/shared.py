@@ -18,6 +18,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
@@ -27,6 +28,7 @@ from factcourt.errors import ConfigError, FactcourtError
 from factcourt.inputs import decode, read_text_file, strip_controls
 from factcourt.metrics.cost import Prices
 from factcourt.progress import Progress
+from factcourt.state import Result, Usage
 from factcourt.terminal import Console, json_text
 
 err = Console(stderr=True)
@@ -42,14 +44,20 @@ def fail(sentence: str) -> None:
     err.print(f"[red]error:[/] {escape(sentence)}", highlight=False)
 
 
-def exit_code(result: dict) -> int:
-    """0 for a full success of check, verify or detect; 1, with one sentence, when any part failed."""
-    from factcourt.api import result_failure
-
-    if reason := result_failure(result):
+def exit_code(result: Result) -> int:
+    """0 for a full success; 1, with one sentence, when any part failed."""
+    if reason := result.failure():
         fail(reason)
         return 1
     return 0
+
+
+def print_usage(usage: Usage, more: str = "") -> None:
+    """A run's cost in one dim line: model calls, tokens, searches (and ``more``)."""
+    out.print(
+        f"[dim]{usage.calls} model calls, {usage.input_tokens} input + {usage.output_tokens} output "
+        f"tokens, {usage.search_calls} searches{', ' + more if more else ''}[/]"
+    )
 
 
 def read_text(source: str) -> str:
@@ -387,13 +395,13 @@ def say_how_it_runs(run: dict[str, Any], quiet: bool, what: str) -> None:
         err.print(f"[yellow]resuming the interrupted run of {what}[/]")
 
 
-def emit_result(result: dict, args: argparse.Namespace, render) -> None:
-    """Print JSON (``--json``) or the readable report, then write ``--out``.
+def emit_result(result: BaseModel, args: argparse.Namespace, render: Callable[[Any], None]) -> None:
+    """Print the result's JSON (``--json``) or the readable report, then write ``--out``.
 
     Printed first: a write that fails after the run (the folder removed meanwhile) then loses
     nothing that was not already shown.
     """
-    text = json_text(result, indent=2)
+    text = json_text(result.model_dump(mode="json"), indent=2)
     if args.json:
         print(text, flush=True)
     else:

@@ -1,14 +1,16 @@
 """Reports for people: a result as one self-contained HTML page (``factcourt.report_html``)."""
 
-from factcourt.report.html import KINDS, detect_kind, render, write_html
+from factcourt.report.html import KINDS, kind_of, render, write_html
+from factcourt.state import Result
 
-__all__ = ["KINDS", "detect_kind", "render", "report_html", "write_html"]
+__all__ = ["KINDS", "kind_of", "render", "report_html", "write_html"]
 
 
-def report_html(result: dict, kind: str | None = None, folder=None) -> str:
+def report_html(result: Result | dict, kind: str | None = None, folder=None) -> str:
     """The HTML page of a result of check, verify, detect, leaderboard, audit or bench run.
 
-    ``kind`` is found from the result's shape when not given; ``folder`` is where a leaderboard,
+    ``result``: what the API returned, or its JSON (a saved ``--json`` or report.json). ``kind``
+    is the result's own when not given (see :func:`kind_of`); ``folder`` is where a leaderboard,
     audit or bench run wrote its plots, to show them inline.
 
     Example:

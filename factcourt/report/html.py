@@ -22,10 +22,30 @@ from markupsafe import Markup
 
 from factcourt.errors import FactcourtError, InputError
 from factcourt.nodes.helpers import fence
+from factcourt.state import (
+    AgentView,
+    AuditResult,
+    CheckResult,
+    ClaimReport,
+    DetectResult,
+    Edit,
+    Result,
+    TeamRound,
+    Turn,
+    VerifyResult,
+)
 from factcourt.systems import SYSTEMS, load, of_command
 
-# the systems' results, then the folder reports of the leaderboard and the benchmarks
-KINDS = (*(s.command for s in SYSTEMS if s.html and s.command), "leaderboard", "bench")
+# the folder reports of the leaderboard and the benchmarks: no system's results
+FOLDER_REPORTS = ("leaderboard", "bench")
+
+
+def kinds() -> tuple[str, ...]:
+    """What a page shows: the results of the systems that have a view, then the folder reports."""
+    return (*(s.command for s in SYSTEMS if s.html and s.command), *FOLDER_REPORTS)
+
+
+KINDS = kinds()  # those of the package's own systems
 
 # Each mark: a colour, an icon and words, so the page reads without colour too. Ordered worst
 # first: a sentence holding a refuted and a supported claim is marked refuted.
@@ -53,8 +73,16 @@ _env = Environment(
 )
 
 
-def detect_kind(result: dict[str, Any]) -> str:
-    """Which command made ``result``, from its shape; InputError when no known shape fits."""
+def kind_of(result: Result | dict[str, Any]) -> str:
+    """Which command made ``result``: its ``kind``; InputError when it names none and no known shape fits.
+
+    A result's JSON names its kind. A file written before results did (and the folder reports of
+    the leaderboard and the benchmarks, which name none) is known here by its shape, and only here.
+    """
+    if isinstance(result, Result):
+        return result.kind
+    if isinstance(result.get("kind"), str):
+        return result["kind"]
     report = result.get("report")
     if "claims" in result and "response" in result:
         return "check"
@@ -73,19 +101,21 @@ def detect_kind(result: dict[str, Any]) -> str:
     )
 
 
-def render(result: dict[str, Any], kind: str | None = None, folder: Path | None = None) -> str:
-    """The HTML page of one result (kind detected from its shape when not given).
+def render(result: Result | dict[str, Any], kind: str | None = None, folder: Path | None = None) -> str:
+    """The HTML page of one result: a system's result model, or JSON (a result's, or a folder report's).
 
+    ``kind``: which command made it, when the JSON does not say (see :func:`kind_of`).
     ``folder``: where a leaderboard, audit or bench run wrote its plots, to inline them.
     """
-    kind = kind or detect_kind(result)
-    if kind not in KINDS:
-        raise InputError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    kind = kind or kind_of(result)
+    if kind not in kinds():
+        raise InputError(f"kind must be one of {', '.join(kinds())}, not {kind!r}")
     system = of_command(kind)
-    if system is not None and system.html is not None:
-        page, template = load(system.html.view)(result, folder), system.html.template
+    if system is not None and system.html is not None and system.result is not None:
+        typed = result if isinstance(result, Result) else system.result.model_validate(result)
+        page, template = load(system.html.view)(typed, folder), system.html.template
     else:
-        page, template = _tables(result, kind, folder), "tables"
+        page, template = _tables(dict(result), kind, folder), "tables"
     return _env.get_template(f"{template}.html.j2").render(
         kind=kind,
         marks=MARKS,
@@ -98,7 +128,7 @@ def render(result: dict[str, Any], kind: str | None = None, folder: Path | None 
 
 
 def write_html(
-    path: str | Path, result: dict[str, Any], kind: str | None = None, folder: Path | None = None
+    path: str | Path, result: Result | dict[str, Any], kind: str | None = None, folder: Path | None = None
 ) -> None:
     """Write :func:`render`'s page to ``path``; a failed write is one clear sentence."""
     try:
@@ -190,46 +220,39 @@ def _locate(text: str, part: str, taken: list[tuple[int, int]]) -> tuple[int, in
 # ------------------------------------------------------------------ check, verify, detect
 
 
-def claim_mark(claim: dict[str, Any]) -> str:
-    """The mark of a claim: its verdict, or ``failed`` (never a verdict a failed claim lacks)."""
-    return "failed" if claim.get("error") or not claim.get("verdict") else claim["verdict"]
-
-
-def _claim_view(claim: dict[str, Any], edits: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    rounds: dict[int, list[dict[str, Any]]] = {}
-    for turn in claim.get("transcript") or []:
-        rounds.setdefault(turn.get("round", 0), []).append(turn)
+def _claim_view(claim: ClaimReport, edits: list[Edit] | None = None) -> dict[str, Any]:
+    rounds: dict[int, list[Turn]] = {}
+    for turn in claim.transcript:
+        rounds.setdefault(turn.round, []).append(turn)
     return {
-        **claim,
-        "mark": claim_mark(claim),
+        **dict(claim),
+        "mark": claim.mark,
         "rounds_seen": sorted(rounds.items()),
-        "links": [safe_url(e.get("url", "")) for e in claim.get("evidence") or []],
+        "links": [safe_url(e.url or "") for e in claim.evidence],
         "edits": edits or [],
     }
 
 
-def check_view(result: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
+def check_view(result: CheckResult, folder: Path | None = None) -> dict[str, Any]:
     """A check's page: the text with each claim's verdict marked, the claims, drops and scores."""
-    text = result.get("response") or ""
-    correction = result.get("correction") or {}
-    edits: dict[str, list[dict[str, Any]]] = {}
-    for edit in correction.get("edits", []):
-        edits.setdefault(edit.get("claim_id", ""), []).append(edit)
-    claims = [_claim_view(c, edits.get(c["id"])) for c in result.get("claims", [])]
+    text = result.response
+    edits: dict[str, list[Edit]] = {}
+    for edit in result.correction.edits if result.correction else []:
+        edits.setdefault(edit.claim_id, []).append(edit)
+    claims = [_claim_view(c, edits.get(c.id)) for c in result.claims]
     marks = []
     for k, c in enumerate(claims):
-        if c.get("span"):
+        if c["span"]:
             start, end = c["span"]
             marks.append((start, end, c["mark"], k, f"{c['id']}: {MARKS[c['mark']][1]}"))
     taken = sorted((s, e) for s, e, *_ in marks)
     dropped: list[dict[str, Any]] = []
-    for d in result.get("dropped", []):
-        mark = "failed" if d.get("reason") == "clerk_failed" else "dropped"
+    for d in result.dropped:
+        mark = "failed" if d.reason == "clerk_failed" else "dropped"
         detail = len(claims) + len(dropped)
-        dropped.append({**d, "mark": mark, "detail": detail})
-        if where := _locate(text, d.get("sentence", ""), taken):
-            marks.append((*where, mark, detail, f"{MARKS[mark][1]} ({d.get('reason')})"))
-    scores = result.get("scores") or {}
+        dropped.append({**dict(d), "mark": mark, "detail": detail})
+        if where := _locate(text, d.sentence, taken):
+            marks.append((*where, mark, detail, f"{MARKS[mark][1]} ({d.reason})"))
     counts = {m: sum(c["mark"] == m for c in claims) for m in VERDICT_MARKS}
     counts["dropped"] = sum(d["mark"] == "dropped" for d in dropped)
     counts["failed"] += sum(d["mark"] == "failed" for d in dropped)
@@ -238,60 +261,59 @@ def check_view(result: dict[str, Any], folder: Path | None = None) -> dict[str, 
         "claims": claims,
         "dropped": dropped,
         "counts": counts,
-        "precision": scores.get("precision"),
-        "correction": correction,
+        "precision": result.scores.get("precision"),
+        "correction": result.correction,
         "data": _data_json({"marked": {"text": marked_pages(text, marks)}}),
     }
 
 
-def verify_view(result: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
+def verify_view(result: VerifyResult, folder: Path | None = None) -> dict[str, Any]:
     """A verified claim's page: its verdict, debate and evidence."""
     return {"claim": _claim_view(result), "data": None}
 
 
-def detect_view(result: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
+def detect_view(result: DetectResult, folder: Path | None = None) -> dict[str, Any]:
     """A detection's page: the question and answer with the hallucinations marked, the debate's rounds."""
-    findings = [{**f, "detail": k, "placed": None} for k, f in enumerate(result.get("findings") or [])]
+    texts = {"question": result.question, "answer": result.answer}
+    findings = [{**dict(f), "detail": k, "placed": None} for k, f in enumerate(result.findings)]
     marks: dict[str, list[tuple[int, int, str, int, str]]] = {"question": [], "answer": []}
     taken: dict[str, list[tuple[int, int]]] = {"question": [], "answer": []}
     for f in findings:
         words = f"{f['type'].replace('_', ' ')} hallucination (p {f['probability']:.2f})"
         for part in ("answer", "question"):  # a false premise is in the question
-            if where := _locate(result.get(part) or "", f.get("span", ""), taken[part]):
+            if where := _locate(texts[part], f["span"], taken[part]):
                 marks[part].append((*where, "hallucination", f["detail"], words))
                 f["placed"] = part
                 break
-    judgements = {j["round"]: j for j in result.get("judgements") or []}
-    teams: dict[int, dict[str, Any]] = {}
-    for t in result.get("teams") or []:
-        teams.setdefault(t["round"], {})[t["team"]] = t
-    views: dict[int, list[dict[str, Any]]] = {}
-    for v in result.get("transcript") or []:
-        views.setdefault(v["round"], []).append(v)
+    judgements = {j.round: j for j in result.judgements}
+    teams: dict[int, dict[str, TeamRound]] = {}
+    for t in result.teams:
+        teams.setdefault(t.round, {})[t.team] = t
+    views: dict[int, list[AgentView]] = {}
+    for v in result.transcript:
+        views.setdefault(v.round, []).append(v)
     rounds = [
         {"round": r, "teams": teams.get(r, {}), "judgement": judgements.get(r), "views": views.get(r, [])}
         for r in sorted({*judgements, *teams, *views})
     ]
-    label = result.get("label")
+    label = result.label
     mark = "failed" if label is None else "supported" if label == 1 else "hallucination"
     return {
         "result": result,
         "findings": findings,
         "rounds": rounds,
         "mark": mark,
-        "knowledge": [{**e, "link": safe_url(e.get("url", ""))} for e in result.get("knowledge") or []],
-        "data": _data_json(
-            {"marked": {p: marked_pages(result.get(p) or "", marks[p]) for p in ("question", "answer")}}
-        ),
+        "knowledge": [{**dict(e), "link": safe_url(e.url or "")} for e in result.knowledge],
+        "data": _data_json({"marked": {p: marked_pages(texts[p], marks[p]) for p in ("question", "answer")}}),
     }
 
 
 # ------------------------------------------------------------------ leaderboard, audit, bench
 
 
-def audit_view(result: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
+def audit_view(result: AuditResult, folder: Path | None = None) -> dict[str, Any]:
     """An audit's page: its report's tables and plots (a report.json, or a summary of runs)."""
-    return _tables(result, "audit", folder)
+    return _tables(result.model_dump(mode="json", exclude={"kind"}), "audit", folder)
 
 
 def _tables(result: dict[str, Any], kind: str, folder: Path | None) -> dict[str, Any]:

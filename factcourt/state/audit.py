@@ -6,10 +6,10 @@ import operator
 from typing import Annotated, Literal
 
 from langgraph.channels import DeltaChannel
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import TypedDict
 
-from factcourt.state.records import AgentAnswer, Usage, add_usage, text
+from factcourt.state.records import AgentAnswer, Result, Usage, add_usage, text
 
 TestMode = Literal["claim", "evidence", "wisdom of crowds"]
 
@@ -132,3 +132,16 @@ class AuditState(AuditInput, total=False):
     """Calls and tokens spent, by role."""
     error: str
     """Why the audit could not run (bad input)."""
+
+
+class AuditResult(Result):
+    """``audit``'s result: report.json's scores by scope, taxonomy, counts and notes, and every case.
+
+    Typed where other code reads it; the report's tables (``audit_report``) keep the rest as
+    its JSON, which report.json holds too.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: Literal["audit"] = "audit"
+    error: str | None = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
@@ -15,6 +15,7 @@ from factcourt.state.records import (
     DroppedSentence,
     Evidence,
     Probability,
+    Result,
     Turn,
     Usage,
     Verdict,
@@ -281,3 +282,113 @@ class FactcheckState(FactcheckInput, total=False):
     """Calls and tokens outside the claim branches (Clerk, corrector)."""
     correction: Correction | None
     """The corrector's revised response, when it ran."""
+
+
+class ClaimReport(BaseModel):
+    """One checked claim as a user gets it: the claim's own fields, then its verdict and debate."""
+
+    id: str = ""
+    text: str = ""
+    sentence: str = ""
+    span: tuple[int, int] | None = None
+    unresolved: str = ""
+    context: str = ""
+    verdict: Verdict | None = None
+    justification: str = ""
+    votes: dict[str, Verdict] = Field(default_factory=dict)
+    confidence: float | None = None
+    p_true: float | None = None
+    p_true_raw: float | None = None
+    route: Literal["first_pass", "debate"] | None = None
+    first_pass: Turn | None = None
+    first_round_verdict: Verdict | None = None
+    ruling: Turn | None = None
+    rounds: int = 0
+    transcript: list[Turn] = Field(default_factory=list, description="the debate's turns")
+    summaries: list[RoundSummary] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = None
+    language_not_covered: str | None = None
+
+    @classmethod
+    def of(cls, result: ClaimResult) -> Self:
+        """The report of a claim result of the graphs."""
+        claim = result.claim
+        return cls(
+            **claim.model_dump(include={"id", "text", "sentence", "span", "unresolved", "context"}),
+            **result.model_dump(exclude={"claim", "turns", "uncovered_language"}),
+            transcript=result.turns,
+            language_not_covered=result.uncovered_language,
+        )
+
+    @property
+    def mark(self) -> str:
+        """Its verdict, or ``failed`` (never a verdict a failed claim lacks)."""
+        return "failed" if self.error or not self.verdict else self.verdict
+
+
+class VerifyResult(Result, ClaimReport):
+    """``verify``'s result: one claim's report."""
+
+    kind: Literal["verify"] = "verify"
+
+    def failure(self) -> str | None:
+        """Why the claim has no verdict."""
+        return f"the claim could not be checked: {self.error}" if self.error else None
+
+
+class CheckSettings(BaseModel):
+    """The settings a ``check`` ran with, as its result names them."""
+
+    protocol: str | None = None
+    rule: str | None = None
+    search: str | None = None
+    model: str | None = None
+    jurors: int | None = None
+    rounds: int | None = None
+
+
+class CheckResult(Result):
+    """``check``'s result: every claim's report, what the Clerk dropped, the scores and the cost."""
+
+    kind: Literal["check"] = "check"
+    question: str = ""
+    language: Literal["en", "zh"] | None = None
+    settings: CheckSettings = Field(default_factory=CheckSettings)
+    claims: list[ClaimReport] = Field(default_factory=list)
+    dropped: list[DroppedSentence] = Field(default_factory=list)
+    scores: dict[str, float | int | None] = Field(default_factory=dict)
+    language_not_covered: int = Field(default=0, description="claims in a language the corpus lacks")
+    usage: Usage = Field(default_factory=Usage)
+    correction: Correction | None = None
+    response: str = Field(default="", description="the text the claims' spans point into")
+
+    def failure(self) -> str | None:
+        """Why the check is no full success; None when every part was checked.
+
+        A failed Clerk call or a failed claim never passes for an empty or partial success: the
+        result still holds everything that was checked, and each failure with its reason.
+        """
+        failed_parts = [d for d in self.dropped if d.reason == "clerk_failed"]
+        failed_claims = [c for c in self.claims if c.verdict is None]
+        if not failed_parts and not failed_claims:
+            unrewritten = self.correction.failed if self.correction else []
+            if unrewritten:  # --correct: a refuted sentence kept as it was is no "no change"
+                return (
+                    f"{len(unrewritten)} refuted sentence(s) could not be rewritten; first "
+                    f"reason: {unrewritten[0].error}"
+                )
+            return None
+        if failed_parts and not self.claims:
+            return f"the Clerk could not split the text into claims: {failed_parts[0].error}"
+        reasons = [d.error for d in failed_parts] + [c.error for c in failed_claims]
+        return (
+            f"{len(failed_claims)} of {len(self.claims)} claims and "
+            f"{len(failed_parts)} part(s) of the text could not be checked; first reason: {reasons[0]}"
+        )
+
+    def tally(self) -> tuple[int, list[str]]:
+        """Its claims and their verdicts."""
+        return len(self.claims), [str(c.verdict) for c in self.claims]

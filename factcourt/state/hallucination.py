@@ -14,6 +14,7 @@ from factcourt.state.records import (
     ClampedProbability,
     Evidence,
     Probability,
+    Result,
     Usage,
     add_usage,
     text,
@@ -136,6 +137,46 @@ class HallucinationReport(BaseModel):
     explanation: str = ""
     notes: list[str] = Field(default_factory=list, description="failed agents, judge or refiner")
     error: str | None = Field(default=None, description="why the item could not be judged")
+
+
+class DetectSettings(BaseModel):
+    """The settings a detection ran with, as its result names them."""
+
+    search: str | None = None
+    model: str | None = None
+    layout: str | None = None
+    judge: str | None = None
+    scores: str | None = None
+    jt: str | None = None
+    retrieval: str | None = None
+    agents: list[str] = Field(default_factory=list)
+    epsilon: float | None = None
+    max_rounds: int | None = None
+
+
+class DetectResult(Result, HallucinationReport):
+    """``detect``'s result: the item, the Refiner's report, the knowledge, the debate and its cost."""
+
+    kind: Literal["detect"] = "detect"
+    question: str = ""
+    answer: str = ""
+    knowledge: list[Evidence] = Field(default_factory=list)
+    stance_knowledge: dict[str, list[Evidence]] = Field(default_factory=dict)
+    sub_questions: list[str] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=list)
+    transcript: list[AgentView] = Field(default_factory=list, description="every agent's analysis")
+    teams: list[TeamRound] = Field(default_factory=list)
+    judgements: list[Judgement] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    settings: DetectSettings = Field(default_factory=DetectSettings)
+
+    def failure(self) -> str | None:
+        """Why the answer has no label."""
+        return f"the answer could not be judged: {self.error}" if self.error else None
+
+    def tally(self) -> tuple[int, list[str]]:
+        """Its label, as a verdict."""
+        return 0, ["no_hallucination" if self.label == 1 else "hallucination"]
 
 
 class PerspectiveAnswer(AgentAnswer):

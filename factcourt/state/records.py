@@ -330,3 +330,36 @@ class KnowledgeStatements(AgentAnswer):
     statements: list[KnowledgeStatement] = Field(
         description="at most 6 statements, no repeats", json_schema_extra={"maxItems": 6}
     )
+
+
+class Result(BaseModel):
+    """A system's result as the API returns it; its JSON (``model_dump(mode="json")``) is what users get.
+
+    ``kind`` names the command that made it (``check``, ``verify``, ``detect``, ``audit``, ...): the
+    HTML report and batch runs find the system through it. Every field has a default, so the JSON
+    of an older run (a field it lacks) still reads back.
+    """
+
+    kind: str
+
+    def failure(self) -> str | None:
+        """Why the result is no full success, in one sentence; None when it is."""
+        return None
+
+    def tally(self) -> tuple[int, list[str]]:
+        """What a finished ``--batch`` row counts in the summary: its items and their verdicts."""
+        return 0, []
+
+    # Read by key, a result is its JSON: the API returned plain dicts before results were typed,
+    # and callers that read them so keep working.
+    def __getitem__(self, key: str) -> Any:
+        """The JSON's value at ``key`` (KeyError when it has none)."""
+        return self.model_dump(mode="json")[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The JSON's value at ``key``, else ``default``."""
+        return self.model_dump(mode="json").get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        """Whether the JSON has ``key``."""
+        return key in self.model_dump(mode="json")

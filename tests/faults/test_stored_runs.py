@@ -25,14 +25,18 @@ RUNNING = FAILED | {"tasks": [{"id": "t", "name": "clerk", "error": None, "inter
 
 
 class Thread:
-    """A LangGraph server's client that holds one thread's state."""
+    """A LangGraph server's client that holds one thread's state, run by graph ``graph_id``."""
 
-    def __init__(self, state):
+    def __init__(self, state, graph_id="factcheck"):
         self.state = state
+        self.graph_id = graph_id
         self.threads = self
 
     async def get_state(self, thread):
         return self.state
+
+    async def get(self, thread):
+        return {"thread_id": thread, "metadata": {"graph_id": self.graph_id}}
 
 
 @pytest.mark.parametrize(
@@ -53,4 +57,22 @@ def test_report_html_of_a_failed_or_unfinished_run_is_one_sentence_and_exit_1(
     assert main(["report-html", "--thread", "t1", "--out", str(out)]) == 1
     err = one_error(capsys.readouterr().err)
     assert "thread t1" in err and said in err and "0 claims" not in err
+    assert not out.exists()
+
+
+# a finished run: the thread's values are the graph's output
+VERIFIED = {
+    "values": {"results": [{"claim": {"id": "c1", "text": "Paris is in France."}, "verdict": "refuted"}]},
+    "next": [],
+    "tasks": [],
+}
+
+
+def test_report_html_of_a_graph_without_a_page_is_one_sentence_and_exit_1(tmp_path, monkeypatch, capsys):
+    import langgraph_sdk
+
+    monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: Thread(VERIFIED, "pyramid"))
+    out = tmp_path / "r.html"
+    assert main(["report-html", "--thread", "t1", "--out", str(out)]) == 1
+    assert "holds no finished run of a graph whose result a page shows" in one_error(capsys.readouterr().err)
     assert not out.exists()

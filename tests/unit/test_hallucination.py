@@ -618,7 +618,7 @@ def test_the_report_has_label_types_probabilities_spans_and_evidence(scripted):
             "evidence": "",
         },
     ]
-    assert set(result) >= {
+    assert set(result.model_dump()) >= {
         "label",
         "verdict",
         "findings",

@@ -9,7 +9,7 @@ import pytest
 import factcourt
 from factcourt.cli import main
 from factcourt.errors import InputError
-from factcourt.report import detect_kind, render
+from factcourt.report import kind_of, render
 from factcourt.report.html import PAGE_CHARS, marked_pages
 
 EVIL = "<script>alert('x')</script>"
@@ -246,7 +246,7 @@ def verify_result():
 
 def test_verify_shows_the_debate_and_the_moderators_verdict():
     page = render(verify_result())
-    assert detect_kind(verify_result()) == "verify"
+    assert kind_of(verify_result()) == "verify"
     assert "The moderator decided after round 1." in page and "Shakespeare wrote it." in page
     assert "Affirmative" in page and "<script>alert" not in page
 
@@ -333,9 +333,21 @@ def test_detect_marks_the_hallucinated_span_and_lists_the_rest():
     assert "failed: not checked" in failed and "search is down" in failed
 
 
-def test_the_kind_is_found_from_the_shape_or_refused():
-    assert detect_kind(check_result()) == "check"
-    assert detect_kind(detect_result()) == "detect"
+def test_a_result_names_its_kind_and_its_page_is_its_jsons():
+    from factcourt.state import DetectResult, VerifyResult
+
+    typed = VerifyResult.model_validate(verify_result())
+    assert kind_of(typed) == "verify" == kind_of(typed.model_dump(mode="json"))
+    assert render(typed) == render(verify_result())
+    # the kind named wins over the shape: a detection whose JSON lacks its answer is still one
+    detected = DetectResult.model_validate(detect_result()).model_dump(mode="json")
+    del detected["answer"]
+    assert kind_of(detected) == "detect"
+
+
+def test_the_kind_of_json_written_before_kinds_is_found_from_the_shape_or_refused():
+    assert kind_of(check_result()) == "check"
+    assert kind_of(detect_result()) == "detect"
     with pytest.raises(InputError, match="kind="):
         render({"something": 1})
     with pytest.raises(InputError, match="kind must be"):
@@ -377,7 +389,7 @@ def test_bench_report_tables_sort_and_plots_inline(tmp_path):
     }
     result = {"dataset": f"d{EVIL}.jsonl", "methods": ["plain"], "report": {"plain": method}}
     page = render(result, folder=tmp_path)
-    assert detect_kind(result) == "bench"
+    assert kind_of(result) == "bench"
     assert '<table class="sortable">' in page and "data:image/png;base64," in page
     assert "<circle" in page and "<script>alert" not in page
 
@@ -388,7 +400,7 @@ def test_audit_writes_its_page_with_its_chart_inline(tmp_path):
     main([*argv, "--objects", "fake_news", "--out", str(tmp_path / "a"), "--html", str(html)])
     page = html.read_text(encoding="utf-8")
     assert "FACT-AUDIT report" in page and "data:image/png;base64," in page
-    assert detect_kind(json.loads((tmp_path / "a" / "report.json").read_text())) == "audit"
+    assert kind_of(json.loads((tmp_path / "a" / "report.json").read_text())) == "audit"
     main([*argv, "--objects", "fake_news", "--runs", "2", "--out", str(tmp_path / "r"), "--html", str(html)])
     assert "FACT-AUDIT over 2 runs" in html.read_text(encoding="utf-8")
 
@@ -420,14 +432,21 @@ def test_check_writes_the_page_beside_the_json(tmp_path, scripted):
 
 
 class StoredThread:
-    """A LangGraph server's client that holds one thread: its state as the server stores it, JSON."""
+    """A LangGraph server's client that holds one thread: its state as the server stores it, JSON.
 
-    def __init__(self, state):
+    The server names the graph that ran in the thread's metadata, as ``graph_id``.
+    """
+
+    def __init__(self, state, graph_id):
         self.values = json.loads(json.dumps(state, default=lambda x: x.model_dump(mode="json")))
+        self.graph_id = graph_id
         self.threads = self
 
     async def get_state(self, thread):
         return {"values": self.values}
+
+    async def get(self, thread):
+        return {"thread_id": thread, "metadata": {"graph_id": self.graph_id}}
 
 
 @pytest.mark.parametrize("graph_name", ["factcheck", "verify", "hallucination"])
@@ -449,7 +468,7 @@ def test_report_html_renders_a_finished_run_from_a_servers_thread(tmp_path, monk
     graph = importlib.import_module(f"factcourt.graphs.{graph_name}").graph
     kind = HallucinationContext if graph_name == "hallucination" else ClaimsContext
     state = asyncio.run(graph.ainvoke(payload, context=kind(model="sim", search="none", cache=False)))
-    monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: StoredThread(state))
+    monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: StoredThread(state, graph_name))
     out = tmp_path / "r.html"
     assert main(["report-html", "--thread", "t1", "--out", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
