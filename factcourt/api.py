@@ -694,11 +694,11 @@ def audit(objects: list[str] | None = None, **options: Any) -> dict[str, Any]:
 
 
 # the API; the command line takes the input checks and the corpus language from here too
-async def stored_result(url: str, thread: str) -> dict[str, Any]:
+async def stored_result(url: str | None, thread: str) -> dict[str, Any]:
     """The result of a finished check, verify or detect run on a LangGraph server, from its thread.
 
     The server stores the state as JSON; the graph's own state schema turns it back into the
-    objects the API's reports read.
+    objects the API's reports read. ``url`` None: the server this code runs in (its page).
     """
     from langgraph_sdk import get_client
     from pydantic import TypeAdapter
@@ -706,7 +706,7 @@ async def stored_result(url: str, thread: str) -> dict[str, Any]:
     try:
         state = await get_client(url=url).threads.get_state(thread)
     except Exception as exc:  # noqa: BLE001 (connection and HTTP status errors alike)
-        raise FactcourtError(f"could not read thread {thread} from {url}: {exc}") from exc
+        raise FactcourtError(f"could not read thread {thread} from {url or 'this server'}: {exc}") from exc
     if state.get("next"):  # a step still to run: the run failed there, or goes on (or was stopped)
         failure = next((task["error"] for task in state.get("tasks") or [] if task.get("error")), None)
         if failure:
