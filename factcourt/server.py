@@ -119,15 +119,16 @@ def serve_page(port: int | None, *, model: str | None = None, browser: bool = Tr
         log = Path(folder) / "server.log"
         with log.open("wb") as sink:
             try:
-                with running_langgraph_dev(port, env=env, log=sink) as url:
+                # a cold start imports every graph: on a busy laptop that takes minutes, not seconds
+                with running_langgraph_dev(port, env=env, log=sink, ready_timeout_s=300) as url:
                     print(f"The page: {url}/ui  (Studio's API beside it; Ctrl-C stops both)", flush=True)
                     if browser:
                         webbrowser.open(f"{url}/ui")
                     while True:
                         time.sleep(3600)
             except RuntimeError as exc:  # the server's own words say why it did not start
-                tail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
-                raise BackendError(f"{exc}; its log ends:\n{tail}") from None
+                tail = log.read_text(encoding="utf-8", errors="replace")[-2000:].strip()
+                raise BackendError(f"{exc}; its log ends:\n{tail}" if tail else str(exc)) from None
 
 
 def standard_assistants() -> list[dict[str, Any]]:

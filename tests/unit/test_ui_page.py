@@ -63,3 +63,33 @@ def test_a_bad_post_is_one_sentence():
         "too big": 413,
     }
     assert said["bad kind"].json() == {"detail": "kind must be one of check, verify, detect"}
+
+
+def test_factcourt_ui_serves_the_page_with_the_model_as_the_deployer_sets_it(monkeypatch, tmp_path, capsys):
+    import contextlib
+
+    from factcourt import server
+    from factcourt.cli import main
+    from factcourt.providers.local_server import free_port
+
+    deployer = tmp_path / "settings.json"
+    deployer.write_text(json.dumps({"search": "local", "model": "gpt-4o-mini"}), encoding="utf-8")
+    monkeypatch.setenv("FACTCOURT_SERVER_SETTINGS", str(deployer))
+    started, opened = [], []
+
+    @contextlib.contextmanager
+    def fake_server(port, *, env, log, ready_timeout_s):
+        started.append((port, json.loads(Path(env["FACTCOURT_SERVER_SETTINGS"]).read_text())))
+        yield f"http://127.0.0.1:{port}"
+
+    def stop(seconds):
+        raise KeyboardInterrupt  # the person's Ctrl-C
+
+    monkeypatch.setattr(server, "running_langgraph_dev", fake_server)
+    monkeypatch.setattr(server.webbrowser, "open", opened.append)
+    monkeypatch.setattr(server.time, "sleep", stop)
+    port = free_port()
+    assert main(["ui", "--model", "sim", "--port", str(port)]) == 130
+    assert started == [(port, {"search": "local", "model": "sim"})]
+    assert opened == [f"http://127.0.0.1:{port}/ui"]
+    assert f"The page: http://127.0.0.1:{port}/ui" in capsys.readouterr().out
