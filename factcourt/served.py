@@ -34,6 +34,7 @@ from pydantic import TypeAdapter, ValidationError
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import first_complaint, strip_controls
+from factcourt.runs import run_config
 from factcourt.systems import SYSTEMS, System, load, named
 
 if TYPE_CHECKING:
@@ -207,6 +208,10 @@ class ServedGraph(CompiledStateGraph):
         check_input(self.name, input)
         if self.context_schema is not None:
             context = served_context(self.context_schema, context)
+            if not (config or {}).get("max_concurrency"):
+                # the run's bound on claims at a time, as the API sets it: the server sets none, so
+                # every claim ran at once (the embedded model's one slot queued them all)
+                config = {**(config or {}), "max_concurrency": run_config(context)["max_concurrency"]}
         async for part in super().astream(input, config, context=context, **kwargs):
             yield part
 

@@ -14,6 +14,7 @@ import typing
 from dataclasses import MISSING, fields
 from typing import Any, Literal
 
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -70,8 +71,8 @@ async def page(request: Request) -> Response:
         modes=list(MODES),
         graphs=MODES,
         settings=settings_form(),
-        style=_asset("report.css") + _asset("ui.css"),
-        script=_asset("ui.js"),
+        style=Markup(_asset("report.css") + _asset("ui.css")),
+        script=Markup(_asset("ui.js")),
     )
     return HTMLResponse(html, headers=_headers())
 

@@ -8,29 +8,25 @@ Set FACTCOURT_SCREENSHOTS to a folder to keep screenshots of the page mid-run an
 import asyncio
 import json
 import os
-import shutil
+import re
 import time
 from pathlib import Path
 
 import pytest
 from langgraph_sdk import get_client
+from markupsafe import escape
 
 from factcourt.providers.local_server import free_port
 from factcourt.server import running_langgraph_dev
 
+# the report's browser tests: the same Chromium (or the same skip), the same watched tab
+from tests.integration import test_html_browser
+from tests.integration.test_html_browser import EVIL_EVIDENCE, EVIL_TEXT, Seen, off_loop, playwright
+
+browser = test_html_browser.browser  # the fixture: one Chromium for the module
 pytestmark = pytest.mark.integration
+expect = playwright.expect
 
-CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
-playwright = pytest.importorskip(
-    "playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')"
-)
-if CHROMIUM is None:
-    pytest.skip(
-        "no Chromium installed (apt-get install chromium): browser tests skipped", allow_module_level=True
-    )
-
-EVIL_TEXT = "<script>window.xss = 'text'; alert('text')</script>"
-EVIL_EVIDENCE = "<img src=x onerror=\"window.xss = 'evidence'\"><script>alert('evidence')</script>"
 CORPUS = [
     {
         "id": "eiffel",
@@ -51,7 +47,7 @@ def server(tmp_path_factory):
     corpus = folder / "corpus.jsonl"
     corpus.write_text("\n".join(json.dumps(d) for d in CORPUS), encoding="utf-8")
     settings = folder / "settings.json"
-    settings.write_text(json.dumps({"model": "sim:0.3", "corpus": str(corpus), "search": "local"}))
+    settings.write_text(json.dumps({"model": "sim:0.5", "corpus": str(corpus), "search": "local"}))
     env = {
         "LANGSMITH_TRACING": "false",
         "FACTCOURT_CACHE_DIR": str(folder / "cache"),
@@ -65,60 +61,46 @@ def server(tmp_path_factory):
             pytest.fail(f"{exc}\n{(folder / 'server.log').read_text()}")
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
-class Page:
-    """The page opened in a tab, with every script error and dialog recorded."""
+class Page(Seen):
+    """The page opened in a tab from the server, with every script error and dialog recorded."""
 
     def __init__(self, browser, server: str, width: int = 1200):
-        self.tab = browser.new_page(viewport={"width": width, "height": 900}, accept_downloads=True)
-        self.tab.set_default_timeout(WAIT_MS)
-        self.errors: list[str] = []
-        self.dialogs: list[str] = []
-        self.tab.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.tab.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.tab.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
-        self.tab.goto(f"{server}/ui")
-        self.report = self.tab.frame_locator("#report")
+        super().__init__(browser, f"{server}/ui", width)
+        self.page.set_default_timeout(WAIT_MS)
+        self.report = self.page.frame_locator("#report")
 
     def start(self, text: str, mode: str = "check", **settings: str) -> None:
-        self.tab.check(f'input[name="mode"][value="{mode}"]')
-        self.tab.fill("#text", text)
+        self.page.check(f'input[name="mode"][value="{mode}"]')
+        self.page.fill("#text", text)
         if settings:
-            self.tab.click(".settings summary")
+            self.page.click(".settings summary")
             for name, value in settings.items():
-                if self.tab.get_attribute(f"#set-{name}", "data-number") is not None:
-                    self.tab.fill(f"#set-{name}", value)
+                if self.page.get_attribute(f"#set-{name}", "data-number") is not None:
+                    self.page.fill(f"#set-{name}", value)
                 else:
-                    self.tab.select_option(f"#set-{name}", value)
-        self.tab.click("#start")
+                    self.page.select_option(f"#set-{name}", value)
+        self.page.click("#start")
 
     def marks(self) -> int:
         return self.report.locator("mark").count()
 
     def finished(self) -> None:
-        self.tab.wait_for_function("document.getElementById('progress').textContent.startsWith('Finished')")
+        # a predicate in the page would be eval, which the page's policy forbids: a locator waits
+        self.page.locator("#progress", has_text=re.compile("^Finished")).wait_for()
 
     def message(self) -> str:
-        self.tab.wait_for_selector("#message:not([hidden])")
-        return self.tab.inner_text("#message")
+        self.page.wait_for_selector("#message:not([hidden])")
+        return self.page.inner_text("#message")
 
     def clean(self) -> None:
-        assert self.errors == [] and self.dialogs == []
-        assert self.tab.evaluate("window.xss") is None, "a text ran as script on the page"
-        frame = self.tab.frame(url="about:srcdoc")
+        super().clean()
+        frame = self.page.frame(url="about:srcdoc")
         assert frame is None or frame.evaluate("window.xss") is None, "a text ran as script in the report"
 
-    def shot(self, name: str) -> None:
+    def keep(self, name: str) -> None:
         if folder := os.environ.get("FACTCOURT_SCREENSHOTS"):
             Path(folder).mkdir(parents=True, exist_ok=True)
-            self.tab.screenshot(path=str(Path(folder) / name))
+            self.page.screenshot(path=str(Path(folder) / name))
 
 
 def run_status(server: str, thread: str) -> tuple[str, list[str]]:
@@ -128,7 +110,7 @@ def run_status(server: str, thread: str) -> tuple[str, list[str]]:
             r["status"] for r in await client.runs.list(thread)
         ]
 
-    return asyncio.run(read())
+    return off_loop(asyncio.run, read())
 
 
 def test_marks_come_one_by_one_then_details_downloads_and_reopening(browser, server, tmp_path):
@@ -136,42 +118,44 @@ def test_marks_come_one_by_one_then_details_downloads_and_reopening(browser, ser
     page.start(TEXT, max_concurrency="1")
     seen = []
     deadline = time.monotonic() + WAIT_MS / 1000
-    while not page.tab.inner_text("#progress").startswith("Finished") and time.monotonic() < deadline:
+    while not page.page.inner_text("#progress").startswith("Finished") and time.monotonic() < deadline:
         count = page.marks()
         if count and (not seen or seen[-1] != count):
             seen.append(count)
             if count == 1:
-                page.shot("ui-running.png")
-        page.tab.wait_for_timeout(50)
+                page.keep("ui-running.png")
+        page.page.wait_for_timeout(50)
     page.finished()
-    assert seen[:2] == [1, 2], f"the marks came {seen}: not one after another while running"
+    # each verdict redraws the report; a draw still on its way when the next verdict comes skips a count
+    assert seen[0] == 1 and seen == sorted(set(seen)), f"the marks came {seen}: not one after another"
     assert page.marks() == 3
-    assert "3 of 3 claims done" in page.tab.inner_text("#progress")
-    page.shot("ui-finished.png")
+    assert "3 of 3 claims done" in page.page.inner_text("#progress")
+    page.keep("ui-finished.png")
 
     # the keyboard reaches a mark in the report and opens its evidence
     page.report.locator("mark").first.focus()
-    page.tab.keyboard.press("Enter")
+    page.page.keyboard.press("Enter")
     detail = page.report.locator("#detail")
     detail.wait_for(state="visible")
     assert "The Eiffel Tower is in Paris" in detail.inner_text()
     assert "Evidence" in detail.inner_text()
     assert "<script>alert('evidence')</script>" in detail.inner_text(), "evidence is shown as text"
 
-    with page.tab.expect_download() as got:
-        page.tab.click("#dl-json")
+    with page.page.expect_download() as got:
+        page.page.click("#dl-json")
     result = json.loads(Path(got.value.path()).read_text(encoding="utf-8"))
     assert [c["verdict"] for c in result["claims"]] == ["supported"] * 3
-    with page.tab.expect_download() as got:
-        page.tab.click("#dl-html")
+    with page.page.expect_download() as got:
+        page.page.click("#dl-html")
     html = Path(got.value.path()).read_text(encoding="utf-8")
-    assert html.startswith("<!doctype html>") and "Content-Security-Policy" in html and TEXT in html
+    assert html.startswith("<!doctype html>") and "Content-Security-Policy" in html
+    assert all(escape(c["text"]) in html for c in result["claims"]), "the claims' table, whole"
     page.clean()
 
     # a new visit lists the run and reopens it whole
     again = Page(browser, server)
-    again.tab.locator("#recent button", has_text=TEXT[:80]).first.click()
-    again.tab.wait_for_function("!document.getElementById('dl-json').disabled")
+    again.page.locator("#recent button", has_text=TEXT[:80]).first.click()
+    again.page.locator("#dl-json:enabled").wait_for()
     assert again.marks() == 3
     again.clean()
 
@@ -181,9 +165,9 @@ def test_stop_cancels_the_run_on_the_server_and_keeps_what_finished(browser, ser
     long_text = " ".join(f"Fact number {n} is about the Moon." for n in range(40))
     page.start(long_text, max_concurrency="1")
     page.report.locator("mark").first.wait_for()
-    page.tab.click("#stop")
+    page.page.click("#stop")
     assert "Stopped on the server" in page.message()
-    thread = page.tab.get_attribute("#run", "data-thread")
+    thread = page.page.get_attribute("#run", "data-thread")
     status, runs = run_status(server, thread)
     for _ in range(50):  # the cancel is asked without waiting: the run's status follows
         if runs != ["running"]:
@@ -193,25 +177,25 @@ def test_stop_cancels_the_run_on_the_server_and_keeps_what_finished(browser, ser
     assert runs == ["interrupted"] and status != "busy", (status, runs)
     kept = page.marks()
     assert 1 <= kept < 40
-    page.tab.wait_for_timeout(1500)
+    page.page.wait_for_timeout(1500)
     assert page.marks() == kept, "nothing more came after the stop"
-    assert page.tab.inner_text("#progress").startswith("Stopped")
+    assert page.page.inner_text("#progress").startswith("Stopped")
     page.clean()
 
 
 def test_bad_inputs_are_told_on_the_page(browser, server, tmp_path):
     page = Page(browser, server)
-    page.tab.click("#start")
+    page.page.click("#start")
     assert "nothing to check" in page.message()
 
     latin1 = tmp_path / "latin1.txt"
     latin1.write_bytes("Caf\xe9 au lait is French.".encode("latin-1"))
-    page.tab.set_input_files("#file", str(latin1))
+    page.page.set_input_files("#file", str(latin1))
     assert "latin1.txt is not UTF-8 text" in page.message()
     utf8 = tmp_path / "ok.md"
     utf8.write_text("Café au lait is French.", encoding="utf-8")
-    page.tab.set_input_files("#file", str(utf8))
-    page.tab.wait_for_function("document.getElementById('text').value === 'Café au lait is French.'")
+    page.page.set_input_files("#file", str(utf8))
+    expect(page.page.locator("#text")).to_have_value("Café au lait is French.")
 
     page.start("x" * 100_001)
     said = page.message()
@@ -219,7 +203,7 @@ def test_bad_inputs_are_told_on_the_page(browser, server, tmp_path):
 
     page.start(TEXT, jurors="0")  # the server's own validation, as a sentence
     said = page.message()
-    assert "jurors" in said and said[0].isupper() and said.endswith("."), said
+    assert said == "The run failed: Jurors must be between 1 and 6, not 0.", said
 
     page.start("Paris is in France.", mode="detect")
     assert "needs the question" in page.message()
@@ -229,12 +213,12 @@ def test_bad_inputs_are_told_on_the_page(browser, server, tmp_path):
 
 def test_a_script_in_the_text_or_the_evidence_never_runs(browser, server):
     page = Page(browser, server, width=390)  # a phone's width
-    assert page.tab.evaluate("document.scrollingElement.scrollWidth") <= 390
+    assert page.page.evaluate("document.scrollingElement.scrollWidth") <= 390
     page.start(f"The Eiffel Tower is in Paris. {EVIL_TEXT}", max_concurrency="1")
     page.finished()
     assert EVIL_TEXT in page.report.locator(".text").inner_text()
-    page.tab.check('input[name="mode"][value="verify"]')
-    page.tab.fill("#evidence", f"The Moon orbits the Earth. {EVIL_EVIDENCE}")
+    page.page.check('input[name="mode"][value="verify"]')
+    page.page.fill("#evidence", f"The Moon orbits the Earth. {EVIL_EVIDENCE}")
     page.start("The Moon orbits the Earth.", mode="verify")
     page.finished()
     assert "<script>alert('evidence')</script>" in page.report.locator("body").inner_text()

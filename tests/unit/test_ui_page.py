@@ -25,6 +25,7 @@ def test_the_page_loads_nothing_from_the_network_and_names_its_policy():
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", got.text), "nothing from elsewhere"
     assert "mark.v-supported" in got.text, "the report's own stylesheet"
     assert "innerHTML" not in got.text and "insertAdjacentHTML" not in got.text
+    assert "document.getElementById(id)" in got.text and "&#34;" not in got.text, "the script as written"
 
 
 def test_the_drawer_offers_the_person_settings_read_from_the_contexts():

@@ -200,6 +200,7 @@
       started: Date.now(), ended: null, stopped: false, failed: null, result: null, html: null };
     $("run").hidden = false;
     $("run").dataset.thread = thread;
+    $("run").scrollIntoView({ block: "start" });  // the marks, not the form, are what comes next
     frame.srcdoc = "";
     ["dl-json", "dl-html"].forEach(function (id) { $(id).disabled = true; });
   }
@@ -232,6 +233,7 @@
     }
     if (m === "detect" && !asked.trim()) { say("Detect needs the question the answer answers."); return question.focus(); }
     say("");
+    progress.textContent = "Starting…";
     setRunning(true);
     var context = settings(m);
     if (m === "verify" && evidence.value.trim() && !("search" in context)) context.search = "given";
@@ -251,7 +253,7 @@
         if (run.stopped) {
           say("Stopped on the server: what was decided before is shown.");
         } else if (run.failed) {
-          say("The run failed: " + run.failed + " What finished is shown.");
+          say("The run failed: " + run.failed + (Object.keys(run.decided).length ? " What finished is shown." : ""));
         } else {
           return showResult(run.thread, run.mode);
         }
