@@ -20,6 +20,7 @@ The command line and the API do not come through here: a user's own ``--base-url
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import AsyncIterator, Callable
@@ -210,8 +211,10 @@ class ServedGraph(CompiledStateGraph):
             context = served_context(self.context_schema, context)
             if not (config or {}).get("max_concurrency"):
                 # the run's bound on claims at a time, as the API sets it: the server sets none, so
-                # every claim ran at once (the embedded model's one slot queued them all)
-                config = {**(config or {}), "max_concurrency": run_config(context)["max_concurrency"]}
+                # every claim ran at once (the embedded model's one slot queued them all). In a thread:
+                # resolving the model reads the cache folder, a blocking call the server refuses
+                bound = (await asyncio.to_thread(run_config, context))["max_concurrency"]
+                config = {**(config or {}), "max_concurrency": bound}
         async for part in super().astream(input, config, context=context, **kwargs):
             yield part
 
