@@ -124,8 +124,13 @@ def serve_page(port: int | None, *, model: str | None = None, browser: bool = Tr
                     print(f"The page: {url}/ui  (Studio's API beside it; Ctrl-C stops both)", flush=True)
                     if browser:
                         webbrowser.open(f"{url}/ui")
-                    while True:
-                        time.sleep(3600)
+                    # a kill (not only Ctrl-C) stops the server too: it runs in a session of its own
+                    before = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+                    try:
+                        while True:
+                            time.sleep(3600)
+                    finally:
+                        signal.signal(signal.SIGTERM, before)
             except RuntimeError as exc:  # the server's own words say why it did not start
                 tail = log.read_text(encoding="utf-8", errors="replace")[-2000:].strip()
                 raise BackendError(f"{exc}; its log ends:\n{tail}" if tail else str(exc)) from None

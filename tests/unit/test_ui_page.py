@@ -94,3 +94,32 @@ def test_factcourt_ui_serves_the_page_with_the_model_as_the_deployer_sets_it(mon
     assert started == [(port, {"search": "local", "model": "sim"})]
     assert opened == [f"http://127.0.0.1:{port}/ui"]
     assert f"The page: http://127.0.0.1:{port}/ui" in capsys.readouterr().out
+
+
+def test_factcourt_ui_killed_stops_its_server_too(monkeypatch):
+    """The server runs in a session of its own: a kill of the command alone would leave it running."""
+    import contextlib
+    import os
+    import signal
+
+    import pytest
+
+    from factcourt import server
+    from factcourt.cli import main
+
+    stopped = []
+
+    @contextlib.contextmanager
+    def fake_server(port, *, env, log, ready_timeout_s):
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            stopped.append(port)
+
+    monkeypatch.setattr(server, "running_langgraph_dev", fake_server)
+    monkeypatch.setattr(server.time, "sleep", lambda seconds: os.kill(os.getpid(), signal.SIGTERM))
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit) as exited:
+        main(["ui", "--no-browser"])
+    assert exited.value.code == 128 + signal.SIGTERM and len(stopped) == 1
+    assert signal.getsignal(signal.SIGTERM) is before, "the handler is the command's only while it serves"
