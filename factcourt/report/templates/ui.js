@@ -44,6 +44,7 @@
 
   function readFile(file) {
     if (!file) return;
+    say("");  // what was said is about the text before this file
     if (!/\.(txt|md)$/i.test(file.name)) {
       say("Only .txt and .md files can be read: " + file.name + " is neither.");
       return;
