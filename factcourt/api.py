@@ -629,11 +629,12 @@ def audit(objects: list[str] | None = None, **options: Any) -> AuditResult:
     return asyncio.run(aaudit(objects, **options))
 
 
-async def stored_result(url: str, thread: str) -> Result:
+async def stored_result(url: str | None, thread: str) -> Result:
     """The result of a finished run on a LangGraph server, from its thread.
 
     The server names the graph a thread ran (its ``graph_id``) and stores the state as JSON; the
     graph's own state schema turns it back into the objects its system's result is made of.
+    ``url`` None: the server this code runs in (its page).
     """
     from langgraph_sdk import get_client
     from pydantic import TypeAdapter
@@ -645,7 +646,7 @@ async def stored_result(url: str, thread: str) -> Result:
         state = await client.threads.get_state(thread)
         graph_id = ((await client.threads.get(thread)).get("metadata") or {}).get("graph_id")
     except Exception as exc:  # noqa: BLE001 (connection and HTTP status errors alike)
-        raise FactcourtError(f"could not read thread {thread} from {url}: {exc}") from exc
+        raise FactcourtError(f"could not read thread {thread} from {url or 'this server'}: {exc}") from exc
     if state.get("next"):  # a step still to run: the run failed there, or goes on (or was stopped)
         failure = next((task["error"] for task in state.get("tasks") or [] if task.get("error")), None)
         if failure:

@@ -20,6 +20,7 @@ The command line and the API do not come through here: a user's own ``--base-url
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import AsyncIterator, Callable
@@ -34,6 +35,7 @@ from pydantic import TypeAdapter, ValidationError
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import first_complaint, strip_controls
+from factcourt.runs import run_config
 from factcourt.systems import SYSTEMS, System, load, named
 
 if TYPE_CHECKING:
@@ -207,6 +209,12 @@ class ServedGraph(CompiledStateGraph):
         check_input(self.name, input)
         if self.context_schema is not None:
             context = served_context(self.context_schema, context)
+            if not (config or {}).get("max_concurrency"):
+                # the run's bound on claims at a time, as the API sets it: the server sets none, so
+                # every claim ran at once (the embedded model's one slot queued them all). In a thread:
+                # resolving the model reads the cache folder, a blocking call the server refuses
+                bound = (await asyncio.to_thread(run_config, context))["max_concurrency"]
+                config = {**(config or {}), "max_concurrency": bound}
         async for part in super().astream(input, config, context=context, **kwargs):
             yield part
 

@@ -7,13 +7,16 @@ Each assistant is a graph plus a saved context, e.g. ``factcheck`` with
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -91,6 +94,46 @@ def running_langgraph_dev(
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+def serve_page(port: int | None, *, model: str | None = None, browser: bool = True) -> None:
+    """Serve the graphs, Studio's API and the page to check text in (``/ui``) until Ctrl-C.
+
+    ``port`` None: a free one. ``model``: the model every run uses, set as the deployer sets it
+    (over ``FACTCOURT_SERVER_SETTINGS``'s), since the page may not choose one. The page's address
+    is printed, and opened where a browser exists.
+    """
+    from factcourt.providers.local_server import free_port
+    from factcourt.served import SETTINGS_VARIABLE, deployer_settings
+
+    if port is None:
+        port = free_port()
+    else:
+        check_port_free(port)
+    with tempfile.TemporaryDirectory(prefix="factcourt-ui-") as folder:
+        env = {}
+        if model:
+            settings = Path(folder) / "settings.json"
+            settings.write_text(json.dumps({**deployer_settings(), "model": model}), encoding="utf-8")
+            env[SETTINGS_VARIABLE] = str(settings)
+        log = Path(folder) / "server.log"
+        with log.open("wb") as sink:
+            try:
+                # a cold start imports every graph: on a busy laptop that takes minutes, not seconds
+                with running_langgraph_dev(port, env=env, log=sink, ready_timeout_s=300) as url:
+                    print(f"The page: {url}/ui  (Studio's API beside it; Ctrl-C stops both)", flush=True)
+                    if browser:
+                        webbrowser.open(f"{url}/ui")
+                    # a kill (not only Ctrl-C) stops the server too: it runs in a session of its own
+                    before = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+                    try:
+                        while True:
+                            time.sleep(3600)
+                    finally:
+                        signal.signal(signal.SIGTERM, before)
+            except RuntimeError as exc:  # the server's own words say why it did not start
+                tail = log.read_text(encoding="utf-8", errors="replace")[-2000:].strip()
+                raise BackendError(f"{exc}; its log ends:\n{tail}" if tail else str(exc)) from None
 
 
 def standard_assistants() -> list[dict[str, Any]]:

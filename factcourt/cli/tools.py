@@ -1,4 +1,4 @@
-"""``factcourt models | cache | serve | assistants``: the models, the cache and the LangGraph server."""
+"""``factcourt models | cache | serve | ui | assistants``: models, cache, the LangGraph server, its page."""
 
 from __future__ import annotations
 
@@ -85,6 +85,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0  # not reached
 
 
+def cmd_ui(args: argparse.Namespace) -> int:
+    """Serve the page to check text in, beside the graphs, until Ctrl-C."""
+    from factcourt.server import serve_page
+
+    serve_page(args.port, model=args.model, browser=not args.no_browser)
+    return 0  # not reached: Ctrl-C ends it
+
+
 def cmd_assistants(args: argparse.Namespace) -> int:
     """Create one assistant per graph, protocol and rule on a running server."""
     from factcourt.server import create_standard_assistants
@@ -111,7 +119,7 @@ def port_number(value: str) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    """Register ``models``, ``cache``, ``serve`` and ``assistants``."""
+    """Register ``models``, ``cache``, ``serve``, ``ui`` and ``assistants``."""
     p = sub.add_parser("models", help="show the model each role uses")
     p.add_argument("--model", help="as in check")
     p.set_defaults(func=cmd_models)
@@ -129,6 +137,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=port_number, default=2024)
     p.add_argument("--no-reload", action="store_true")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "ui",
+        help="a page to check text in, served by the LangGraph server (127.0.0.1, a free port)",
+        description="Start the LangGraph server with the page to check text in at /ui (check, verify, "
+        "detect; the claims marked as they are decided; the evidence, votes and debate of each; "
+        "downloads; recent runs), print its address and open it where a browser exists. Ctrl-C stops it.",
+    )
+    p.add_argument("--port", type=port_number, help="the port (default: a free one)")
+    p.add_argument("--model", help="the model every run uses, as in check (default: the server's)")
+    p.add_argument("--no-browser", action="store_true", help="print the address only")
+    p.set_defaults(func=cmd_ui)
 
     p = sub.add_parser(
         "assistants",

@@ -224,3 +224,24 @@ def test_a_served_input_loses_its_escape_sequences_before_the_clerk_sees_it():
     assert clean == {"response": "Paris is in France. ", "question": "Where?"}
     claim = without_controls({"claim": {"id": "c1", "text": "Paris\x1b[2J is in France."}})
     assert claim["claim"]["text"] == "Paris is in France."
+
+
+def test_a_served_run_checks_as_many_claims_at_a_time_as_its_context_says():
+    """The server passes no concurrency bound: every claim ran at once, whatever max_concurrency said."""
+    graph = run_request("factcheck", {"model": "sim", "search": "none", "max_concurrency": 1})
+    text = "The Moon is round. Paris is in France. Mount Everest is in Asia."
+
+    async def events():
+        return [
+            (e["event"], e["claim_id"])
+            async for _, e in graph.astream(
+                {"response": text},
+                context={"model": "sim", "search": "none", "max_concurrency": 1},
+                stream_mode="custom",
+                subgraphs=True,
+            )
+            if e["event"] in ("claim_started", "verdict")
+        ]
+
+    seen = asyncio.run(events())
+    assert [kind for kind, _ in seen] == ["claim_started", "verdict"] * 3, seen

@@ -61,14 +61,14 @@ def browser():
 class Seen:
     """A page loaded the way a person opens the file, with every script error and dialog recorded."""
 
-    def __init__(self, browser, path: Path, width: int = 1200):
+    def __init__(self, browser, path: Path | str, width: int = 1200):
         self.page = browser.new_page(viewport={"width": width, "height": 900})
         self.errors: list[str] = []
         self.dialogs: list[str] = []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
-        self.page.goto(path.as_uri())
+        self.page.goto(path.as_uri() if isinstance(path, Path) else path)  # a file, or a server's URL
 
     def clean(self) -> None:
         assert self.errors == [] and self.dialogs == []

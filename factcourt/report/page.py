@@ -1,0 +1,131 @@
+"""The page to check text in (``factcourt ui``): served at ``/ui`` by the LangGraph server itself.
+
+``langgraph.json`` mounts :data:`app` beside the graphs (``"http": {"app": ...}``), so one process
+serves the graphs, Studio's API and this page. The page runs checks through the server's own API
+(threads, ``runs/stream``, cancel); the routes here only serve the page and turn results into the
+HTML report's page, which the page shows as it is: the marks, icons, words and colours are the
+report's own, not a copy.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from dataclasses import MISSING, fields
+from typing import Any, Literal
+
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from factcourt.errors import FactcourtError
+from factcourt.report.html import _asset, _env, render
+from factcourt.systems import named
+
+# The report's own policy (nothing from the network, inline style and script) with the server's
+# API to talk to; the report shown in a frame inherits it.
+CSP = (
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+# The three ways to check: the page's mode, the graph it runs, the report kind of its result.
+MODES = {"check": "factcheck", "verify": "verify", "detect": "hallucination"}
+# The settings a person changes (model, endpoint and key are the deployer's: see served.py).
+PERSON_SETTINGS = ("protocol", "rule", "jurors", "rounds", "search", "language", "max_concurrency")
+# A result posted to be drawn: the largest text a run takes, with its claims' evidence and debate.
+MAX_BODY_BYTES = 20_000_000
+
+
+def settings_form() -> list[dict[str, Any]]:
+    """Each person's setting as the drawer shows it: name, description, choices or kind, default, graphs.
+
+    Read from the contexts, so a new choice or default shows on the page without an edit here.
+    """
+    shown: dict[str, dict[str, Any]] = {}
+    for mode, graph in MODES.items():
+        context = named(graph).context
+        hints = typing.get_type_hints(context)
+        for f in fields(context):
+            if f.name not in PERSON_SETTINGS:
+                continue
+            entry = shown.setdefault(f.name, {"name": f.name, "modes": []})
+            entry["modes"].append(mode)
+            if "description" in entry:
+                continue
+            kind = hints[f.name]
+            choices = list(typing.get_args(kind)) if typing.get_origin(kind) is Literal else None
+            entry |= {
+                "description": f.metadata.get("description", ""),
+                "choices": choices,
+                "kind": "choice" if choices else "number",
+                "default": None if f.default is MISSING else f.default,
+            }
+    return [shown[name] for name in PERSON_SETTINGS if name in shown]
+
+
+async def page(request: Request) -> Response:
+    """The page: the form, the progress line, the report's frame, the recent runs."""
+    html = _env.get_template("ui.html.j2").render(
+        modes=list(MODES),
+        graphs=MODES,
+        settings=settings_form(),
+        style=Markup(_asset("report.css") + _asset("ui.css")),
+        script=Markup(_asset("ui.js")),
+    )
+    return HTMLResponse(html, headers=_headers())
+
+
+async def result(request: Request) -> Response:
+    """A finished run's result, as the command line prints it (409 with a sentence when there is none)."""
+    from factcourt.api import stored_result
+
+    try:
+        found = await stored_result(None, request.path_params["thread_id"])
+    except FactcourtError as exc:
+        return JSONResponse({"detail": str(exc)}, status_code=409, headers=_headers())
+    return JSONResponse(found.model_dump(mode="json"), headers=_headers())
+
+
+async def report(request: Request) -> Response:
+    """The HTML report of the result posted (a finished one, or the claims done so far)."""
+    body = await request.body()
+    if len(body) > MAX_BODY_BYTES:
+        return _refuse(f"the result is over {MAX_BODY_BYTES // 1_000_000} MB", 413)
+    try:
+        posted = json.loads(body)
+    except ValueError:
+        return _refuse("the body is not JSON")
+    if not isinstance(posted, dict) or not isinstance(posted.get("result"), dict):
+        return _refuse('post {"result": {...}, "kind": ...}')
+    kind = posted.get("kind")
+    if kind not in MODES:
+        return _refuse(f"kind must be one of {', '.join(MODES)}")
+    try:
+        html = render(posted["result"], kind)
+    except (FactcourtError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        return _refuse(f"the result cannot be drawn ({type(exc).__name__}: {exc})")
+    return HTMLResponse(html, headers=_headers())
+
+
+def _refuse(sentence: str, status: int = 400) -> Response:
+    return JSONResponse({"detail": sentence}, status_code=status, headers=_headers())
+
+
+def _headers() -> dict[str, str]:
+    return {
+        "Content-Security-Policy": CSP,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    }
+
+
+app = Starlette(
+    routes=[
+        Route("/ui", page, methods=["GET"]),
+        Route("/ui/threads/{thread_id}/result", result, methods=["GET"]),
+        Route("/ui/report", report, methods=["POST"]),
+    ]
+)
