@@ -18,7 +18,13 @@ from typing import Any, ClassVar, Literal, Self, get_type_hints
 from pydantic import TypeAdapter, ValidationError
 
 from factcourt.errors import ConfigError
-from factcourt.providers.server_registry import KEEP_ALIVE_S, WAIT_S
+
+# the embedded server's defaults, here so that the settings need no provider (providers read them)
+# 2 s was too short: a new factcourt process takes 2 to 4 s to import before it asks
+KEEP_ALIVE_S = 5.0  # how long the server stays up after its last user, for the next command
+# how long a process waits for another's server with other weights or settings: a bench run may
+# hold it for long, and a wait past this is more likely a forgotten process than a queue
+WAIT_S = 600.0
 
 # FACT-AUDIT's agents (graph `audit`); 'target' is the model under audit
 AUDIT_ROLES = (

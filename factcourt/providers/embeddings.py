@@ -13,12 +13,22 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
-from factcourt.context.base import BaseContext
-from factcourt.context.pyramid import PyramidContext
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    """Which embedder to use: the caller's settings, passed in (a provider knows no system)."""
+
+    kind: str = "local"  # 'local' or 'openai'
+    model: str = ""
+    base_url: str | None = None
+
+
+LOCAL = EmbeddingSettings()
 
 
 class Embedder(Protocol):
@@ -67,24 +77,28 @@ def _openai(model: str, base_url: str | None) -> OpenAIEmbeddings:
     return OpenAIEmbeddings(model, base_url)
 
 
-def embedder(ctx: BaseContext) -> Embedder:
-    """The embedder the context names; a system without embedding settings embeds locally."""
-    if isinstance(ctx, PyramidContext) and ctx.embedder == "openai":
-        return _openai(ctx.embedding_model, ctx.embedding_base_url)
+def embedder(settings: EmbeddingSettings = LOCAL) -> Embedder:
+    """The embedder ``settings`` name."""
+    if settings.kind == "openai":
+        return _openai(settings.model, settings.base_url)
     return LocalE5()
 
 
-async def similarities(ctx: PyramidContext, rows: list[str], columns: list[str]) -> np.ndarray:
+async def similarities(
+    rows: list[str], columns: list[str], settings: EmbeddingSettings = LOCAL
+) -> np.ndarray:
     """Cosine similarity of every text of ``rows`` to every text of ``columns``."""
     if not rows or not columns:
         return np.zeros((len(rows), len(columns)), dtype=np.float32)
-    vectors = await embedder(ctx).embed(list(rows) + list(columns))
+    vectors = await embedder(settings).embed(list(rows) + list(columns))
     return vectors[: len(rows)] @ vectors[len(rows) :].T
 
 
-async def paired_similarities(ctx: BaseContext, pairs: list[tuple[str, str]]) -> list[float]:
+async def paired_similarities(
+    pairs: list[tuple[str, str]], settings: EmbeddingSettings = LOCAL
+) -> list[float]:
     """Cosine similarity of the two texts of each pair."""
     if not pairs:
         return []
-    vectors = await embedder(ctx).embed([text for pair in pairs for text in pair])
+    vectors = await embedder(settings).embed([text for pair in pairs for text in pair])
     return [float(vectors[2 * i] @ vectors[2 * i + 1]) for i in range(len(pairs))]

@@ -17,7 +17,8 @@ import threading
 import time
 from pathlib import Path
 
-from factcourt.providers.server_registry import KEEP_ALIVE_S, Registry, watch_users
+from factcourt.context.base import KEEP_ALIVE_S
+from factcourt.providers.server_registry import Registry, watch_users
 
 
 def main(argv: list[str] | None = None) -> int:

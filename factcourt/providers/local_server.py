@@ -28,9 +28,10 @@ import urllib.request
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+from factcourt.context.base import KEEP_ALIVE_S, WAIT_S
 from factcourt.errors import BackendError, ConfigError
 from factcourt.paths import cache_dir
-from factcourt.providers.server_registry import KEEP_ALIVE_S, WAIT_S, Registry, pid_alive, server_key
+from factcourt.providers.server_registry import Registry, pid_alive, server_key
 
 log = logging.getLogger(__name__)
 

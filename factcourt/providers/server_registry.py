@@ -27,11 +27,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-# 2 s was too short: a new factcourt process takes 2 to 4 s to import before it asks
-KEEP_ALIVE_S = 5.0  # how long the server stays up after its last user, for the next command
-# how long a process waits for another's server with other weights or settings: a bench run may
-# hold it for long, and a wait past this is more likely a forgotten process than a queue
-WAIT_S = 600.0
 PROBE_GRACE_S = 0.5  # longer than any probe holds the users lock, even on a loaded machine
 
 

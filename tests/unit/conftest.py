@@ -8,7 +8,7 @@ from tests.fakes import ANSWERS, BagOfWords, ScriptedModel, same_fact_by_key
 
 @pytest.fixture
 def bag_of_words(monkeypatch):
-    monkeypatch.setattr(embeddings, "embedder", lambda ctx: BagOfWords())
+    monkeypatch.setattr(embeddings, "embedder", lambda settings=None: BagOfWords())
 
 
 @pytest.fixture

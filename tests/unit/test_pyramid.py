@@ -149,7 +149,6 @@ def test_the_shipped_embedder_proposes_paraphrases_and_not_other_facts():
     ctx = PyramidContext(embeddings="local")
     table = asyncio.run(
         embeddings.similarities(
-            ctx,
             ["The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1889."],
             [
                 "The Eiffel Tower is located in Paris, France.",

@@ -58,7 +58,7 @@ def _ruling(j: Judgement) -> str:
 async def round_quality(ctx: HallucinationContext, state: HallucinationState, round_: int) -> float | None:
     """Q_t of ``round_`` (hallucination_jt='paper'), its q_sem from embeddings of the paired analyses."""
     pairs = same_role_analyses(state.get("views", []), state.get("teams", []), round_)
-    cosines = await paired_similarities(ctx, list(pairs.values()))
+    cosines = await paired_similarities(list(pairs.values()))  # this system embeds locally
     return interaction_quality(
         pairs,
         dict(zip(pairs, cosines, strict=True)),

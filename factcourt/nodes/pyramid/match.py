@@ -12,7 +12,7 @@ import numpy as np
 from factcourt.context.pyramid import PyramidContext
 from factcourt.nodes.helpers import bounded, concurrency, fence
 from factcourt.prompts import conversation
-from factcourt.providers.embeddings import similarities
+from factcourt.providers.embeddings import EmbeddingSettings, similarities
 from factcourt.providers.models import ask
 from factcourt.state import SameFact, Usage
 
@@ -59,6 +59,11 @@ async def same_fact(
     return (number - 1 if 1 <= number <= len(candidates) else None), reply.usage, None
 
 
+def embedding(ctx: PyramidContext) -> EmbeddingSettings:
+    """The embedder the pyramid's settings name, as the provider is told."""
+    return EmbeddingSettings(ctx.embedder, ctx.embedding_model, ctx.embedding_base_url)
+
+
 async def match_claims(
     ctx: PyramidContext, language: str, claims: list[str], golden: list[str]
 ) -> tuple[list[int | None], Usage, list[str]]:
@@ -66,7 +71,7 @@ async def match_claims(
 
     Returns the matches, the usage and one note per failed confirmation (its claim unmatched).
     """
-    table = await similarities(ctx, claims, golden)
+    table = await similarities(claims, golden, embedding(ctx))
 
     async def one(i: int) -> tuple[int | None, Usage, str | None]:
         proposed = proposals(table[i], ctx.similarity_threshold, ctx.same_fact_candidates)

@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from factcourt.context.pyramid import PyramidContext
 from factcourt.metrics.response import layer_weight, pyramid_layer
 from factcourt.nodes.helpers import emit, language_for
-from factcourt.nodes.pyramid.match import proposals, same_fact
+from factcourt.nodes.pyramid.match import embedding, proposals, same_fact
 from factcourt.providers.embeddings import similarities
 from factcourt.state import GoldenClaim, Pyramid, PyramidState, Usage
 
@@ -22,7 +22,7 @@ async def merge_claims(
     confirmation keeps the claim apart and leaves a note.
     """
     texts = [text for _, text in stated]
-    table = await similarities(ctx, texts, texts)
+    table = await similarities(texts, texts, embedding(ctx))
     facts: list[tuple[int, list[str], list[str]]] = []  # first claim's index, experts, members
     usage, notes = Usage(), []
     for i, (expert, text) in enumerate(stated):
