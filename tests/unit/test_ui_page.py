@@ -48,6 +48,7 @@ def test_a_partial_check_is_drawn_as_the_report_draws_it():
     assert got.status_code == 200 and got.headers["content-security-policy"] == CSP
     assert "<script>alert(1)" not in got.text and "\\u003cscript\\u003ealert(1)" in got.text
     assert 'id="report-data"' in got.text and "factcourt check: 1 claims" in got.text
+    assert "Checked by" not in got.text, "a run's settings arrive with its result: none yet, none shown"
 
 
 def test_a_bad_post_is_one_sentence():
