@@ -30,23 +30,11 @@ from factcourt.nodes.claims.open_case import claim_problem
 from factcourt.nodes.pyramid.open import question_problem
 from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
 from factcourt.runs import run_config
-from factcourt.state import (
-    AuditResult,
-    CheckResult,
-    CheckSettings,
-    Claim,
-    ClaimReport,
-    ClaimResult,
-    ClerkSplit,
-    DetectResult,
-    DetectSettings,
-    Evidence,
-    HallucinationReport,
-    Pyramid,
-    Result,
-    Usage,
-    VerifyResult,
-)
+from factcourt.state.audit import AuditResult
+from factcourt.state.claims import CheckResult, CheckSettings, ClaimReport, ClaimResult, VerifyResult
+from factcourt.state.hallucination import DetectResult, DetectSettings, HallucinationReport
+from factcourt.state.pyramid import Pyramid
+from factcourt.state.records import Claim, ClerkSplit, Evidence, Result, Usage
 from factcourt.systems import load
 
 ProgressHook = Callable[[dict[str, Any]], None]

@@ -9,7 +9,8 @@ from typing import Any
 
 from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import by, by_iteration, over_runs, scores
-from factcourt.state import CaseRecord, Usage
+from factcourt.state.audit import CaseRecord
+from factcourt.state.records import Usage
 from factcourt.store import write_jsonl
 
 

@@ -28,7 +28,7 @@ from factcourt.inputs import decode, strip_controls
 from factcourt.metrics.cost import Prices, dollars
 from factcourt.providers.cache import cache_key, lost_store, once, store
 from factcourt.redact import redact
-from factcourt.state import Result
+from factcourt.state.records import Result
 from factcourt.store import PredictionStore
 from factcourt.systems import SYSTEMS, BatchRow, System, load, of_command
 

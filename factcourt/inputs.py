@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from factcourt.errors import InputError
-from factcourt.state import Evidence, Seed
+from factcourt.state.longqa import Seed
+from factcourt.state.records import Evidence
 
 
 def decode(data: bytes, name: str) -> str:

@@ -34,7 +34,8 @@ from factcourt.nodes.pyramid.answer import answer_question
 from factcourt.nodes.pyramid.match import match_claims
 from factcourt.progress import Progress
 from factcourt.providers.cache import cache_key
-from factcourt.state import ClerkSplit, Pyramid, Usage
+from factcourt.state.pyramid import Pyramid
+from factcourt.state.records import ClerkSplit, Usage
 from factcourt.store import PredictionStore, keep_settings, write_jsonl, write_whole
 from factcourt.terminal import Console
 

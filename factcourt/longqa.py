@@ -37,7 +37,8 @@ from factcourt.nodes.longqa.gather import seed_problem
 from factcourt.nodes.longqa.sub_questions import in_gathered_order
 from factcourt.progress import Progress
 from factcourt.runs import run_config
-from factcourt.state import KnowledgeTriple, Seed, Usage
+from factcourt.state.longqa import KnowledgeTriple, Seed
+from factcourt.state.records import Usage
 from factcourt.store import PredictionStore, write_jsonl, write_whole
 from factcourt.terminal import Console
 

@@ -26,7 +26,8 @@ from factcourt.context.claims import PROTOCOLS, RULES, ClaimsContext
 from factcourt.context.hallucination import LAYOUTS, HallucinationContext
 from factcourt.context.longqa import LongQAContext
 from factcourt.context.pyramid import PyramidContext
-from factcourt.state import Result, audit, claims, hallucination, longqa, pyramid
+from factcourt.state import audit, claims, hallucination, longqa, pyramid
+from factcourt.state.records import Result
 
 
 def load(reference: str) -> Any:

@@ -10,7 +10,7 @@ for secret in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SERPER_AP
     os.environ.pop(secret, None)
 
 from factcourt.providers import models, search  # noqa: E402
-from factcourt.state import Evidence  # noqa: E402
+from factcourt.state.records import Evidence  # noqa: E402
 from tests.fakes import ScriptedModel  # noqa: E402
 
 

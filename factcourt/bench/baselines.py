@@ -21,16 +21,9 @@ from factcourt.nodes.helpers import claim_query, fence, format_evidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
-from factcourt.state import (
-    ClaimCot,
-    CoopInstruction,
-    Evidence,
-    FireStep,
-    HallucinationCheck,
-    MadrCritique,
-    SearchQuery,
-    Usage,
-)
+from factcourt.state.claims import ClaimCot, CoopInstruction, FireStep
+from factcourt.state.hallucination import HallucinationCheck, MadrCritique
+from factcourt.state.records import Evidence, SearchQuery, Usage
 
 FIRE_MAX_STEPS = 5
 SAFE_SEARCHES = 5

@@ -23,7 +23,7 @@ from factcourt.inputs import detect_language, read_json, read_rows
 from factcourt.metrics.coverage import text_coverage
 from factcourt.nodes.agents.clerk import decompose, same_sentence, sentences_of
 from factcourt.nodes.agents.references import unresolved
-from factcourt.state import Usage
+from factcourt.state.records import Usage
 
 
 def score_item(item: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str, Any]:

@@ -22,7 +22,8 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import select
 from factcourt.nodes.claims.corrector import REFUSED, correct
 from factcourt.providers.search import search
-from factcourt.state import Claim, ClaimResult
+from factcourt.state.claims import ClaimResult
+from factcourt.state.records import Claim
 
 
 async def _one(claim: str, evidence: list, ctx: BenchContext) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from factcourt.errors import InputError
 from factcourt.inputs import read_json, read_rows
-from factcourt.state import Evidence
+from factcourt.state.records import Evidence
 
 FOUR_WAY = {
     "Supported": "supported",

@@ -13,7 +13,7 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case
 from factcourt.context.claims import OURS, PRESETS
 from factcourt.context.hallucination import HALLUCINATION_AGENTS
-from factcourt.state import Usage
+from factcourt.state.records import Usage
 
 # method name -> context overrides of the debate engine. 'default' is exactly what `check` runs;
 # the MAD-Fact rules and DebateCV run as their papers do (PRESETS), unless named 'default-...'.

@@ -24,7 +24,7 @@ from factcourt.progress import Progress
 from factcourt.providers.calibration import stored
 from factcourt.providers.models import choose
 from factcourt.runs import run_config
-from factcourt.state import Usage
+from factcourt.state.records import Usage
 from factcourt.store import PredictionStore, keep_settings
 from factcourt.terminal import Console
 

@@ -25,7 +25,8 @@ from factcourt.nodes.claims.moderator import moderator_messages, moderator_reply
 from factcourt.nodes.helpers import fence, format_evidence, format_pool, format_summaries, language_for
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
-from factcourt.state import Evidence, RoundSummary, SftJustification, Turn
+from factcourt.state.claims import RoundSummary, SftJustification
+from factcourt.state.records import Evidence, Turn
 from factcourt.store import PredictionStore
 
 # DebateCV's golden setting: the debatecv preset on the evidence that came with the claim

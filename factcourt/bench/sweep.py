@@ -25,7 +25,7 @@ from factcourt.bench.runner import run_bench, select
 from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.nodes.claims.judge_vote import majority
 from factcourt.nodes.claims.rules import final_turns, first_pass_decides, majority_decided
-from factcourt.state import Turn
+from factcourt.state.records import Turn
 from factcourt.store import PredictionStore
 
 RECORD_METHOD = "default-record"

@@ -28,7 +28,7 @@ from factcourt.cli.shared import (
 )
 from factcourt.context.claims import ClaimsContext
 from factcourt.errors import ConfigError
-from factcourt.state import CheckResult, Correction, VerifyResult
+from factcourt.state.claims import CheckResult, Correction, VerifyResult
 
 VERDICT_STYLE = {
     "supported": "green",

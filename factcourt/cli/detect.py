@@ -23,7 +23,7 @@ from factcourt.cli.shared import (
 )
 from factcourt.context.hallucination import HALLUCINATION_AGENTS, HallucinationContext
 from factcourt.errors import ConfigError
-from factcourt.state import DetectResult
+from factcourt.state.hallucination import DetectResult
 
 
 def cmd_detect(args: argparse.Namespace) -> int:

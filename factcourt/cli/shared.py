@@ -28,7 +28,7 @@ from factcourt.errors import ConfigError, FactcourtError
 from factcourt.inputs import decode, read_text_file, strip_controls
 from factcourt.metrics.cost import Prices
 from factcourt.progress import Progress
-from factcourt.state import Result, Usage
+from factcourt.state.records import Result, Usage
 from factcourt.terminal import Console, json_text
 
 err = Console(stderr=True)

@@ -25,7 +25,7 @@ from factcourt.nodes.audit.inspector import inspector
 from factcourt.nodes.audit.prober import prober
 from factcourt.nodes.audit.scenario_judge import scenario_judge
 from factcourt.nodes.audit.taxonomy import next_object
-from factcourt.state import AuditInput, AuditState
+from factcourt.state.audit import AuditInput, AuditState
 
 
 def after_object(state: AuditState) -> Literal["audit", "done"]:

@@ -18,7 +18,7 @@ from factcourt.graphs.verify import build as build_verify
 from factcourt.nodes.agents.clerk import decompose
 from factcourt.nodes.claims.corrector import correct
 from factcourt.nodes.claims.score import score
-from factcourt.state import FactcheckInput, FactcheckState
+from factcourt.state.claims import FactcheckInput, FactcheckState
 
 
 def fan_out(state: FactcheckState) -> list[Send] | Literal["score"]:

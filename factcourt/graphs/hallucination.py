@@ -22,7 +22,13 @@ from factcourt.nodes.hallucination.judge import judge
 from factcourt.nodes.hallucination.protocol import team_knowledge, visible_history
 from factcourt.nodes.hallucination.refiner import refiner
 from factcourt.nodes.hallucination.team_turn import agent_turn, comprehensive
-from factcourt.state import HALU_PERSPECTIVES, HALU_TEAMS, AgentTask, HallucinationInput, HallucinationState
+from factcourt.state.hallucination import (
+    HALU_PERSPECTIVES,
+    HALU_TEAMS,
+    AgentTask,
+    HallucinationInput,
+    HallucinationState,
+)
 
 
 def speakers(ctx: HallucinationContext) -> list[str]:

@@ -18,7 +18,7 @@ from factcourt.nodes.longqa.fuse import fuse
 from factcourt.nodes.longqa.gather import gather_knowledge
 from factcourt.nodes.longqa.sub_questions import write_sub_questions
 from factcourt.nodes.longqa.verify import verify_fact
-from factcourt.state import FactTask, LongQAInput, LongQAState
+from factcourt.state.longqa import FactTask, LongQAInput, LongQAState
 
 
 def after_gather(state: LongQAState) -> Literal["failed"] | list[Send]:

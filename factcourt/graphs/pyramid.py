@@ -19,7 +19,7 @@ from factcourt.nodes.pyramid.answer import answers_in, expert_answer
 from factcourt.nodes.pyramid.claims import expert_claims
 from factcourt.nodes.pyramid.merge import merge
 from factcourt.nodes.pyramid.open import open_pyramid
-from factcourt.state import ExpertTask, PyramidInput, PyramidState
+from factcourt.state.pyramid import ExpertTask, PyramidInput, PyramidState
 
 
 def ask_experts(state: PyramidState, runtime: Runtime[PyramidContext]) -> list[Send]:

@@ -21,7 +21,7 @@ from factcourt.nodes.claims.open_case import open_case
 from factcourt.nodes.claims.protocols import PROTOCOLS
 from factcourt.nodes.claims.retrieve import retrieve
 from factcourt.nodes.claims.rules import evidence_first, majority_settled, retrieve_before_turn, unanimous
-from factcourt.state import ClaimInput, ClaimOutput, ClaimState
+from factcourt.state.claims import ClaimInput, ClaimOutput, ClaimState
 
 # Routers return labels that name the rule at work; the path maps turn them into nodes, so the
 # drawn graph labels each branch (e.g. ``adaptive_unanimous`` -> judge_vote).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from factcourt.state import VERDICTS
+from factcourt.state.records import VERDICTS
 
 
 def response_scores(verdicts: Iterable[str | None]) -> dict[str, float | int | None]:

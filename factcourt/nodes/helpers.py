@@ -15,7 +15,8 @@ from factcourt.prompts import prompt
 from factcourt.providers.logprobs import label_distribution
 from factcourt.providers.models import gives_logprobs
 from factcourt.runs import run_config
-from factcourt.state import VERDICTS, Evidence, RoundSummary, Turn
+from factcourt.state.claims import RoundSummary
+from factcourt.state.records import VERDICTS, Evidence, Turn
 
 # The embedded model has a 4096-token window and evaluates prompts at ~120 tokens/s on 2 cores:
 # the knowledge base shown is kept to its most recent pieces, which share one character budget

@@ -38,7 +38,7 @@ from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
 from factcourt.providers.cache import cache_key, store
 from factcourt.redact import redact
-from factcourt.state import Usage
+from factcourt.state.records import Usage
 
 T = TypeVar("T", bound=BaseModel)
 

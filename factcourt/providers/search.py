@@ -24,7 +24,7 @@ from factcourt.context.base import BaseContext
 from factcourt.errors import BackendError, ConfigError, InputError
 from factcourt.inputs import detect_language, first_complaint, read_text_file
 from factcourt.providers.cache import cache_key, store
-from factcourt.state import Evidence
+from factcourt.state.records import Evidence
 
 _TOKEN = re.compile(r"[\u4e00-\u9fff]|[^\W_]+", re.UNICODE)
 STOP_WORDS = frozenset(

@@ -1,7 +1,7 @@
 """Reports for people: a result as one self-contained HTML page (``factcourt.report_html``)."""
 
 from factcourt.report.html import KINDS, kind_of, render, write_html
-from factcourt.state import Result
+from factcourt.state.records import Result
 
 __all__ = ["KINDS", "kind_of", "render", "report_html", "write_html"]
 

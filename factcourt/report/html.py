@@ -22,18 +22,10 @@ from markupsafe import Markup
 
 from factcourt.errors import FactcourtError, InputError
 from factcourt.nodes.helpers import fence
-from factcourt.state import (
-    AgentView,
-    AuditResult,
-    CheckResult,
-    ClaimReport,
-    DetectResult,
-    Edit,
-    Result,
-    TeamRound,
-    Turn,
-    VerifyResult,
-)
+from factcourt.state.audit import AuditResult
+from factcourt.state.claims import CheckResult, ClaimReport, Edit, VerifyResult
+from factcourt.state.hallucination import AgentView, DetectResult, TeamRound
+from factcourt.state.records import Result, Turn
 from factcourt.systems import SYSTEMS, load, of_command
 
 # the folder reports of the leaderboard and the benchmarks: no system's results

@@ -10,7 +10,7 @@ import signal
 import pytest
 
 from factcourt import checkpoints
-from factcourt.state import Claim
+from factcourt.state.records import Claim
 
 CHECKPOINT = {"channel_values": {"claims": [Claim(id="c1", text="Paris is in France.")]}}
 

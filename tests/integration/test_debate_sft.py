@@ -19,7 +19,7 @@ from factcourt.bench.runner import in_part  # noqa: E402
 from factcourt.bench.sft import debate_context, synth_sft  # noqa: E402
 from factcourt.context.claims import ClaimsContext  # noqa: E402
 from factcourt.providers.models import ask, choose  # noqa: E402
-from factcourt.state import ModeratorAnswer  # noqa: E402
+from factcourt.state.claims import ModeratorAnswer
 from factcourt.training import TrainSettings, train_moderator  # noqa: E402
 from tests.fakes import moderator  # noqa: E402
 

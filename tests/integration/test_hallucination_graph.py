@@ -4,7 +4,7 @@ import pytest
 
 import factcourt
 from factcourt.providers import local_server
-from factcourt.state import Evidence
+from factcourt.state.records import Evidence
 
 pytestmark = pytest.mark.integration
 

@@ -18,7 +18,7 @@ from factcourt.context.base import BaseContext
 from factcourt.errors import BackendError
 from factcourt.providers import local_server, models
 from factcourt.providers.local_server import LocalModelServer
-from factcourt.state import JurorAnswer
+from factcourt.state.claims import JurorAnswer
 from tests.signals import ctrl_c_not_ignored
 
 pytestmark = pytest.mark.integration
@@ -69,7 +69,7 @@ def test_the_schemas_bounds_hold_on_the_embedded_server(smollm2):
     # ends the string at its bound
     from pydantic import BaseModel
 
-    from factcourt.state import text
+    from factcourt.state.records import text
 
     class Short(BaseModel):
         answer: str = text("the answer", 80)

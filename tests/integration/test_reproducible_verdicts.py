@@ -8,7 +8,7 @@ import pytest
 from factcourt.context.claims import ClaimsContext
 from factcourt.nodes.agents.verifier import read_label
 from factcourt.providers import local_server
-from factcourt.state import Evidence
+from factcourt.state.records import Evidence
 
 pytestmark = pytest.mark.integration
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from factcourt.context.base import BaseContext
 from factcourt.runs import run_config
-from factcourt.state import Usage
+from factcourt.state.records import Usage
 from tests.toy_system.context import EchoContext
 from tests.toy_system.state import EchoResult
 

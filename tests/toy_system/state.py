@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from factcourt.state import AgentAnswer, Result, Usage
+from factcourt.state.records import AgentAnswer, Result, Usage
 
 
 class EchoInput(TypedDict, total=False):

@@ -6,7 +6,10 @@ from factcourt.context.claims import OURS, PRESETS, ClaimsContext
 from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.claims.debater_turn import answer_schema
 from factcourt.nodes.hallucination.judge import judge_schema
-from factcourt.state import Appraisal, JudgeAnswer, JurorAnswer, without_trailing
+from factcourt.state.audit import Appraisal
+from factcourt.state.claims import JurorAnswer
+from factcourt.state.hallucination import JudgeAnswer
+from factcourt.state.records import without_trailing
 
 OUR_JURY = {**PRESETS["madfact"], **OURS["madfact"], "model": "local"}
 

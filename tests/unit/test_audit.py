@@ -23,7 +23,7 @@ from factcourt.nodes.audit.evaluator import majority, parse_rating
 from factcourt.nodes.audit.prober import select_examples
 from factcourt.nodes.audit.scenario_judge import parse_decision
 from factcourt.providers import models
-from factcourt.state import AuditCase, CaseRecord
+from factcourt.state.audit import AuditCase, CaseRecord
 from tests.fakes import ScriptedModel
 
 SETTINGS = {

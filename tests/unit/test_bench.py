@@ -432,7 +432,7 @@ def test_report_only_states_the_settings_the_stored_predictions_were_made_under(
 
 def test_the_cost_of_each_role_is_explained_by_its_tokens_at_the_servers_rates():
     from factcourt.bench.report import Prices, markdown, method_report, role_costs
-    from factcourt.state import Usage
+    from factcourt.state.records import Usage
 
     # two claims; the juror's prompts share a prefix the cache serves, the judge writes more
     juror = Usage.model_call(

@@ -9,7 +9,7 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.engine import measure, summarise
 from factcourt.bench.methods import Prediction
 from factcourt.runs import run_config
-from factcourt.state import Usage
+from factcourt.state.records import Usage
 
 
 def _call(seconds: float, tokens_in: int, tokens_out: int, verdict="supported", error=None) -> Prediction:

@@ -99,7 +99,7 @@ def test_a_flat_slope_shows_an_even_confidence_and_keeps_the_pooled_verdict(scri
     from factcourt.context.claims import ClaimsContext
     from factcourt.nodes.agents import verifier
     from factcourt.providers.calibration import Calibration
-    from factcourt.state import Evidence
+    from factcourt.state.records import Evidence
 
     fit = Calibration(a=1.0, b=-1.0, model="registered:scripted", prompt="p", slopes={"given": 0.0})
     monkeypatch.setattr(verifier, "stored", lambda ctx: fit)

@@ -6,7 +6,7 @@ import re
 from factcourt.bench.baselines import COOP_TURNS, MAJORITY_AGENTS, cooperation, cot_claim, majority
 from factcourt.bench.context import BenchContext
 from factcourt.bench.methods import BASELINES
-from factcourt.state import Evidence
+from factcourt.state.records import Evidence
 
 CLAIM = "The Eiffel Tower is in Rome."
 E = [Evidence(text="The Eiffel Tower is a wrought-iron tower in Paris.", url="https://e.org/eiffel")]

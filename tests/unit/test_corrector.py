@@ -4,7 +4,7 @@ import json
 
 import factcourt
 from factcourt.nodes.claims.corrector import apply_edits
-from factcourt.state import Edit
+from factcourt.state.claims import Edit
 from tests.fakes import juror, rating
 
 TEXT = "The Eiffel Tower is in Paris.  It was completed in 1789.\nParis is in France."

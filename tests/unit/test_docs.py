@@ -54,7 +54,7 @@ def test_every_dotted_name_in_the_docs_resolves(doc, name):
 def test_a_wrong_path_does_not_resolve():
     with pytest.raises(AttributeError):
         resolve("factcourt.context.JURY_ROLES")  # it lives in factcourt.context.claims
-    assert resolve("factcourt.state.HallucinationReport.label") is not None
+    assert resolve("factcourt.state.hallucination.HallucinationReport.label") is not None
 
 
 def fenced_commands(text: str) -> list[str]:

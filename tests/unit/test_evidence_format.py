@@ -1,7 +1,7 @@
 """How the knowledge base is shown to the agents: the prompt's budget is shared by the pieces shown."""
 
 from factcourt.nodes.helpers import EVIDENCE_BUDGET, EVIDENCE_SHOWN, format_evidence
-from factcourt.state import Evidence
+from factcourt.state.records import Evidence
 
 
 def piece(text: str, n: int = 1) -> Evidence:

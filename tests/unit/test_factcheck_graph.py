@@ -10,7 +10,7 @@ import factcourt
 from factcourt.errors import InputError
 from factcourt.graphs.factcheck import graph
 from factcourt.nodes.agents.clerk import CHUNK_CHARS
-from factcourt.state import Claim, ClerkSplit, DroppedSentence
+from factcourt.state.records import Claim, ClerkSplit, DroppedSentence
 from tests.fakes import juror, rating
 
 TEXT = (

@@ -8,7 +8,7 @@ import pytest
 import factcourt
 from factcourt.context.claims import ClaimsContext
 from factcourt.graphs.verify import graph
-from factcourt.state import Claim
+from factcourt.state.records import Claim
 from tests.fakes import juror, rating, with_logprobs
 
 CLAIM = "The Eiffel Tower is in Paris."
@@ -247,7 +247,7 @@ def test_plain_is_the_same_call_as_the_first_pass(scripted, corpus):
 
 
 def test_evidence_given_to_the_python_verify_is_searched_no_further(scripted, corpus):
-    from factcourt.state import Evidence
+    from factcourt.state.records import Evidence
 
     given = [Evidence(text="The Eiffel Tower stands in Paris.", url="https://example.org/t", source="given")]
     result = factcourt.verify(CLAIM, given, model="scripted", corpus=corpus, cache=False)

@@ -21,7 +21,8 @@ from factcourt.nodes.hallucination.protocol import (
     weighted_dispute,
 )
 from factcourt.providers import search
-from factcourt.state import AgentView, Evidence, JudgeAnswer, Judgement, RefinerAnswer, TeamRound
+from factcourt.state.hallucination import AgentView, JudgeAnswer, Judgement, RefinerAnswer, TeamRound
+from factcourt.state.records import Evidence
 
 Q = "Where is Mount Everest?"
 A = "Mount Everest is in Africa."
@@ -404,7 +405,7 @@ def test_in_round_two_each_agent_sees_its_summary_its_counterpart_and_the_feedba
 
 
 def test_a_long_team_summary_reaches_the_next_round_clipped_to_the_cap(scripted):
-    from factcourt.state import HISTORY_CHARS
+    from factcourt.state.hallucination import HISTORY_CHARS
 
     def comprehensive(prompt):
         summary = "LONG " * 400

@@ -334,7 +334,8 @@ def test_detect_marks_the_hallucinated_span_and_lists_the_rest():
 
 
 def test_a_result_names_its_kind_and_its_page_is_its_jsons():
-    from factcourt.state import DetectResult, VerifyResult
+    from factcourt.state.claims import VerifyResult
+    from factcourt.state.hallucination import DetectResult
 
     typed = VerifyResult.model_validate(verify_result())
     assert kind_of(typed) == "verify" == kind_of(typed.model_dump(mode="json"))
@@ -458,7 +459,7 @@ def test_report_html_renders_a_finished_run_from_a_servers_thread(tmp_path, monk
 
     from factcourt.context.claims import ClaimsContext
     from factcourt.context.hallucination import HallucinationContext
-    from factcourt.state import Claim
+    from factcourt.state.records import Claim
 
     payload = {
         "factcheck": {"response": "The Eiffel Tower is in Paris. I think so.", "question": ""},

@@ -10,7 +10,7 @@ from factcourt.context.hallucination import HALLUCINATION_AGENTS, HallucinationC
 from factcourt.nodes.agents import gatherer
 from factcourt.nodes.hallucination.protocol import STANCE_PIECES, team_knowledge
 from factcourt.nodes.helpers import EVIDENCE_SHOWN
-from factcourt.state import Evidence
+from factcourt.state.records import Evidence
 from tests.unit.test_hallucination import A, K, Q, asked, judge, split_teams
 
 

@@ -10,7 +10,7 @@ from factcourt.bench.methods import HALLUCINATION_METHODS
 from factcourt.context.hallucination import HallucinationContext
 from factcourt.errors import ConfigError
 from factcourt.nodes.hallucination.protocol import information, interaction_quality, same_role_analyses
-from factcourt.state import AgentView, TeamRound
+from factcourt.state.hallucination import AgentView, TeamRound
 from tests.unit.test_hallucination import A, K, Q, judge
 
 WEIGHTS = dict.fromkeys(("logic", "consistency", "factual", "comprehensive"), 0.25)

@@ -1,7 +1,7 @@
 """Knowledge statements must rest on the fragments they cite: the gatherer may not add facts."""
 
 from factcourt.nodes.agents.gatherer import grounded_statements, stated_by
-from factcourt.state import Evidence
+from factcourt.state.records import Evidence
 
 PAN = Evidence(
     title="Peter Pan (character)",

@@ -9,7 +9,7 @@ from factcourt.context.base import BaseContext
 from factcourt.inputs import detect_language
 from factcourt.providers import search
 from factcourt.providers.search import corpus_languages, uncovered_language
-from factcourt.state import Evidence
+from factcourt.state.records import Evidence
 from tests.fakes import rating
 
 CHINESE = "埃菲尔铁塔位于巴黎。"

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from factcourt.providers.logprobs import label_distribution
-from factcourt.state import VERDICTS
+from factcourt.state.records import VERDICTS
 
 
 def tok(text: str, alts: dict[str, float] | None = None) -> dict:

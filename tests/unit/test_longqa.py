@@ -20,7 +20,8 @@ from factcourt.nodes.longqa.gather import seed_fragments
 from factcourt.nodes.longqa.sub_questions import known_topic
 from factcourt.nodes.longqa.verify import fact_outcome
 from factcourt.providers import search
-from factcourt.state import Evidence, Seed, Turn
+from factcourt.state.longqa import Seed
+from factcourt.state.records import Evidence, Turn
 from tests.fakes import rating, with_logprobs
 
 SEEDS = Path(__file__).parent.parent / "fixtures" / "halluqa_seeds.json"

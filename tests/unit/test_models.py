@@ -10,7 +10,7 @@ from langchain_core.messages import HumanMessage
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
 from factcourt.providers.models import ask, choose
-from factcourt.state import JurorAnswer
+from factcourt.state.claims import JurorAnswer
 from tests.fakes import Cut, cut_at_max_tokens, juror
 
 
@@ -73,7 +73,7 @@ def test_llama_cpp_timings_of_a_reply_are_kept_for_the_call_that_asked():
 
 
 def test_usage_adds_every_count_role_by_role():
-    from factcourt.state import Usage
+    from factcourt.state.records import Usage
 
     one = Usage.model_call("judge", 10, 2, cached_tokens=6, ms=900, prompt_ms=100, predicted_ms=700)
     two = one + one + Usage.search_call()
@@ -194,7 +194,7 @@ def test_the_embedded_servers_grammar_bounds_whitespace_keys_and_strings():
     import json
 
     from factcourt.providers.models import llguidance_grammar
-    from factcourt.state import ClerkOutput
+    from factcourt.state.records import ClerkOutput
 
     grammar = llguidance_grammar(ClerkOutput)
     head, _, spec = grammar.partition("%json ")

@@ -9,7 +9,7 @@ moderator sharing the debaters' measured 23% faster but turned 2 of 5 verdicts w
 import os
 
 import factcourt
-from factcourt.state import Evidence
+from factcourt.state.records import Evidence
 from tests.fakes import debater, juror, moderator
 
 CLAIM = "The Eiffel Tower is in Paris."

@@ -259,7 +259,7 @@ def test_a_pyramid_is_cached_by_what_its_experts_weights_are_not_by_their_names(
 def test_embedded_experts_answer_one_at_a_time_beside_a_remote_checker(monkeypatch, scripted, bag_of_words):
     """Two local models asked at once in one process would stop each other's server mid-answer."""
     from factcourt.nodes.pyramid import answer as answer_node
-    from factcourt.state import ModelAnswer
+    from factcourt.state.pyramid import ModelAnswer
 
     running, seen = set(), []
 

@@ -10,7 +10,7 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case
 from factcourt.bench.methods import predict
 from factcourt.bench.runner import run_bench
-from factcourt.state import Evidence
+from factcourt.state.records import Evidence
 
 Q = "Where is Mount Everest?"
 A = "Mount Everest is in Africa."

@@ -8,7 +8,7 @@ from factcourt.bench import methods as bench_methods
 from factcourt.bench import sweep
 from factcourt.bench.context import BenchContext
 from factcourt.bench.sweep import best, replay
-from factcourt.state import Usage
+from factcourt.state.records import Usage
 
 
 def record(gold, first, confidence, round_one, round_two=()):

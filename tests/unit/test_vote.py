@@ -2,7 +2,7 @@
 
 from factcourt.nodes.claims.judge_vote import majority
 from factcourt.nodes.claims.rules import final_turns
-from factcourt.state import Turn
+from factcourt.state.records import Turn
 
 
 def turns(*pairs):

@@ -18,14 +18,8 @@ from factcourt.nodes.agents.references import resolve, subject_of, unresolved
 from factcourt.nodes.helpers import emit, fence, language_for
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
-from factcourt.state import (
-    Claim,
-    ClerkOutput,
-    DroppedSentence,
-    FactcheckState,
-    ResolvedClaims,
-    Usage,
-)
+from factcourt.state.claims import FactcheckState
+from factcourt.state.records import Claim, ClerkOutput, DroppedSentence, ResolvedClaims, Usage
 
 MAX_RESPONSE_CHARS = 100_000
 CHUNK_CHARS = 1200

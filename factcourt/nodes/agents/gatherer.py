@@ -15,7 +15,7 @@ from factcourt.nodes.helpers import clip, fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import Answer, ask
 from factcourt.providers.search import STOP_WORDS, search
-from factcourt.state import Evidence, KnowledgeStatements, SubQuestions, Usage
+from factcourt.state.records import Evidence, KnowledgeStatements, SubQuestions, Usage
 
 FRAGMENT_CHARS = 300
 

@@ -27,7 +27,7 @@ from factcourt.prompts import conversation, prompt
 from factcourt.providers.calibration import evidence_kind, leaning, stored
 from factcourt.providers.logprobs import label_distribution
 from factcourt.providers.models import ask
-from factcourt.state import Evidence, Label, Rating, ThreeLabel, Turn, Usage
+from factcourt.state.records import Evidence, Label, Rating, ThreeLabel, Turn, Usage
 
 FIRST_PASS = "First pass"
 LABELS = ("supported", "refuted")

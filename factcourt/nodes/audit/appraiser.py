@@ -21,7 +21,7 @@ from factcourt.nodes.audit.common import (
 )
 from factcourt.nodes.helpers import clip, emit, fence
 from factcourt.prompts import conversation
-from factcourt.state import Appraisal, AppraiserTurn, AuditState, Scenario
+from factcourt.state.audit import Appraisal, AppraiserTurn, AuditState, Scenario
 
 
 def graded_taxonomy(state: AuditState, obj: str) -> str:

@@ -10,7 +10,7 @@ from langchain_core.messages import BaseMessage
 
 from factcourt.context.audit import AuditContext
 from factcourt.providers.models import Answer, ask
-from factcourt.state import AuditCase, AuditState, CaseRecord, Scenario
+from factcourt.state.audit import AuditCase, AuditState, CaseRecord, Scenario
 
 # the objects as the paper names them, by the ids the CLI and the state use
 OBJECTS = {"complex_claim": "Complex Claim", "fake_news": "Fake News", "social_rumor": "Social Rumor"}

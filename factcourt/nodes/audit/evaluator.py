@@ -18,7 +18,8 @@ from factcourt.metrics.audit import verdict_label
 from factcourt.nodes.audit.common import case_question, consult
 from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation, prompt
-from factcourt.state import AuditState, CaseRecord, Usage
+from factcourt.state.audit import AuditState, CaseRecord
+from factcourt.state.records import Usage
 
 _BRACKETED = re.compile(r"\[\[\s*(\d+(?:\.\d+)?)\s*\]\]")
 _RATING = re.compile(r"rating\s*:?\s*\[?\s*(\d+(?:\.\d+)?)", re.I)

@@ -8,7 +8,7 @@ from factcourt.context.audit import AuditContext
 from factcourt.nodes.audit.common import OBJECTS, consult, current_object, new_record, records_of, taxonomy_of
 from factcourt.nodes.helpers import emit
 from factcourt.prompts import conversation
-from factcourt.state import AuditCases, AuditState
+from factcourt.state.audit import AuditCases, AuditState
 
 
 async def inquirer(state: AuditState, runtime: Runtime[AuditContext]) -> dict:

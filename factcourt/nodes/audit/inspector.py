@@ -13,7 +13,8 @@ from factcourt.nodes.audit.common import OBJECTS, case_json, consult, current_ob
 from factcourt.nodes.helpers import clip
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.search import search, tokenize
-from factcourt.state import AuditCase, AuditCases, AuditState, Evidence, Usage
+from factcourt.state.audit import AuditCase, AuditCases, AuditState
+from factcourt.state.records import Evidence, Usage
 
 WIKI_RESULTS = 5  # the authors' srlimit
 SHOWN_FAILURES = 6

@@ -19,7 +19,7 @@ from factcourt.nodes.audit.common import (
 )
 from factcourt.nodes.helpers import clip, fence
 from factcourt.prompts import conversation
-from factcourt.state import AuditCase, AuditState, CaseRecord
+from factcourt.state.audit import AuditCase, AuditState, CaseRecord
 
 BAD_EXAMPLES = 2  # the authors' code: 2 random bad cases among the examples, when there are
 

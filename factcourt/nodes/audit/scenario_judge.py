@@ -10,7 +10,7 @@ from factcourt.context.audit import AuditContext
 from factcourt.nodes.audit.common import OBJECTS, consult, current_object, refused, taxonomy_of
 from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
-from factcourt.state import AppraiserTurn, AuditState
+from factcourt.state.audit import AppraiserTurn, AuditState
 
 _DECISION = re.compile(r"\[\[\s*(yes|no)\s*\]\]", re.I)
 

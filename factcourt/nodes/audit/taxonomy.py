@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from factcourt.context.audit import AuditContext
 from factcourt.nodes.audit.common import INITIAL_TAXONOMY, OBJECTS, objects_problem
 from factcourt.nodes.helpers import emit
-from factcourt.state import AuditState, Scenario
+from factcourt.state.audit import AuditState, Scenario
 
 
 async def next_object(state: AuditState, runtime: Runtime[AuditContext]) -> dict:

@@ -14,15 +14,15 @@ from factcourt.context.claims import ClaimsContext
 from factcourt.nodes.helpers import fence, format_evidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
-from factcourt.state import (
+from factcourt.state.claims import (
     ClaimResult,
     Correction,
     CorrectionFailure,
     CorrectorAnswer,
     Edit,
     FactcheckState,
-    Usage,
 )
+from factcourt.state.records import Usage
 
 # words that belong to a check's report, not to the corrected text (the small model wrote
 # "This contradicts the claim ... Therefore, the verdict is refuted." into a user's text)

@@ -20,7 +20,8 @@ from factcourt.nodes.helpers import (
     shown_evidence,
 )
 from factcourt.providers.models import ask
-from factcourt.state import AgentAnswer, ClaimState, Turn, without_trailing
+from factcourt.state.claims import ClaimState
+from factcourt.state.records import AgentAnswer, Turn, without_trailing
 
 COPY_RATIO = 0.75  # this similar to another speaker's words is a repetition, not an argument
 

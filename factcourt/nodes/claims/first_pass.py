@@ -10,7 +10,7 @@ from factcourt.context.claims import ClaimsContext
 from factcourt.nodes.agents.verifier import decide_by_labels
 from factcourt.nodes.claims.rules import first_pass_decides, first_pass_unweighed
 from factcourt.nodes.helpers import emit, question_of
-from factcourt.state import ClaimState
+from factcourt.state.claims import ClaimState
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,8 @@ from factcourt.nodes.claims.rules import final_turns
 from factcourt.nodes.helpers import emit, fence, format_pool
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
-from factcourt.state import ClaimState, Rating, Turn
+from factcourt.state.claims import ClaimState
+from factcourt.state.records import Rating, Turn
 
 JUDGE = "Judge"
 

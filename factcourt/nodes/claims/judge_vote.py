@@ -11,7 +11,8 @@ from factcourt.nodes.claims.protocols import PROTOCOLS
 from factcourt.nodes.claims.rules import final_turns
 from factcourt.nodes.helpers import emit
 from factcourt.providers.search import uncovered_language
-from factcourt.state import ClaimResult, ClaimState, Turn, Verdict
+from factcourt.state.claims import ClaimResult, ClaimState
+from factcourt.state.records import Turn, Verdict
 
 
 def majority(final: dict[str, Turn]) -> Verdict | None:

@@ -21,16 +21,14 @@ from factcourt.nodes.helpers import (
 )
 from factcourt.prompts import prompt
 from factcourt.providers.models import ask
-from factcourt.state import (
-    AgentAnswer,
+from factcourt.state.claims import (
     ClaimState,
-    Evidence,
     ModeratorAnswer,
     ModeratorFinalPaper,
     ModeratorRoundPaper,
     RoundSummary,
-    Turn,
 )
+from factcourt.state.records import AgentAnswer, Evidence, Turn
 
 # RoundSummary's field behind each field of DebateCV's own answers (App. B.2)
 PAPER_FIELDS = {

@@ -10,7 +10,8 @@ from factcourt.context.claims import ClaimsContext
 from factcourt.inputs import long_question
 from factcourt.nodes.agents.clerk import response_problem
 from factcourt.nodes.helpers import emit, language_for
-from factcourt.state import Claim, ClaimState, Evidence
+from factcourt.state.claims import ClaimState
+from factcourt.state.records import Claim, Evidence
 
 MAX_CLAIM_CHARS = 2000
 

@@ -17,7 +17,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from factcourt.context.claims import AFFIRMATIVE, NEGATIVE, ClaimsContext
 from factcourt.nodes.helpers import fence, question_of
 from factcourt.prompts import conversation, prompt
-from factcourt.state import AgentAnswer, ClaimState, DebaterAnswer, JurorAnswer, Turn
+from factcourt.state.claims import ClaimState, DebaterAnswer, JurorAnswer
+from factcourt.state.records import AgentAnswer, Turn
 
 
 def argument(turns: list[Turn], speaker: str, round_: int, language: str) -> str:

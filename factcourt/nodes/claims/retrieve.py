@@ -13,7 +13,8 @@ from factcourt.nodes.helpers import claim_query, emit, fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
-from factcourt.state import ClaimState, SearchQuery, Usage
+from factcourt.state.claims import ClaimState
+from factcourt.state.records import SearchQuery, Usage
 
 
 def _norm(query: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from factcourt.context.claims import ClaimsContext
 from factcourt.nodes.claims.protocols import PROTOCOLS
-from factcourt.state import Turn
+from factcourt.state.records import Turn
 
 
 def evidence_first(ctx: ClaimsContext) -> bool:

@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
 from factcourt.metrics.response import response_scores
-from factcourt.state import FactcheckState
+from factcourt.state.claims import FactcheckState
 
 
 async def score(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict:

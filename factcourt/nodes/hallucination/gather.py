@@ -25,7 +25,8 @@ from factcourt.nodes.agents.gatherer import (
 from factcourt.nodes.hallucination.protocol import STANCE_PIECES
 from factcourt.nodes.helpers import EVIDENCE_SHOWN, clip, emit, language_for
 from factcourt.prompts import prompt
-from factcourt.state import HALU_TEAMS, Evidence, HallucinationState, Usage
+from factcourt.state.hallucination import HALU_TEAMS, HallucinationState
+from factcourt.state.records import Evidence, Usage
 
 MAX_ITEM_CHARS = 4000
 NOTE_CHARS = 120

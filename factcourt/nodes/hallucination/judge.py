@@ -22,16 +22,15 @@ from factcourt.nodes.helpers import confidence_from_logprobs, emit, fence, read_
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.embeddings import paired_similarities
 from factcourt.providers.models import ask
-from factcourt.state import (
-    AgentAnswer,
+from factcourt.state.hallucination import (
     AgentView,
     HallucinationState,
     JudgeAnswer,
     Judgement,
     JudgeQualityAnswer,
     TeamRound,
-    without_trailing,
 )
+from factcourt.state.records import AgentAnswer, without_trailing
 
 TEAM_CHARS = 600  # a team's explained conclusion as the judge sees it
 RULING_CHARS = 150  # the judge's own earlier rulings, summarised (the paper's alpha)

@@ -14,17 +14,17 @@ from typing import Any, Literal
 
 from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.helpers import EVIDENCE_SHOWN, clip, clip_to_budget, fence
-from factcourt.state import (
+from factcourt.state.hallucination import (
     HALU_PERSPECTIVES,
     HALU_TEAMS,
     HISTORY_CHARS,
     AgentView,
-    Evidence,
     HaluConclusion,
     HaluTeam,
     Judgement,
     TeamRound,
 )
+from factcourt.state.records import Evidence
 
 # The judge's four dimensions, balanced (the paper's best weights: lowest variance); a run's own
 # are HallucinationContext.hallucination_weights

@@ -17,7 +17,12 @@ from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
-from factcourt.state import HallucinationFinding, HallucinationReport, HallucinationState, RefinerAnswer
+from factcourt.state.hallucination import (
+    HallucinationFinding,
+    HallucinationReport,
+    HallucinationState,
+    RefinerAnswer,
+)
 
 ROUND_CHARS = 300
 

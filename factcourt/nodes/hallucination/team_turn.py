@@ -18,20 +18,20 @@ from factcourt.nodes.hallucination.protocol import OPPONENT_CHARS, clip, team_kn
 from factcourt.nodes.helpers import emit, fence, format_evidence, ground_citations, shown_evidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
-from factcourt.state import (
+from factcourt.state.hallucination import (
     HALU_PERSPECTIVES,
     HALU_TEAMS,
     HISTORY_CHARS,
     AgentTask,
     AgentView,
     ComprehensiveAnswer,
-    Evidence,
     HallucinationState,
     HaluTeam,
     PerspectiveAnswer,
     TeamAnswer,
     TeamRound,
 )
+from factcourt.state.records import Evidence
 
 
 def item_fields(question: str, answer: str, knowledge: list[Evidence]) -> dict[str, str]:

@@ -15,7 +15,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 
 from factcourt.context.longqa import LongQAContext
 from factcourt.providers.search import tokenize
-from factcourt.state import LongQAState
+from factcourt.state.longqa import LongQAState
 
 
 def features(text: str) -> Counter[str]:

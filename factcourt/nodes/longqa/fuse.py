@@ -11,7 +11,7 @@ from factcourt.nodes.helpers import emit, fence
 from factcourt.nodes.longqa.sub_questions import restates
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
-from factcourt.state import FusedQuestion, LongQAState, LongQuestion
+from factcourt.state.longqa import FusedQuestion, LongQAState, LongQuestion
 
 MOST_CANDIDATES = 3
 REPEATS = 3  # the same sentence this often: the model looped

@@ -24,7 +24,8 @@ from factcourt.nodes.agents.gatherer import (
 from factcourt.nodes.helpers import emit, language_for
 from factcourt.nodes.longqa.cluster import topic_clusters
 from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
-from factcourt.state import Evidence, KnowledgeTriple, LongQAState, Seed, Usage
+from factcourt.state.longqa import KnowledgeTriple, LongQAState, Seed
+from factcourt.state.records import Evidence, Usage
 
 MAX_SEED_CHARS = 1000
 # statements closer than this (cosine distance of their terms) say the same thing: one is kept

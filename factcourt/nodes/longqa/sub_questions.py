@@ -11,7 +11,7 @@ from factcourt.context.longqa import LongQAContext
 from factcourt.nodes.helpers import fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
-from factcourt.state import FactSubQuestions, KnowledgeTriple, LongQAState
+from factcourt.state.longqa import FactSubQuestions, KnowledgeTriple, LongQAState
 
 OTHER_TOPIC = "other"
 

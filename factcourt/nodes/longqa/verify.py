@@ -14,7 +14,8 @@ from factcourt.nodes.agents.gatherer import search_fragments
 from factcourt.nodes.agents.verifier import verify_once
 from factcourt.nodes.helpers import emit
 from factcourt.providers.search import uncovered_language
-from factcourt.state import Evidence, FactOutcome, FactTask, Turn, Usage
+from factcourt.state.longqa import FactOutcome, FactTask
+from factcourt.state.records import Evidence, Turn, Usage
 
 DROPPED_VERDICT: dict[str, FactOutcome] = {
     "refuted": "refuted",

@@ -13,7 +13,7 @@ from factcourt.context.pyramid import PyramidContext
 from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask, choose
-from factcourt.state import ExpertTask, LongAnswer, ModelAnswer, PyramidState
+from factcourt.state.pyramid import ExpertTask, LongAnswer, ModelAnswer, PyramidState
 
 
 async def answer_question(ctx: PyramidContext, model: str, question: str, language: str) -> ModelAnswer:

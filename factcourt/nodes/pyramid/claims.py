@@ -7,7 +7,8 @@ from langgraph.runtime import Runtime
 from factcourt.context.pyramid import PyramidContext
 from factcourt.nodes.agents.clerk import split_claims
 from factcourt.nodes.helpers import emit
-from factcourt.state import ClerkSplit, ExpertClaims, ExpertTask
+from factcourt.state.pyramid import ExpertClaims, ExpertTask
+from factcourt.state.records import ClerkSplit
 
 
 async def expert_claims(task: ExpertTask, runtime: Runtime[PyramidContext]) -> dict:

@@ -14,7 +14,8 @@ from factcourt.nodes.helpers import bounded, concurrency, fence
 from factcourt.prompts import conversation
 from factcourt.providers.embeddings import EmbeddingSettings, similarities
 from factcourt.providers.models import ask
-from factcourt.state import SameFact, Usage
+from factcourt.state.pyramid import SameFact
+from factcourt.state.records import Usage
 
 
 def same_text(a: str, b: str) -> bool:

@@ -9,7 +9,8 @@ from factcourt.metrics.response import layer_weight, pyramid_layer
 from factcourt.nodes.helpers import emit, language_for
 from factcourt.nodes.pyramid.match import embedding, proposals, same_fact
 from factcourt.providers.embeddings import similarities
-from factcourt.state import GoldenClaim, Pyramid, PyramidState, Usage
+from factcourt.state.pyramid import GoldenClaim, Pyramid, PyramidState
+from factcourt.state.records import Usage
 
 
 async def merge_claims(

@@ -10,7 +10,7 @@ from factcourt.context.pyramid import PyramidContext
 from factcourt.errors import InputError
 from factcourt.inputs import long_question
 from factcourt.nodes.helpers import language_for
-from factcourt.state import PyramidState
+from factcourt.state.pyramid import PyramidState
 
 
 def question_problem(question: str) -> str | None:
