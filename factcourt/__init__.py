@@ -1,42 +1,23 @@
-"""factcourt: check what an LLM wrote by making agents debate each claim over evidence."""
+"""factcourt: check what an LLM wrote by making agents debate each claim over evidence.
 
-from factcourt.api import (
-    aaudit,
-    abuild_pyramid,
-    acheck,
-    adetect,
-    audit,
-    averify,
-    build_pyramid,
-    check,
-    detect,
-    load_pyramid,
-    verify,
-)
-from factcourt.context.audit import AuditContext
-from factcourt.context.claims import ClaimsContext
-from factcourt.context.hallucination import HallucinationContext
-from factcourt.context.longqa import LongQAContext
-from factcourt.context.pyramid import LeaderboardContext, PyramidContext
-from factcourt.report import report_html
+``factcourt.check``, ``verify``, ``detect``, ``audit``, ``build_pyramid`` and each system's
+context are found through the registry of systems (``factcourt.systems``), on first use.
+"""
 
-__all__ = [
-    "AuditContext",
-    "ClaimsContext",
-    "HallucinationContext",
-    "LeaderboardContext",
-    "LongQAContext",
-    "PyramidContext",
-    "aaudit",
-    "abuild_pyramid",
-    "acheck",
-    "adetect",
-    "audit",
-    "averify",
-    "build_pyramid",
-    "check",
-    "detect",
-    "load_pyramid",
-    "report_html",
-    "verify",
-]
+from typing import Any
+
+from factcourt.report import report_html as report_html
+
+
+def __getattr__(name: str) -> Any:
+    from factcourt.systems import exported, public
+
+    if name == "__all__":  # `from factcourt import *`
+        return ["report_html", *exported()]
+    return public(name, __name__)
+
+
+def __dir__() -> list[str]:
+    from factcourt.systems import exported
+
+    return sorted({*globals(), *exported()})

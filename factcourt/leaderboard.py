@@ -23,7 +23,8 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from factcourt.api import abuild_pyramid, acheck
+from factcourt.api.claims import acheck
+from factcourt.api.pyramid import abuild_pyramid
 from factcourt.context.pyramid import LeaderboardContext, PyramidContext
 from factcourt.errors import InputError
 from factcourt.fanout import cluster, fan_out

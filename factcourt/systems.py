@@ -85,6 +85,8 @@ class System:
     """The model of the result the API returns (its ``kind`` is ``command``)."""
     stored: str | None = None
     """``(state, context) -> Result``: the result of a finished run's state (a served thread's)."""
+    api: str | None = None
+    """The module of its Python API: its ``__all__`` is what ``factcourt`` exports for it."""
     cli: str | None = None
     """The command line module whose ``add_commands`` registers its commands."""
     html: HtmlView | None = None
@@ -128,14 +130,15 @@ SYSTEMS: list[System] = [
         input_problem="factcourt.nodes.claims.open_case:response_input_problem",
         command="check",
         result=claims.CheckResult,
-        stored="factcourt.api:check_result",
+        stored="factcourt.api.claims:check_result",
+        api="factcourt.api.claims",
         cli="factcourt.cli.claims",
         html=HtmlView("factcourt.report.html:check_view", "check"),
         batch=BatchRow(
             fields=("text",),
             optional=("question",),
-            problem="factcourt.api:check_row_problem",
-            run="factcourt.api:check_row",
+            problem="factcourt.api.claims:check_row_problem",
+            run="factcourt.api.claims:check_row",
             items=True,
         ),
         simulated="factcourt.nodes.claims.simulated",
@@ -150,7 +153,8 @@ SYSTEMS: list[System] = [
         input_problem="factcourt.nodes.claims.open_case:claim_input_problem",
         command="verify",
         result=claims.VerifyResult,
-        stored="factcourt.api:verify_result",
+        stored="factcourt.api.claims:verify_result",
+        api="factcourt.api.claims",
         html=HtmlView("factcourt.report.html:verify_view", "verify"),
         assistants=_claim_assistants("verify"),
     ),
@@ -163,13 +167,14 @@ SYSTEMS: list[System] = [
         input_problem="factcourt.nodes.hallucination.gather:input_problem",
         command="detect",
         result=hallucination.DetectResult,
-        stored="factcourt.api:detect_result",
+        stored="factcourt.api.hallucination:detect_result",
+        api="factcourt.api.hallucination",
         cli="factcourt.cli.detect",
         html=HtmlView("factcourt.report.html:detect_view", "detect"),
         batch=BatchRow(
             fields=("question", "answer"),
-            problem="factcourt.api:detect_row_problem",
-            run="factcourt.api:detect_row",
+            problem="factcourt.api.hallucination:detect_row_problem",
+            run="factcourt.api.hallucination:detect_row",
         ),
         simulated="factcourt.nodes.hallucination.simulated",
         assistants=tuple((f"hallucination-{layout}", {"hallucination_layout": layout}) for layout in LAYOUTS),
@@ -182,6 +187,7 @@ SYSTEMS: list[System] = [
         graph="factcourt.graphs.pyramid",
         input_problem="factcourt.nodes.pyramid.open:input_problem",
         command="pyramid",
+        api="factcourt.api.pyramid",
         cli="factcourt.cli.leaderboard",
         simulated="factcourt.nodes.pyramid.simulated",
     ),
@@ -205,6 +211,7 @@ SYSTEMS: list[System] = [
         input_problem="factcourt.nodes.audit.common:input_problem",
         command="audit",
         result=audit.AuditResult,
+        api="factcourt.api.audit",
         cli="factcourt.cli.audit",
         html=HtmlView("factcourt.report.html:audit_view"),
         simulated="factcourt.nodes.audit.simulated",
@@ -228,3 +235,28 @@ def named(name: str) -> System:
 def of_command(command: str) -> System | None:
     """The system whose result is of kind ``command`` (``check``, ``detect``, ...), if any."""
     return next((s for s in SYSTEMS if s.command == command), None)
+
+
+def exported() -> list[str]:
+    """What ``factcourt`` exports for the systems: each one's context and its API's ``__all__``."""
+    names = [system.context.__name__ for system in SYSTEMS]
+    for module in dict.fromkeys(system.api for system in SYSTEMS if system.api):
+        names += load(module).__all__
+    return list(dict.fromkeys(names))
+
+
+def public(name: str, owner: str) -> Any:
+    """The context or API function ``name`` of a system, as module ``owner`` exports it.
+
+    ``factcourt.check`` and ``factcourt.api.check`` are found here, so no module but this names
+    every system. AttributeError when no system exports ``name``.
+    """
+    if not name.startswith("__"):
+        for system in SYSTEMS:
+            if system.context.__name__ == name:
+                return system.context
+        for module in dict.fromkeys(system.api for system in SYSTEMS if system.api):
+            found = load(module)
+            if name in found.__all__:
+                return getattr(found, name)
+    raise AttributeError(f"module {owner!r} has no attribute {name!r}")

@@ -17,7 +17,7 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from factcourt.api import acheck
+from factcourt.api.claims import acheck
 from factcourt.bench.context import BenchContext
 from factcourt.bench.runner import in_part, run_settings
 from factcourt.errors import InputError

@@ -7,7 +7,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from factcourt.api import adetect, averify
+from factcourt.api.claims import averify
+from factcourt.api.hallucination import adetect
 from factcourt.bench import baselines
 from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case

@@ -11,7 +11,7 @@ import math
 import time
 from typing import Any
 
-from factcourt.api import acheck
+from factcourt.api.claims import acheck
 
 SENTENCES = [f"Fact number {i} says that city {i} lies on river {i}." for i in range(1, 101)]
 

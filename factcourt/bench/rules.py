@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from factcourt.api import check
+from factcourt.api.claims import check
 
 
 def run_rules(text: str, rules: list[str], **settings: Any) -> list[dict[str, Any]]:

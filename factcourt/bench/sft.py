@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, convert_to_openai_messages
 
-from factcourt.api import averify
+from factcourt.api.claims import averify
 from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case, Gold
 from factcourt.bench.runner import select

@@ -32,7 +32,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     Exit 1 if nothing was graded (in a run, with ``--runs``), 2 on bad input.
     """
-    from factcourt.api import audit_context, audit_objects, audit_run_key, preflight
+    from factcourt.api import preflight
+    from factcourt.api.audit import audit_context, audit_objects, audit_run_key
     from factcourt.audit_report import runs_json, write_runs
 
     if args.runs < 1:
@@ -159,7 +160,7 @@ def _audit_runs(objects: list[str], runs: list[Run], args: argparse.Namespace) -
 
 async def audited(objects: list[str], keep: bool, ctx: AuditContext) -> dict[str, Any]:
     """One run's report (report.json's, with the cases), made on a Ray worker (no progress display there)."""
-    from factcourt.api import aaudit
+    from factcourt.api.audit import aaudit
 
     return (await aaudit(objects, settings=ctx, keep_checkpoint=keep)).model_dump(mode="json")
 
@@ -174,7 +175,7 @@ def _lost(ctx: AuditContext, reason: str) -> NoReturn:
 
 def _finish(objects: list[str], run: Run, report: dict[str, Any]) -> tuple[int, dict]:
     """Write a run's reports to its folder and say how it went; (exit code, report)."""
-    from factcourt.api import audit_run_key
+    from factcourt.api.audit import audit_run_key
     from factcourt.audit_report import write_audit
 
     report |= {"run_key": audit_run_key(objects, run.ctx)}
@@ -209,7 +210,7 @@ async def run_audit(objects: list[str], ctx: AuditContext, quiet: bool, keep: bo
     """
     from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from factcourt.api import aaudit
+    from factcourt.api.audit import aaudit
     from factcourt.metrics.audit import poor
     from factcourt.progress import Progress
 

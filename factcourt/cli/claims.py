@@ -115,7 +115,7 @@ def print_correction(original: str, correction: Correction) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Check a long-form text."""
-    from factcourt.api import acheck
+    from factcourt.api.claims import acheck
 
     if args.batch:
         if args.file != "-" or args.question:
@@ -149,7 +149,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check one claim."""
-    from factcourt.api import context_with_given, preflight, verify
+    from factcourt.api import context_with_given, preflight
+    from factcourt.api.claims import verify
     from factcourt.inputs import read_evidence_file
 
     prepare_out(args.out)

@@ -28,7 +28,8 @@ from factcourt.state.hallucination import DetectResult
 
 def cmd_detect(args: argparse.Namespace) -> int:
     """Debate whether the answer hallucinates; exit 1 when the item could not be judged."""
-    from factcourt.api import adetect, context_with_given, preflight
+    from factcourt.api import context_with_given, preflight
+    from factcourt.api.hallucination import adetect
     from factcourt.inputs import read_evidence_file
 
     if args.batch and (args.question or args.answer or args.knowledge):

@@ -49,7 +49,7 @@ def checked_settings(args: argparse.Namespace, models: list[str]):
 
 def cmd_pyramid(args: argparse.Namespace) -> int:
     """Build one question's pyramid, print its layers, save it as JSON."""
-    from factcourt.api import abuild_pyramid, load_pyramid, question_problem
+    from factcourt.api.pyramid import abuild_pyramid, load_pyramid, question_problem
 
     prepare_out(args.out)
     if args.load:

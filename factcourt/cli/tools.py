@@ -16,7 +16,8 @@ from factcourt.cli.shared import number, out
 
 def cmd_models(args: argparse.Namespace) -> int:
     """Show which model each role uses and where its weights are."""
-    from factcourt.api import models_by_role, trained_moderators
+    from factcourt.api import models_by_role
+    from factcourt.api.training import trained_moderators
 
     table = Table(title="Models by role")
     for col in ("role", "model", "endpoint", "structured output", "weights"):

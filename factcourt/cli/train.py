@@ -14,7 +14,7 @@ from factcourt.progress import Progress
 
 def cmd_train_moderator(args: argparse.Namespace) -> int:
     """Train a moderator on synth-sft's samples and say how to use it."""
-    from factcourt.api import train_moderator
+    from factcourt.api.training import train_moderator
 
     with Progress(
         TextColumn("[bold]train-moderator"),

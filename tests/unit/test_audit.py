@@ -184,7 +184,7 @@ def test_context_rejects_bad_audit_settings():
 
 
 def test_the_target_answers_from_its_own_endpoint():
-    from factcourt.api import audit_context
+    from factcourt.api.audit import audit_context
     from factcourt.audit_report import models_json
 
     ctx = audit_context("smoke", "qwen-7b", "http://127.0.0.1:8081/v1", {"model": "sim"}, {})
@@ -593,7 +593,8 @@ def test_a_killed_audit_resumes_and_redoes_no_graded_case(tmp_path, capsys, audi
 
 
 def test_preflight_reaches_a_target_on_its_own_endpoint_without_an_openai_key(monkeypatch):
-    from factcourt.api import audit_context, preflight
+    from factcourt.api import preflight
+    from factcourt.api.audit import audit_context
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     ctx = audit_context(
@@ -603,7 +604,7 @@ def test_preflight_reaches_a_target_on_its_own_endpoint_without_an_openai_key(mo
 
 
 def test_a_scale_holds_when_the_settings_come_as_a_context():
-    from factcourt.api import audit_context
+    from factcourt.api.audit import audit_context
     from factcourt.context.audit import AUDIT_SCALES
 
     smoke = AUDIT_SCALES["smoke"]

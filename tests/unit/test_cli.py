@@ -117,7 +117,7 @@ def test_verify_with_an_evidence_file(tmp_path, capsys):
 
 
 def test_verify_keeps_a_search_named_by_set_over_given_evidence(tmp_path, monkeypatch):
-    import factcourt.api
+    import factcourt.api.claims
     from factcourt.errors import ConfigError
 
     evidence = tmp_path / "ev.json"
@@ -128,7 +128,7 @@ def test_verify_keeps_a_search_named_by_set_over_given_evidence(tmp_path, monkey
         seen.append(ctx.search)
         raise ConfigError("seen")
 
-    monkeypatch.setattr(factcourt.api, "verify", verify)
+    monkeypatch.setattr(factcourt.api.claims, "verify", verify)
     argv = ["verify", "--claim", "x", "--evidence", str(evidence), "--model", "sim"]
     assert main([*argv, "--set", "search=none"]) == 2
     assert main(argv) == 2

@@ -233,7 +233,7 @@ def test_a_pyramid_is_cached_by_what_its_experts_weights_are_not_by_their_names(
     """An expert's local_weights file replaced in place, or another file of that name, builds anew."""
     import os
 
-    from factcourt.api import pyramid_key
+    from factcourt.api.pyramid import pyramid_key
 
     weights = tmp_path / "model.gguf"
     weights.write_bytes(b"one")

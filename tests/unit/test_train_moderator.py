@@ -55,7 +55,7 @@ def test_a_moderator_trained_from_a_hugging_face_base_says_it_cannot_be_served(t
 
 
 def test_models_lists_trained_moderators_with_their_training_identity(tmp_path, capsys):
-    from factcourt.api import trained_moderators
+    from factcourt.api.training import trained_moderators
 
     moderator_folder(trained_dir() / "debate-sft-tiny", tmp_path / "base.gguf")
     [listed] = trained_moderators()

@@ -1,0 +1,272 @@
+"""The Python API, the one door to every system: ``factcourt.check``, ``verify``, ``detect``, ``audit``, ...
+
+This package holds what every system's API shares (running a graph, resumably or not, the
+store, the embedded servers, the preflight, a served thread's result); each system's own
+functions live in its module (``factcourt.api.claims``, ``.hallucination``, ``.pyramid``,
+``.audit``), which the registry (``factcourt.systems``) names, so ``factcourt.api.check`` is
+found there and this package names no system. Each returns its system's result model (or a
+:class:`Pyramid`): ``kind`` names it, and its ``model_dump(mode="json")`` is the JSON the command
+prints. The command line runs every command through here too: ``progress`` hands it each progress
+event of a run, and a resumable run (a crashed one resumes from its checkpoints) says first how it
+runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from factcourt.context.base import BaseContext
+from factcourt.errors import ConfigError, FactcourtError, first_line
+from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
+from factcourt.state.records import Evidence, Result
+from factcourt.systems import load, public
+
+ProgressHook = Callable[[dict[str, Any]], None]
+"""Takes each progress event of a run: the graph's own (``{"event": "verdict", ...}``, see
+``nodes.helpers.emit``) and, for a resumable run, first ``{"event": "run", "resumed": ...,
+"beside_live_run": ..., "cleared_unreadable": ...}``."""
+
+
+async def run_graph(
+    graph: Any,
+    payload: dict[str, Any] | None,
+    ctx: BaseContext,
+    config: dict[str, Any],
+    progress: ProgressHook | None,
+    durability: str | None = None,
+) -> dict[str, Any]:
+    """Run ``graph`` to its final state, handing each progress event to ``progress``."""
+    if progress is None:
+        return await graph.ainvoke(payload, config=config, context=ctx, durability=durability)
+    final: dict[str, Any] = {}
+    async for namespace, mode, chunk in graph.astream(
+        payload,
+        config=config,
+        context=ctx,
+        stream_mode=["custom", "values"],
+        subgraphs=True,
+        durability=durability,
+    ):
+        if mode == "custom":
+            progress(chunk)
+        elif not namespace:  # the root graph's state, not a claim subgraph's
+            final = chunk
+    return final
+
+
+async def run_resumably(
+    name: str,
+    identity: list[Any],
+    payload: dict[str, Any],
+    ctx: BaseContext,
+    progress: ProgressHook | None,
+    *,
+    keep: bool,
+    **config: Any,
+) -> dict[str, Any]:
+    """Run graph ``name`` under the SQLite checkpointer: a crashed run of ``identity`` resumes."""
+    from factcourt.checkpoints import DURABILITY, resumable_run
+    from factcourt.systems import named
+
+    build = named(name).builder()
+    async with resumable_run(name, build, identity, payload, ctx, keep=keep, **config) as run:
+        if progress is not None:
+            progress(
+                {
+                    "event": "run",
+                    "resumed": run.resumed,
+                    "beside_live_run": run.beside_live_run,
+                    "cleared_unreadable": run.cleared_unreadable,
+                }
+            )
+        return await run_graph(run.graph, run.payload, ctx, run.config, progress, DURABILITY)
+
+
+def use_store(url: str | None = None) -> None:
+    """Keep the cache, crash checkpoints and batch results in the PostgreSQL store at ``url``.
+
+    Without ``url``, the store ``FACTCOURT_STORE`` names, if any. Either is reached once now, so
+    that a database that cannot be reached stops the run before any model call (ConfigError).
+    """
+    import os
+
+    from factcourt.paths import STORE_VARIABLE, store_url
+    from factcourt.providers.postgres import check_reachable
+
+    if url:
+        os.environ[STORE_VARIABLE] = url  # Ray workers and child processes get it too
+    if shared := store_url():
+        check_reachable(shared)
+
+
+def stop_servers_on_exit() -> None:
+    """Stop this process's embedded model servers when it ends (SIGTERM included).
+
+    It may start them again after a Ctrl-C of an earlier call.
+    """
+    # The embedded server starts in a worker thread, where Python cannot install signal
+    # handlers: install them here, in the caller's (usually the main) thread. A Ctrl-C of an
+    # earlier call (in a notebook, say) must not keep this one from starting the server.
+    from factcourt.providers.local_server import allow_starts, install_exit_handlers
+
+    install_exit_handlers()
+    allow_starts()
+
+
+def stop_servers() -> None:
+    """Stop the embedded servers at once, unless another process uses them: no keep-alive after Ctrl-C."""
+    from factcourt.providers.local_server import stop_all
+
+    stop_all()
+
+
+def leave_servers() -> None:
+    """Leave the embedded servers to their keep-alive, as a process that ends does."""
+    from factcourt.providers.local_server import leave_all
+
+    leave_all()
+
+
+def preflight(ctx: BaseContext, answerers: list[str] | None = None) -> None:
+    """Fail fast on configuration (missing keys, missing corpus) before any model call.
+
+    ``answerers``: expert or target models that answer on settings of their own, each checked too.
+    """
+    from factcourt.context.base import ROLES
+    from factcourt.providers.models import choose, role_choice
+    from factcourt.providers.search import backend
+
+    for role in ROLES:
+        role_choice(ctx, role)
+    if ctx.retrieval_enabled:
+        backend(ctx)
+    for model in dict.fromkeys(answerers or []):
+        try:
+            choose(ctx.for_model(model), "answer")
+        except ConfigError as exc:
+            raise ConfigError(f"{model}: {exc}") from None
+
+
+def models_by_role(model: str | None = None) -> list[tuple[str, Any]]:
+    """Each role with the model it uses (``model``, else the default): name, endpoint, weights."""
+    from factcourt.context.base import ROLES
+    from factcourt.providers.models import choose
+
+    ctx = BaseContext.from_dict({"model": model} if model is not None else {})
+    return [(role, choose(ctx, role)) for role in ROLES]
+
+
+def clear_cache() -> tuple[int, int, int]:
+    """Delete the cached answers and searches and the crashed runs' checkpoints.
+
+    Returns (answers and searches deleted, runs deleted, live runs kept).
+    """
+    from factcourt import checkpoints
+    from factcourt.providers import cache
+
+    answers = cache.clear()
+    deleted, live = checkpoints.clear()
+    return answers, deleted, live
+
+
+Given = TypeVar("Given", bound=BaseContext)
+
+
+def context_with_given(
+    kind: type[Given],
+    knowledge: list[Evidence] | None,
+    settings: dict[str, Any] | BaseContext | None,
+    overrides: dict[str, Any],
+) -> Given:
+    """The run's ``kind`` of context, where knowledge given with no search named means search 'given'."""
+    named = "search" in overrides or isinstance(settings, BaseContext) or "search" in (settings or {})
+    if knowledge is not None and not named:
+        overrides = {**overrides, "search": "given"}
+    return kind.make(settings, **overrides)
+
+
+async def stored_result(url: str | None, thread: str) -> Result:
+    """The result of a finished run on a LangGraph server, from its thread.
+
+    The server names the graph a thread ran (its ``graph_id``) and stores the state as JSON; the
+    graph's own state schema turns it back into the objects its system's result is made of.
+    ``url`` None: the server this code runs in (its page).
+    """
+    from langgraph_sdk import get_client
+    from pydantic import TypeAdapter
+
+    from factcourt.systems import named
+
+    client = get_client(url=url)
+    try:
+        state = await client.threads.get_state(thread)
+        graph_id = ((await client.threads.get(thread)).get("metadata") or {}).get("graph_id")
+    except Exception as exc:  # noqa: BLE001 (connection and HTTP status errors alike)
+        raise FactcourtError(f"could not read thread {thread} from {url or 'this server'}: {exc}") from exc
+    if state.get("next"):  # a step still to run: the run failed there, or goes on (or was stopped)
+        failure = next((task["error"] for task in state.get("tasks") or [] if task.get("error")), None)
+        if failure:
+            raise FactcourtError(
+                f"thread {thread}'s run failed ({_stored_error(failure)}): it has no result to show"
+            )
+        raise FactcourtError(
+            f"thread {thread}'s run has not finished (it is still running, or was stopped): "
+            "it has no result to show yet"
+        )
+    try:
+        system = named(str(graph_id))
+    except KeyError:
+        system = None
+    if system is None or system.stored is None:
+        raise FactcourtError(f"thread {thread} holds no finished run of a graph whose result a page shows")
+    schema = system.compiled().builder.state_schema
+    values = TypeAdapter(schema).validate_python(dict(state.get("values") or {}))  # type: ignore[arg-type]
+    # a run's settings are not in its state: the page names the defaults
+    return load(system.stored)(values, system.context.make({}))
+
+
+_REPR = re.compile(r"(\w+)\((.*)\)", re.S)
+
+
+def _stored_error(error: Any) -> str:
+    """A task's error as a LangGraph server stores it, one line: ``Name: message``.
+
+    The server keeps ``{"error": name, "message": ...}``, or the exception's repr
+    (``ConfigError('TAVILY_API_KEY is not set')``).
+    """
+    if isinstance(error, dict):
+        error = f"{error.get('error', 'error')}: {error.get('message', '')}".rstrip(": ")
+    elif (found := _REPR.fullmatch(str(error).strip())) is not None:
+        try:
+            message = ast.literal_eval(found.group(2))
+        except (ValueError, SyntaxError):
+            message = None
+        if isinstance(message, str):
+            error = f"{found.group(1)}: {message}"
+    return first_line(error, "an error")
+
+
+def __getattr__(name: str) -> Any:
+    """A system's own function (``factcourt.api.check``), found through the registry."""
+    return public(name, __name__)
+
+
+__all__ = [
+    "clear_cache",
+    "context_with_given",
+    "LANGUAGE_NOT_COVERED",
+    "leave_servers",
+    "models_by_role",
+    "preflight",
+    "ProgressHook",
+    "run_graph",
+    "run_resumably",
+    "stop_servers",
+    "stop_servers_on_exit",
+    "stored_result",
+    "uncovered_language",
+    "use_store",
+]
