@@ -133,7 +133,7 @@ SYSTEMS: list[System] = [
         stored="factcourt.api.claims:check_result",
         api="factcourt.api.claims",
         cli="factcourt.cli.claims",
-        html=HtmlView("factcourt.report.html:check_view", "check"),
+        html=HtmlView("factcourt.report.claims:check_view", "check"),
         batch=BatchRow(
             fields=("text",),
             optional=("question",),
@@ -155,7 +155,7 @@ SYSTEMS: list[System] = [
         result=claims.VerifyResult,
         stored="factcourt.api.claims:verify_result",
         api="factcourt.api.claims",
-        html=HtmlView("factcourt.report.html:verify_view", "verify"),
+        html=HtmlView("factcourt.report.claims:verify_view", "verify"),
         assistants=_claim_assistants("verify"),
     ),
     System(
@@ -170,7 +170,7 @@ SYSTEMS: list[System] = [
         stored="factcourt.api.hallucination:detect_result",
         api="factcourt.api.hallucination",
         cli="factcourt.cli.detect",
-        html=HtmlView("factcourt.report.html:detect_view", "detect"),
+        html=HtmlView("factcourt.report.hallucination:detect_view", "detect"),
         batch=BatchRow(
             fields=("question", "answer"),
             problem="factcourt.api.hallucination:detect_row_problem",
@@ -213,7 +213,7 @@ SYSTEMS: list[System] = [
         result=audit.AuditResult,
         api="factcourt.api.audit",
         cli="factcourt.cli.audit",
-        html=HtmlView("factcourt.report.html:audit_view"),
+        html=HtmlView("factcourt.report.audit:audit_view"),
         simulated="factcourt.nodes.audit.simulated",
     ),
 ]

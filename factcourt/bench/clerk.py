@@ -21,8 +21,9 @@ from factcourt.bench.runner import in_part
 from factcourt.errors import BackendError, InputError
 from factcourt.inputs import detect_language, read_json, read_rows
 from factcourt.metrics.coverage import text_coverage
-from factcourt.nodes.agents.clerk import decompose, same_sentence, sentences_of
+from factcourt.nodes.agents.clerk import same_sentence, sentences_of
 from factcourt.nodes.agents.references import unresolved
+from factcourt.nodes.claims.decompose import decompose
 from factcourt.state.records import Usage
 
 

@@ -15,8 +15,8 @@ from langgraph.types import Send
 
 from factcourt.context.claims import ClaimsContext
 from factcourt.graphs.verify import build as build_verify
-from factcourt.nodes.agents.clerk import decompose
 from factcourt.nodes.claims.corrector import correct
+from factcourt.nodes.claims.decompose import decompose
 from factcourt.nodes.claims.score import score
 from factcourt.state.claims import FactcheckInput, FactcheckState
 

@@ -22,10 +22,7 @@ from markupsafe import Markup
 
 from factcourt.errors import FactcourtError, InputError
 from factcourt.nodes.helpers import fence
-from factcourt.state.audit import AuditResult
-from factcourt.state.claims import CheckResult, ClaimReport, Edit, VerifyResult
-from factcourt.state.hallucination import AgentView, DetectResult, TeamRound
-from factcourt.state.records import Result, Turn
+from factcourt.state.records import Result
 from factcourt.systems import SYSTEMS, load, of_command
 
 # the folder reports of the leaderboard and the benchmarks: no system's results
@@ -53,8 +50,6 @@ MARKS: dict[str, tuple[str, str]] = {
 VERDICT_MARKS = ("supported", "refuted", "not_enough_evidence", "conflicting_evidence", "dropped", "failed")
 # Characters of text drawn at once: a 20 MB text stays one page of this in the document.
 PAGE_CHARS = 20_000
-# Plots each folder report writes but its Markdown does not show.
-PLOTS = {"leaderboard": ("leaderboard.png",), "bench": ("f1_false_vs_cost.png",), "audit": ()}
 
 _env = Environment(
     loader=PackageLoader("factcourt.report", "templates"),
@@ -75,22 +70,15 @@ def kind_of(result: Result | dict[str, Any]) -> str:
         return result.kind
     if isinstance(result.get("kind"), str):
         return result["kind"]
+    for system in SYSTEMS:  # each result model knows its own older JSON
+        if system.html and system.command and system.result and system.result.has_shape(result):
+            return system.command
     report = result.get("report")
-    if "claims" in result and "response" in result:
-        return "check"
-    if "answer" in result and "findings" in result:
-        return "detect"
-    if "transcript" in result and "verdict" in result and "evidence" in result:
-        return "verify"
     if isinstance(report, dict) and "rows" in report and "score_names" in report:
         return "leaderboard"
-    if "taxonomy" in result or "per_run" in result:
-        return "audit"
     if isinstance(report, dict) and "methods" in result:
         return "bench"
-    raise InputError(
-        "no report of check, verify, detect, leaderboard, audit or bench run: say which with kind="
-    )
+    raise InputError(f"no report of {', '.join(kinds())} run: say which with kind=")
 
 
 def render(result: Result | dict[str, Any], kind: str | None = None, folder: Path | None = None) -> str:
@@ -107,7 +95,7 @@ def render(result: Result | dict[str, Any], kind: str | None = None, folder: Pat
         typed = result if isinstance(result, Result) else system.result.model_validate(result)
         page, template = load(system.html.view)(typed, folder), system.html.template
     else:
-        page, template = _tables(dict(result), kind, folder), "tables"
+        page, template = _folder_report(dict(result), kind, folder), "tables"
     return _env.get_template(f"{template}.html.j2").render(
         kind=kind,
         marks=MARKS,
@@ -133,7 +121,7 @@ def _asset(name: str) -> str:
     return resources.files("factcourt.report").joinpath("templates", name).read_text(encoding="utf-8")
 
 
-def _data_json(data: Any) -> Markup:
+def data_json(data: Any) -> Markup:
     """JSON for a ``<script type="application/json">`` block: no ``<`` closes it, none opens a comment."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
@@ -191,7 +179,7 @@ def _page_cuts(text: str) -> list[int]:
     return cuts
 
 
-def _locate(text: str, part: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
+def locate(text: str, part: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
     """The first place of ``part`` in ``text`` that no other located part holds.
 
     The agents read untrusted text fenced ('<' as '‹', one character for one) and quote it so: it
@@ -209,144 +197,38 @@ def _locate(text: str, part: str, taken: list[tuple[int, int]]) -> tuple[int, in
     return None
 
 
-# ------------------------------------------------------------------ check, verify, detect
+# ------------------------------------------------------------------ pages of tables
 
 
-def _claim_view(claim: ClaimReport, edits: list[Edit] | None = None) -> dict[str, Any]:
-    rounds: dict[int, list[Turn]] = {}
-    for turn in claim.transcript:
-        rounds.setdefault(turn.round, []).append(turn)
+def tables_page(
+    text: str,
+    folder: Path | None,
+    plots: tuple[str, ...] = (),
+    reliability: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """A page of tables (the ``tables`` template): Markdown as HTML, the ``plots`` ``folder`` holds inline."""
     return {
-        **dict(claim),
-        "mark": claim.mark,
-        "rounds_seen": sorted(rounds.items()),
-        "links": [safe_url(e.url or "") for e in claim.evidence],
-        "edits": edits or [],
+        "body": Markup(_markdown_html(text, folder)),
+        "plots": [
+            {"name": name, "uri": uri} for name in plots if folder and (uri := _png_uri(folder / name))
+        ],
+        "reliability": reliability or [],
+        "data": None,
     }
 
 
-def check_view(result: CheckResult, folder: Path | None = None) -> dict[str, Any]:
-    """A check's page: the text with each claim's verdict marked, the claims, drops and scores."""
-    text = result.response
-    edits: dict[str, list[Edit]] = {}
-    for edit in result.correction.edits if result.correction else []:
-        edits.setdefault(edit.claim_id, []).append(edit)
-    claims = [_claim_view(c, edits.get(c.id)) for c in result.claims]
-    marks = []
-    for k, c in enumerate(claims):
-        if c["span"]:
-            start, end = c["span"]
-            marks.append((start, end, c["mark"], k, f"{c['id']}: {MARKS[c['mark']][1]}"))
-    taken = sorted((s, e) for s, e, *_ in marks)
-    dropped: list[dict[str, Any]] = []
-    for d in result.dropped:
-        mark = "failed" if d.reason == "clerk_failed" else "dropped"
-        detail = len(claims) + len(dropped)
-        dropped.append({**dict(d), "mark": mark, "detail": detail})
-        if where := _locate(text, d.sentence, taken):
-            marks.append((*where, mark, detail, f"{MARKS[mark][1]} ({d.reason})"))
-    counts = {m: sum(c["mark"] == m for c in claims) for m in VERDICT_MARKS}
-    counts["dropped"] = sum(d["mark"] == "dropped" for d in dropped)
-    counts["failed"] += sum(d["mark"] == "failed" for d in dropped)
-    return {
-        "result": result,
-        "claims": claims,
-        "dropped": dropped,
-        "counts": counts,
-        "precision": result.scores.get("precision"),
-        "correction": result.correction,
-        "data": _data_json({"marked": {"text": marked_pages(text, marks)}}),
-    }
-
-
-def verify_view(result: VerifyResult, folder: Path | None = None) -> dict[str, Any]:
-    """A verified claim's page: its verdict, debate and evidence."""
-    return {"claim": _claim_view(result), "data": None}
-
-
-def detect_view(result: DetectResult, folder: Path | None = None) -> dict[str, Any]:
-    """A detection's page: the question and answer with the hallucinations marked, the debate's rounds."""
-    texts = {"question": result.question, "answer": result.answer}
-    findings = [{**dict(f), "detail": k, "placed": None} for k, f in enumerate(result.findings)]
-    marks: dict[str, list[tuple[int, int, str, int, str]]] = {"question": [], "answer": []}
-    taken: dict[str, list[tuple[int, int]]] = {"question": [], "answer": []}
-    for f in findings:
-        words = f"{f['type'].replace('_', ' ')} hallucination (p {f['probability']:.2f})"
-        for part in ("answer", "question"):  # a false premise is in the question
-            if where := _locate(texts[part], f["span"], taken[part]):
-                marks[part].append((*where, "hallucination", f["detail"], words))
-                f["placed"] = part
-                break
-    judgements = {j.round: j for j in result.judgements}
-    teams: dict[int, dict[str, TeamRound]] = {}
-    for t in result.teams:
-        teams.setdefault(t.round, {})[t.team] = t
-    views: dict[int, list[AgentView]] = {}
-    for v in result.transcript:
-        views.setdefault(v.round, []).append(v)
-    rounds = [
-        {"round": r, "teams": teams.get(r, {}), "judgement": judgements.get(r), "views": views.get(r, [])}
-        for r in sorted({*judgements, *teams, *views})
-    ]
-    label = result.label
-    mark = "failed" if label is None else "supported" if label == 1 else "hallucination"
-    return {
-        "result": result,
-        "findings": findings,
-        "rounds": rounds,
-        "mark": mark,
-        "knowledge": [{**dict(e), "link": safe_url(e.url or "")} for e in result.knowledge],
-        "data": _data_json({"marked": {p: marked_pages(texts[p], marks[p]) for p in ("question", "answer")}}),
-    }
-
-
-# ------------------------------------------------------------------ leaderboard, audit, bench
-
-
-def audit_view(result: AuditResult, folder: Path | None = None) -> dict[str, Any]:
-    """An audit's page: its report's tables and plots (a report.json, or a summary of runs)."""
-    return _tables(result.model_dump(mode="json", exclude={"kind"}), "audit", folder)
-
-
-def _tables(result: dict[str, Any], kind: str, folder: Path | None) -> dict[str, Any]:
-    """A folder report: its own Markdown (the tables of report.md) as HTML, the plots inline."""
+def _folder_report(result: dict[str, Any], kind: str, folder: Path | None) -> dict[str, Any]:
+    """A leaderboard's or a bench run's folder report: its own Markdown and its plots."""
     folder = Path(folder) if folder else None
     if kind == "leaderboard":
         from factcourt.leaderboard import markdown as leaderboard_md
 
         text = leaderboard_md(result["report"], result["settings"])
-    elif kind == "audit":
-        from factcourt.audit_report import markdown as audit_md
-        from factcourt.audit_report import runs_markdown
+        return tables_page(text, folder, ("leaderboard.png",))
+    from factcourt.bench.report import markdown as bench_md
 
-        if "per_run" in result:
-            text = runs_markdown(result)
-        else:
-            cases = result.get("cases")
-            if cases is None:  # report.json keeps them apart, in cases.jsonl
-                cases = _jsonl(folder / "cases.jsonl") if folder else []
-            chart = "imr_by_scenario.png" if folder and (folder / "imr_by_scenario.png").is_file() else None
-            text = audit_md({**result, "cases": cases}, chart)
-    else:
-        from factcourt.bench.report import markdown as bench_md
-
-        text = f"# Benchmark: {result.get('dataset', '')}\n\n{bench_md(result['report'])}"
-    plots = [
-        {"name": name, "uri": uri} for name in PLOTS[kind] if folder and (uri := _png_uri(folder / name))
-    ]
-    reliability = _reliability(result["report"]) if kind == "bench" else []
-    return {
-        "body": Markup(_markdown_html(text, folder)),
-        "plots": plots,
-        "reliability": reliability,
-        "data": None,
-    }
-
-
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    text = f"# Benchmark: {result.get('dataset', '')}\n\n{bench_md(result['report'])}"
+    return tables_page(text, folder, ("f1_false_vs_cost.png",), _reliability(result["report"]))
 
 
 def _png_uri(path: Path) -> str | None:

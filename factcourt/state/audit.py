@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from langgraph.channels import DeltaChannel
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -145,3 +145,8 @@ class AuditResult(Result):
 
     kind: Literal["audit"] = "audit"
     error: str | None = None
+
+    @classmethod
+    def has_shape(cls, data: dict[str, Any]) -> bool:
+        """A report.json (scores by taxonomy) or a summary of runs."""
+        return "taxonomy" in data or "per_run" in data

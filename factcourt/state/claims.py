@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
@@ -334,6 +334,11 @@ class VerifyResult(Result, ClaimReport):
 
     kind: Literal["verify"] = "verify"
 
+    @classmethod
+    def has_shape(cls, data: dict[str, Any]) -> bool:
+        """A claim's report: its debate, verdict and evidence."""
+        return "transcript" in data and "verdict" in data and "evidence" in data
+
     def failure(self) -> str | None:
         """Why the claim has no verdict."""
         return f"the claim could not be checked: {self.error}" if self.error else None
@@ -364,6 +369,11 @@ class CheckResult(Result):
     usage: Usage = Field(default_factory=Usage)
     correction: Correction | None = None
     response: str = Field(default="", description="the text the claims' spans point into")
+
+    @classmethod
+    def has_shape(cls, data: dict[str, Any]) -> bool:
+        """The text checked and its claims."""
+        return "claims" in data and "response" in data
 
     def failure(self) -> str | None:
         """Why the check is no full success; None when every part was checked.

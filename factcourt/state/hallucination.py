@@ -170,6 +170,11 @@ class DetectResult(Result, HallucinationReport):
     usage: Usage = Field(default_factory=Usage)
     settings: DetectSettings = Field(default_factory=DetectSettings)
 
+    @classmethod
+    def has_shape(cls, data: dict[str, Any]) -> bool:
+        """The answer judged and the Refiner's findings."""
+        return "answer" in data and "findings" in data
+
     def failure(self) -> str | None:
         """Why the answer has no label."""
         return f"the answer could not be judged: {self.error}" if self.error else None

@@ -350,16 +350,24 @@ class Result(BaseModel):
         """What a finished ``--batch`` row counts in the summary: its items and their verdicts."""
         return 0, []
 
+    @classmethod
+    def has_shape(cls, data: dict[str, Any]) -> bool:
+        """Whether JSON written before results named their kind is one of these, by its fields."""
+        return False
+
     # Read by key, a result is its JSON: the API returned plain dicts before results were typed,
-    # and callers that read them so keep working.
+    # and callers that read them so keep working. Only the field asked for is dumped.
     def __getitem__(self, key: str) -> Any:
         """The JSON's value at ``key`` (KeyError when it has none)."""
-        return self.model_dump(mode="json")[key]
+        found = self.model_dump(mode="json", include={key})
+        if key not in found:
+            raise KeyError(key)
+        return found[key]
 
     def get(self, key: str, default: Any = None) -> Any:
         """The JSON's value at ``key``, else ``default``."""
-        return self.model_dump(mode="json").get(key, default)
+        return self.model_dump(mode="json", include={key}).get(key, default)
 
     def __contains__(self, key: object) -> bool:
         """Whether the JSON has ``key``."""
-        return key in self.model_dump(mode="json")
+        return isinstance(key, str) and key in self.model_dump(mode="json", include={key})

@@ -9,16 +9,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import pysbd
-from langgraph.runtime import Runtime
 
 from factcourt.context.base import BaseContext
-from factcourt.context.claims import ClaimsContext
-from factcourt.errors import InputError
 from factcourt.nodes.agents.references import resolve, subject_of, unresolved
-from factcourt.nodes.helpers import emit, fence, language_for
+from factcourt.nodes.helpers import fence
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
-from factcourt.state.claims import FactcheckState
 from factcourt.state.records import Claim, ClerkOutput, DroppedSentence, ResolvedClaims, Usage
 
 MAX_RESPONSE_CHARS = 100_000
@@ -372,20 +368,3 @@ async def split_claims(
 def _sentence_before(sentence: Sentence, sentences: list[Sentence]) -> str:
     """The text of the last sentence that ends before ``sentence`` starts, or ''."""
     return next((s.text for s in reversed(sentences) if s.end <= sentence.start), "")
-
-
-async def decompose(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict:
-    """Ask the Clerk chunk by chunk; keep every claim's source span and every drop's reason.
-
-    Claims given with the input (this response's split, made before) are taken as they are.
-    """
-    ctx, response = runtime.context, state.get("response", "")
-    if problem := response_problem(response):
-        raise InputError(problem)
-    language = language_for(ctx.language, response)
-    if state.get("claims") is not None:
-        emit("claims", count=len(state["claims"]), dropped=len(state.get("dropped", [])))
-        return {"language": language}
-    claims, dropped, usage = await split_claims(ctx, response, state.get("question", ""), language)
-    emit("claims", count=len(claims), dropped=len(dropped))
-    return {"claims": claims, "dropped": dropped, "language": language, "usage": usage}

@@ -1,0 +1,28 @@
+"""The factcheck graph's first stage: the Clerk splits the response into claims (``nodes.agents.clerk``)."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from factcourt.context.claims import ClaimsContext
+from factcourt.errors import InputError
+from factcourt.nodes.agents.clerk import response_problem, split_claims
+from factcourt.nodes.helpers import emit, language_for
+from factcourt.state.claims import FactcheckState
+
+
+async def decompose(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict:
+    """Ask the Clerk chunk by chunk; keep every claim's source span and every drop's reason.
+
+    Claims given with the input (this response's split, made before) are taken as they are.
+    """
+    ctx, response = runtime.context, state.get("response", "")
+    if problem := response_problem(response):
+        raise InputError(problem)
+    language = language_for(ctx.language, response)
+    if state.get("claims") is not None:
+        emit("claims", count=len(state["claims"]), dropped=len(state.get("dropped", [])))
+        return {"language": language}
+    claims, dropped, usage = await split_claims(ctx, response, state.get("question", ""), language)
+    emit("claims", count=len(claims), dropped=len(dropped))
+    return {"claims": claims, "dropped": dropped, "language": language, "usage": usage}
