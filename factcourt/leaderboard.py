@@ -240,26 +240,26 @@ class Leaderboard:
         checked = await acheck(
             text, prompt.text, self.settings_for(prompt), split=self._split(prompt, model, text)
         )
-        result = checked.model_dump(mode="json")  # the record keeps the result's JSON
         # a claim left unchecked or a part left unsplit would lower the answer's scores for
         # good: the check fails (left out of the means, tried again by the next run)
-        failed_parts = [d for d in result["dropped"] if d["reason"] == "clerk_failed"]
-        unchecked = [c for c in result["claims"] if c["verdict"] is None]
+        failed_parts = [d for d in checked.dropped if d.reason == "clerk_failed"]
+        unchecked = [c for c in checked.claims if c.verdict is None]
         error = None
         if failed_parts:
             parts = len(failed_parts)
-            error = f"the Clerk could not split {parts} part(s) of the answer: {failed_parts[0]['error']}"
+            error = f"the Clerk could not split {parts} part(s) of the answer: {failed_parts[0].error}"
         elif unchecked:
             error = (
-                f"{len(unchecked)} of {len(result['claims'])} claims could not be checked: "
-                f"{unchecked[0]['error']}"
+                f"{len(unchecked)} of {len(checked.claims)} claims could not be checked: {unchecked[0].error}"
             )
+        kept = {"id", "text", "verdict", "justification", "confidence", "error"}
         claims = [
-            {k: c[k] for k in ("id", "text", "verdict", "justification", "confidence", "error")}
-            | {"evidence": [e["url"] for e in c["evidence"]]}
-            for c in result["claims"]
+            c.model_dump(mode="json", include=kept) | {"evidence": [e.url for e in c.evidence]}
+            for c in checked.claims
         ]
-        return {"claims": claims, "dropped": result["dropped"], "usage": result["usage"], "error": error}
+        # the record keeps the result's JSON
+        spent = checked.model_dump(mode="json", include={"dropped", "usage"})
+        return {"claims": claims, "dropped": spent["dropped"], "usage": spent["usage"], "error": error}
 
     def _split(self, prompt: Prompt, model: str, text: str) -> ClerkSplit | None:
         """The pyramid's split of this answer when the target is also an expert: the Clerk splits it once."""

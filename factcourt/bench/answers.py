@@ -24,6 +24,7 @@ from factcourt.errors import InputError
 from factcourt.inputs import read_rows
 from factcourt.metrics.coverage import false_segment_scores, flagged_segments, segment_spans
 from factcourt.progress import Progress
+from factcourt.state.claims import ClaimReport
 from factcourt.store import PredictionStore, keep_settings
 
 
@@ -61,20 +62,20 @@ def read_answers(path: Path, part: str) -> list[dict[str, Any]]:
     return answers
 
 
-def _supported(claim: dict[str, Any], reading: str) -> bool | None:
+def _supported(claim: ClaimReport, reading: str) -> bool | None:
     """Whether ``reading`` ('default' or 'plain') found the claim supported; None when it failed."""
-    if claim["verdict"] is None:
+    if claim.verdict is None:
         return None
-    if reading == "plain" and claim.get("p_true_raw") is not None:
-        return claim["p_true_raw"] >= 0.5
-    return claim["verdict"] == "supported"
+    if reading == "plain" and claim.p_true_raw is not None:
+        return claim.p_true_raw >= 0.5
+    return claim.verdict == "supported"
 
 
 async def _one(answer: dict[str, Any], ctx: BenchContext) -> dict[str, Any]:
     """Check one answer whole and flag its segments by each reading."""
     start = time.perf_counter()
     try:
-        result = (await acheck(answer["response"], answer["question"], ctx)).model_dump(mode="json")
+        result = await acheck(answer["response"], answer["question"], ctx)
     except Exception as exc:  # noqa: BLE001  one broken answer must not stop the benchmark
         return {"id": answer["id"], "error": f"{type(exc).__name__}: {exc}"}
     spans = segment_spans(answer["response"], answer["segments"])
@@ -82,18 +83,20 @@ async def _one(answer: dict[str, Any], ctx: BenchContext) -> dict[str, Any]:
         "id": answer["id"],
         "error": None,
         "false": answer["false"],
-        "claims": len(result["claims"]),
-        "failed_claims": sum(1 for c in result["claims"] if c["verdict"] is None),
-        "unresolved": sum(1 for c in result["claims"] if c.get("unresolved")),
-        "dropped": [d["reason"] for d in result["dropped"]],
-        "calls": result["usage"]["calls"],
+        "claims": len(result.claims),
+        "failed_claims": sum(1 for c in result.claims if c.verdict is None),
+        "unresolved": sum(1 for c in result.claims if c.unresolved),
+        "dropped": [d.reason for d in result.dropped],
+        "calls": result.usage.calls,
         "seconds": round(time.perf_counter() - start, 1),
-        "verdicts": [[c["text"], c["verdict"], c["p_true_raw"], c["span"]] for c in result["claims"]],
+        "verdicts": [
+            [c.text, c.verdict, c.p_true_raw, list(c.span) if c.span else None] for c in result.claims
+        ],
     }
     for reading in ("default", "plain"):
         marks = [
-            (tuple(c["span"]) if c["span"] else None, ok)
-            for c in result["claims"]
+            (tuple(c.span) if c.span else None, ok)
+            for c in result.claims
             if (ok := _supported(c, reading)) is not None
         ]
         flagged, covered = flagged_segments(spans, marks)

@@ -148,18 +148,21 @@ async def _baseline(method: str, case: Case, ctx: BenchContext, given: list) -> 
 
 async def _debate(method: str, case: Case, ctx: BenchContext, given: list) -> Prediction:
     run_ctx = BenchContext.make(ctx, **DEBATE_METHODS[method])
-    result = (await averify(case.claim, given or None, case.question, run_ctx)).model_dump(mode="json")
-    detail = {key: result[key] for key in ("transcript", "summaries", "queries", "rounds", "first_pass")}
+    result = await averify(case.claim, given or None, case.question, run_ctx)
+    # the prediction's detail keeps the debate as its JSON
+    detail = result.model_dump(
+        mode="json", include={"transcript", "summaries", "queries", "rounds", "first_pass"}
+    )
     return Prediction(
-        result["verdict"],
-        result["error"],
-        Usage.model_validate(result["usage"]),
-        evidence=[e["text"] for e in result["evidence"]],
+        result.verdict,
+        result.error,
+        result.usage,
+        evidence=[e.text for e in result.evidence],
         detail=detail,
-        p_true=result["p_true"],
-        p_true_raw=result["p_true_raw"],
-        route=result["route"],
-        first_round_verdict=result["first_round_verdict"],
+        p_true=result.p_true,
+        p_true_raw=result.p_true_raw,
+        route=result.route,
+        first_round_verdict=result.first_round_verdict,
     )
 
 
@@ -171,28 +174,21 @@ async def _detect(method: str, case: Case, ctx: BenchContext, given: list) -> Pr
     """
     run_ctx = BenchContext.make(ctx, **HALLUCINATION_METHODS[method])
     knowledge = given if run_ctx.search == "given" else None
-    detected = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
-    result = detected.model_dump(mode="json")  # the prediction's detail keeps the JSON
-    detail = {
-        key: result[key]
-        for key in (
-            "rounds",
-            "stop_reason",
-            "winner",
-            "dispute",
-            "quality",
-            "decided_by",
-            "findings",
-            "notes",
-        )
-    }
-    detail |= {"judgements": result["judgements"], "teams": result["teams"], "queries": result["queries"]}
+    result = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
+    # the prediction's detail keeps the debate as its JSON
+    shown = ("rounds", "stop_reason", "winner", "dispute", "quality", "decided_by", "findings", "notes")
+    detail = result.model_dump(mode="json", include={*shown, "judgements", "teams", "queries"})
     return Prediction(
-        baselines.QA_VERDICTS.get(result["label"]),
-        result["error"],
-        Usage.model_validate(result["usage"]),
-        evidence=[e["text"] for e in result["knowledge"]],
+        _qa_verdict(result.label),
+        result.error,
+        result.usage,
+        evidence=[e.text for e in result.knowledge],
         detail=detail,
-        p_true=result["p_no_hallucination"],
-        first_round_verdict=baselines.QA_VERDICTS.get(result["first_round_label"]),
+        p_true=result.p_no_hallucination,
+        first_round_verdict=_qa_verdict(result.first_round_label),
     )
+
+
+def _qa_verdict(label: int | None) -> str | None:
+    """A QA pair's label as a verdict on 'the answer is right' (None: no label)."""
+    return None if label is None else baselines.QA_VERDICTS.get(label)

@@ -29,16 +29,15 @@ async def measure(claims: int, concurrency: int, latency_s: float, rule: str) ->
         cache=False,
         max_claims=claims,
     )
-    result = checked.model_dump(mode="json")
     wall = time.perf_counter() - start
-    clerk = result["usage"]["by_role"]["clerk"]["calls"]
-    chain = max(c["usage"]["calls"] for c in result["claims"])  # calls in one claim are sequential
-    waves = math.ceil(len(result["claims"]) / concurrency)
-    calls = result["usage"]["calls"]
+    clerk = checked.usage.by_role["clerk"]["calls"]
+    chain = max(c.usage.calls for c in checked.claims)  # calls in one claim are sequential
+    waves = math.ceil(len(checked.claims) / concurrency)
+    calls = checked.usage.calls
     bound = (clerk + waves * chain) * latency_s  # best possible with this concurrency
     return {
         "concurrency": concurrency,
-        "claims": len(result["claims"]),
+        "claims": len(checked.claims),
         "calls": calls,
         "wall_s": wall,
         "critical_path_s": (clerk + chain) * latency_s,
