@@ -10,6 +10,8 @@ from factcourt.state.records import Usage
 from tests.toy_system.context import EchoContext
 from tests.toy_system.state import EchoResult
 
+__all__ = ["aecho"]  # what `factcourt` exports for it
+
 
 async def aecho(
     text: str, settings: dict[str, Any] | BaseContext | None = None, **overrides: Any

@@ -15,6 +15,7 @@ ECHO = System(
     command="echo",
     result=state.EchoResult,
     stored="tests.toy_system.api:stored",
+    api="tests.toy_system.api",
     cli="tests.toy_system.cli",
     html=HtmlView("tests.toy_system.html:view"),
     batch=BatchRow(

@@ -45,6 +45,12 @@ def test_the_api_returns_its_result_and_a_served_thread_of_it_reads_back(echo, m
     from factcourt.api import stored_result
     from tests.toy_system.api import aecho
 
+    import factcourt
+    import factcourt.api
+
+    # the package exports its API function and context, found through its entry alone
+    assert factcourt.aecho is aecho and factcourt.api.aecho is aecho
+    assert factcourt.EchoContext is echo.context and "aecho" in factcourt.__all__
     result = asyncio.run(aecho("quiet words.", model="sim", cache=False))
     assert isinstance(result, EchoResult) and (result.kind, result.loud, result.failure()) == (
         "echo",
