@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from factcourt.bench.context import BenchContext
+from factcourt.bench.schemas import ClaimCot, CoopInstruction, FireStep, HallucinationCheck, MadrCritique
 from factcourt.inputs import detect_language
 from factcourt.nodes.agents.verifier import read_label, verify_once
 from factcourt.nodes.hallucination.gather import item_problem
@@ -21,8 +22,6 @@ from factcourt.nodes.helpers import claim_query, fence, format_evidence
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
-from factcourt.state.claims import ClaimCot, CoopInstruction, FireStep
-from factcourt.state.hallucination import HallucinationCheck, MadrCritique
 from factcourt.state.records import Evidence, SearchQuery, Usage
 
 FIRE_MAX_STEPS = 5

@@ -19,13 +19,14 @@ from factcourt.api import averify
 from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case, Gold
 from factcourt.bench.runner import select
+from factcourt.bench.schemas import SftJustification
 from factcourt.context.claims import PRESETS
 from factcourt.errors import InputError
 from factcourt.nodes.claims.moderator import moderator_messages, moderator_reply, moderator_schema
 from factcourt.nodes.helpers import fence, format_evidence, format_pool, format_summaries, language_for
 from factcourt.prompts import conversation, prompt
 from factcourt.providers.models import ask
-from factcourt.state.claims import RoundSummary, SftJustification
+from factcourt.state.claims import RoundSummary
 from factcourt.state.records import Evidence, Turn
 from factcourt.store import PredictionStore
 
