@@ -344,7 +344,7 @@ class AgentTask(TypedDict):
     """What one debater's branch is sent: the item and exactly the history it may see."""
 
     team: HaluTeam
-    role: str
+    role: HaluRole | Literal["team"]
     round: int
     question: str
     answer: str
