@@ -12,17 +12,17 @@ from collections import Counter
 from typing import Any
 
 from factcourt.bench.context import BenchContext
+from factcourt.bench.prompts_en import EN
+from factcourt.bench.schemas import ClaimCot, CoopInstruction, FireStep, HallucinationCheck, MadrCritique
 from factcourt.inputs import detect_language
 from factcourt.nodes.agents.verifier import read_label, verify_once
 from factcourt.nodes.hallucination.gather import item_problem
 from factcourt.nodes.hallucination.protocol import EMPTY, OPPONENT_CHARS, clip, vote
 from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.nodes.helpers import claim_query, fence, format_evidence
-from factcourt.prompts import conversation, prompt
+from factcourt.prompts import Pair, conversation
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
-from factcourt.state.claims import ClaimCot, CoopInstruction, FireStep
-from factcourt.state.hallucination import HallucinationCheck, MadrCritique
 from factcourt.state.records import Evidence, SearchQuery, Usage
 
 FIRE_MAX_STEPS = 5
@@ -31,7 +31,6 @@ SAFE_SEARCHES = 5
 MAD_AGENTS, MAD_ROUNDS = 3, 2
 # MADR (Kim et al. 2024): critique-and-refine iterations at most (ours: the IMPD paper gives none)
 MADR_ROUNDS = 2
-MADR_FOCUS = ("HALU_MADR_FOCUS_TYPOLOGY", "HALU_MADR_FOCUS_OPEN")
 # DebateCV's Majority (Lin et al.): three independent CoT agents
 MAJORITY_AGENTS = 3
 # CAMEL's cooperation: instructions the AI user gives at most (ours: the paper gives no turn limit)
@@ -135,8 +134,7 @@ async def fire(ctx: BenchContext, claim: str, given: list[Evidence], question: s
             "evaluator",
             FireStep,
             conversation(
-                "en",
-                "FIRE",
+                EN.FIRE,
                 **trace.prompt_fields(claim),
                 step=step,
                 max_steps=FIRE_MAX_STEPS,
@@ -165,7 +163,7 @@ async def safe(ctx: BenchContext, claim: str, given: list[Evidence], question: s
             ctx,
             "query",
             SearchQuery,
-            conversation("en", "SAFE_QUERY", **trace.prompt_fields(claim)),
+            conversation(EN.SAFE_QUERY, **trace.prompt_fields(claim)),
             run_name=f"safe query {step + 1}",
             tags=["method:safe"],
         )
@@ -185,14 +183,14 @@ async def _claim_trace(ctx: BenchContext, claim: str, given: list[Evidence]) -> 
 
 
 async def _claim_step(
-    ctx: BenchContext, trace: Trace, schema: type, name: str, fields: dict, step: dict, sample: int = 0
+    ctx: BenchContext, trace: Trace, schema: type, pair: Pair, fields: dict, step: dict, sample: int = 0
 ) -> Any:
     """One call of a claim baseline, recorded in the steps; its value, or None when it failed."""
     answer = await ask(
         ctx,
         "evaluator",
         schema,
-        conversation("en", name, **fields),
+        conversation(pair, **fields),
         run_name=" ".join(f"{k} {v}" for k, v in step.items()),
         tags=[f"method:{step['method']}"],
         metadata=step,
@@ -208,7 +206,7 @@ async def cot_claim(ctx: BenchContext, claim: str, given: list[Evidence], questi
     """DebateCV's CoT baseline: one step-by-step call over the evidence, four verdicts."""
     trace = await _claim_trace(ctx, claim, given)
     fields = {"claim": fence(claim), "evidence": format_evidence(trace.evidence)}
-    value = await _claim_step(ctx, trace, ClaimCot, "CLAIM_COT", fields, {"method": "cot_claim"})
+    value = await _claim_step(ctx, trace, ClaimCot, EN.CLAIM_COT, fields, {"method": "cot_claim"})
     return (value.verdict, None, trace) if value else (None, trace.error, trace)
 
 
@@ -223,7 +221,7 @@ async def majority(ctx: BenchContext, claim: str, given: list[Evidence], questio
     fields = {"claim": fence(claim), "evidence": format_evidence(trace.evidence)}
     answers = await asyncio.gather(
         *(
-            _claim_step(ctx, trace, ClaimCot, "CLAIM_COT", fields, {"method": "majority", "agent": k + 1}, k)
+            _claim_step(ctx, trace, ClaimCot, EN.CLAIM_COT, fields, {"method": "majority", "agent": k + 1}, k)
             for k in range(MAJORITY_AGENTS)
         )
     )
@@ -232,7 +230,7 @@ async def majority(ctx: BenchContext, claim: str, given: list[Evidence], questio
         return None, trace.error, trace
     listed = "\n".join(f"Agent {k}: {a.verdict}: {clip(a.reasoning, OPPONENT_CHARS)}" for k, a in said)
     vote_fields = {**fields, "answers": fence(listed), "agents": len(said)}
-    voted = await _claim_step(ctx, trace, ClaimCot, "CLAIM_MAJORITY", vote_fields, {"method": "majority"})
+    voted = await _claim_step(ctx, trace, ClaimCot, EN.CLAIM_MAJORITY, vote_fields, {"method": "majority"})
     if voted is not None:
         return voted.verdict, None, trace
     counts = Counter(a.verdict for _, a in said)
@@ -257,8 +255,8 @@ async def cooperation(ctx: BenchContext, claim: str, given: list[Evidence], ques
             ctx,
             trace,
             CoopInstruction,
-            "COOP_USER",
-            {**seen, "task": prompt("en", "CLAIM_COT_ASK"), "turn": turn, "turns": COOP_TURNS},
+            EN.COOP_USER,
+            {**seen, "task": EN.CLAIM_COT_ASK, "turn": turn, "turns": COOP_TURNS},
             {**step, "speaker": "user"},
         )
         if user is None or (user.task_done and verdict):
@@ -267,7 +265,7 @@ async def cooperation(ctx: BenchContext, claim: str, given: list[Evidence], ques
             ctx,
             trace,
             ClaimCot,
-            "COOP_ASSISTANT",
+            EN.COOP_ASSISTANT,
             {**seen, "instruction": fence(user.instruction)},
             {**step, "speaker": "assistant"},
         )
@@ -295,7 +293,7 @@ async def _qa_trace(ctx: BenchContext, question: str, answer: str, given: list[E
 
 
 async def _check(
-    ctx: BenchContext, trace: Trace, role: str, name: str, fields: dict, step: dict
+    ctx: BenchContext, trace: Trace, role: str, pair: Pair, fields: dict, step: dict
 ) -> tuple[HallucinationCheck | None, str | None]:
     """One step-by-step check of the pair; a failure is recorded in the steps, never raised."""
     run_name = " ".join(f"{k} {v}" for k, v in step.items())
@@ -303,7 +301,7 @@ async def _check(
         ctx,
         role,
         HallucinationCheck,
-        conversation("en", name, **fields),
+        conversation(pair, **fields),
         run_name=run_name,
         tags=[f"method:{step['method']}"],
         metadata=step,
@@ -319,7 +317,7 @@ async def cot(ctx: BenchContext, question: str, answer: str, given: list[Evidenc
     if problem:
         return None, problem, trace
     fields = item_fields(question, answer, trace.evidence)
-    check, error = await _check(ctx, trace, "evaluator", "HALU_COT", fields, {"method": "cot"})
+    check, error = await _check(ctx, trace, "evaluator", EN.HALU_COT, fields, {"method": "cot"})
     if check is None:
         return None, error, trace
     return QA_VERDICTS[1 if check.conclusion == "no_hallucination" else 0], None, trace
@@ -339,11 +337,13 @@ async def self_reflection(ctx: BenchContext, question: str, answer: str, given: 
         return None, problem, trace
     fields = item_fields(question, answer, trace.evidence)
     step = {"method": "self_reflection"}
-    first, error = await _check(ctx, trace, "evaluator", "HALU_COT", fields, {**step, "step": "answer"})
+    first, error = await _check(ctx, trace, "evaluator", EN.HALU_COT, fields, {**step, "step": "answer"})
     if first is None:
         return None, error, trace
     seen = {**fields, "own": fence(_said(first))}
-    reflected, _ = await _check(ctx, trace, "evaluator", "HALU_REFLECT", seen, {**step, "step": "reflection"})
+    reflected, _ = await _check(
+        ctx, trace, "evaluator", EN.HALU_REFLECT, seen, {**step, "step": "reflection"}
+    )
     final = reflected or first
     return QA_VERDICTS[1 if final.conclusion == "no_hallucination" else 0], None, trace
 
@@ -379,7 +379,7 @@ async def mad(ctx: BenchContext, question: str, answer: str, given: list[Evidenc
                     ctx,
                     trace,
                     "debater",
-                    "HALU_MAD",
+                    EN.HALU_MAD,
                     {**item, **_mad_seen(last, n), "agent": n + 1, "agents": MAD_AGENTS, "round": round_},
                     {"method": "mad", "agent": n + 1, "round": round_},
                 )
@@ -410,7 +410,7 @@ async def madr(ctx: BenchContext, question: str, answer: str, given: list[Eviden
         return None, problem, trace
     item = item_fields(question, answer, trace.evidence)
     current, error = await _check(
-        ctx, trace, "evaluator", "HALU_COT", item, {"method": "madr", "step": "answer"}
+        ctx, trace, "evaluator", EN.HALU_COT, item, {"method": "madr", "step": "answer"}
     )
     if current is None:
         return None, error, trace
@@ -421,7 +421,7 @@ async def madr(ctx: BenchContext, question: str, answer: str, given: list[Eviden
             await asyncio.gather(
                 *(
                     _critique(ctx, trace, item, explanation, reviews[1 - n], focus, round_, n + 1)
-                    for n, focus in enumerate(MADR_FOCUS)
+                    for n, focus in enumerate(EN.HALU_MADR_FOCUS)
                 )
             )
         )
@@ -432,7 +432,7 @@ async def madr(ctx: BenchContext, question: str, answer: str, given: list[Eviden
         )
         seen = {**item, "own": explanation, "critiques": fence(critiques)}
         step = {"method": "madr", "step": "refine", "round": round_}
-        revised, _ = await _check(ctx, trace, "evaluator", "HALU_MADR_REFINE", seen, step)
+        revised, _ = await _check(ctx, trace, "evaluator", EN.HALU_MADR_REFINE, seen, step)
         if revised is None:
             break
         current = revised
@@ -455,13 +455,13 @@ async def _critique(
         **item,
         "explanation": explanation,
         "other": fence(clip(other.critique, OPPONENT_CHARS)) if other else EMPTY,
-        "focus": prompt("en", focus),
+        "focus": focus,
     }
     answer = await ask(
         ctx,
         "debater",
         MadrCritique,
-        conversation("en", "HALU_MADR_CRITIC", **fields),
+        conversation(EN.HALU_MADR_CRITIC, **fields),
         run_name=" ".join(f"{k} {v}" for k, v in step.items()),
         tags=["method:madr"],
         metadata=step,

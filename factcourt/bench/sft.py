@@ -18,14 +18,16 @@ from langchain_core.messages import BaseMessage, HumanMessage, convert_to_openai
 from factcourt.api.claims import averify
 from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case, Gold
+from factcourt.bench.prompts_en import EN
 from factcourt.bench.runner import select
+from factcourt.bench.schemas import SftJustification
 from factcourt.context.claims import PRESETS
 from factcourt.errors import InputError
 from factcourt.nodes.claims.moderator import moderator_messages, moderator_reply, moderator_schema
 from factcourt.nodes.helpers import fence, format_evidence, format_pool, format_summaries, language_for
-from factcourt.prompts import conversation, prompt
+from factcourt.prompts import conversation
 from factcourt.providers.models import ask
-from factcourt.state.claims import RoundSummary, SftJustification
+from factcourt.state.claims import RoundSummary
 from factcourt.state.records import Evidence, Turn
 from factcourt.store import PredictionStore
 
@@ -69,16 +71,15 @@ def corrector_messages(
     if ctx.debate_prompts == "paper":
         return [
             HumanMessage(
-                prompt("en", "DCV_PAPER_CORRECTOR").format(
+                EN.DCV_PAPER_CORRECTOR.format(
                     debate=format_pool(turns, chars=None),  # "the full debate recording" (§4)
                     insights=format_summaries(summaries),
-                    verdict=prompt("en", f"DCV_PAPER_LABEL:{verdict}"),
+                    verdict=EN.DCV_PAPER_LABELS[verdict],
                 )
             )
         ]
     return conversation(
-        "en",
-        "SFT",
+        EN.SFT,
         claim=fence(claim),
         evidence=format_evidence(evidence),
         pool=format_pool(turns),

@@ -28,10 +28,11 @@ from factcourt.state.hallucination import (
     AgentTask,
     HallucinationInput,
     HallucinationState,
+    HaluRole,
 )
 
 
-def speakers(ctx: HallucinationContext) -> list[str]:
+def speakers(ctx: HallucinationContext) -> list[HaluRole | Literal["team"]]:
     """The agents that speak in parallel each round, per team ('team': one call for the team)."""
     if ctx.hallucination_layout == "team":
         return ["team"]

@@ -11,7 +11,7 @@ from langgraph.config import get_stream_writer
 
 from factcourt.context.base import BaseContext
 from factcourt.inputs import detect_language
-from factcourt.prompts import prompt
+from factcourt.prompts.agents import table
 from factcourt.providers.logprobs import label_distribution
 from factcourt.providers.models import gives_logprobs
 from factcourt.runs import run_config
@@ -38,7 +38,7 @@ def question_of(state: Mapping[str, Any], language: str) -> str:
     question, claim = state.get("question", ""), state.get("claim")
     if claim is None or not claim.context:
         return question
-    return prompt(language, "CLAIM_CONTEXT").format(question=question, context=claim.context).strip()
+    return table(language).CLAIM_CONTEXT.format(question=question, context=claim.context).strip()
 
 
 def claim_query(claim: str, question: str = "", context: str | None = None) -> str:

@@ -2,35 +2,39 @@
 
 Untrusted text (responses, claims, evidence, earlier turns) is always placed inside tags and
 the system prompts say that tagged text is data, never instructions.
+
+The words are module constants (``claims_en``, ``claims_zh``, ...); each system reads them
+through its own typed table (``factcourt.prompts.claims``, ``.hallucination``, ...; the shared
+agents' in ``factcourt.prompts.agents``): a frozen dataclass per system, one instance per
+language, the Chinese one the English one with the translated fields replaced. A prompt is an
+attribute, so a typo fails the type check, and the only keys looked up at run time are data
+(a juror's role, a team, a label order).
 """
+
+from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from factcourt.prompts.audit_en import EN as AUDIT_EN
-from factcourt.prompts.claims_en import EN
-from factcourt.prompts.claims_zh import ZH
-from factcourt.prompts.debatecv_en import EN as DEBATECV_EN
-from factcourt.prompts.hallucination_en import EN as HALLUCINATION_EN
-from factcourt.prompts.longqa_en import EN as LONGQA_EN
-from factcourt.prompts.longqa_zh import ZH as LONGQA_ZH
-from factcourt.prompts.pyramid_en import EN as PYRAMID_EN
-from factcourt.prompts.pyramid_zh import ZH as PYRAMID_ZH
 
-# one module of prompts per system beside the shared tables; found by name like the others
-PROMPTS = {
-    "en": {**EN, **DEBATECV_EN, **HALLUCINATION_EN, **PYRAMID_EN, **LONGQA_EN, **AUDIT_EN},
-    "zh": {**ZH, **PYRAMID_ZH, **LONGQA_ZH},
-}
+@dataclass(frozen=True)
+class Pair:
+    """A system prompt and the user prompt that goes with it (a ``str.format`` template)."""
+
+    system: str
+    user: str
+
+
+def conversation(pair: Pair, **fields: object) -> list[BaseMessage]:
+    """The system prompt of ``pair`` and its user prompt filled with ``fields``."""
+    return [SystemMessage(pair.system), HumanMessage(pair.user.format(**fields))]
 
 
 def prompt(language: str, name: str) -> str:
-    """Return prompt ``name`` in ``language`` (English where no translation exists)."""
-    return PROMPTS.get(language, PROMPTS["en"]).get(name) or PROMPTS["en"][name]
+    """Transitional: ``providers.calibration``'s lookup of the label prompts by name (``LABEL_SYSTEM``).
 
+    Read ``factcourt.prompts.agents.table(language).LABEL.system`` instead; this goes with its last caller.
+    """
+    from factcourt.prompts.agents import table
 
-def conversation(language: str, name: str, **fields: object) -> list[BaseMessage]:
-    """The system prompt ``NAME_SYSTEM`` and the user prompt ``NAME_USER`` filled with ``fields``."""
-    return [
-        SystemMessage(prompt(language, f"{name}_SYSTEM")),
-        HumanMessage(prompt(language, f"{name}_USER").format(**fields)),
-    ]
+    pair, _, part = name.rpartition("_")
+    return getattr(getattr(table(language), pair), part.lower())

@@ -1,4 +1,4 @@
-"""English prompts of FACT-AUDIT (graph ``audit``), merged into the English table.
+"""English prompts of FACT-AUDIT (graph ``audit``), read through ``factcourt.prompts.audit``.
 
 Figs 8, 9, 12, 13 and 14 are the paper's words; Figs 10, 11 and 15, which the paper abridges,
 follow the authors' code (``gen_seed``, ``judge_new_case``, ``deep_search``); Fig 15 as printed is
@@ -213,7 +213,3 @@ For "auxiliary_info" of [wisdom of crowds], please ensure that: 1) the depth of 
 9. The new prompt should be STRICTLY within 512 words and should not be too long.
 
 Please generate a new test case. Output in a json format: {{"key_point": string(...), "test_mode": string(...), "prompt": {{"source_claim": string(...), "auxiliary_info": string(...)}}}}."""
-
-EN = {
-    name: value for name, value in globals().items() if name.startswith("AUDIT_") and isinstance(value, str)
-}

@@ -1,13 +1,12 @@
-"""DebateCV's own prompts (He et al., Appendix B), verbatim, merged into the English table.
+"""DebateCV's own prompts (He et al., Appendix B), verbatim, in the claim court's table.
 
 Used under ``debate_prompts='paper'`` (the ``debatecv`` preset). The paper's placeholders are
 format fields: [CLAIM] -> {claim}, [EVIDENCE_SET] -> {evidence}, [AFFIRMATIVE_ARGUMENT] ->
 {affirmative}, [NEGATIVE_ARGUMENT] -> {negative}, [OPPOSITION ARGUMENT] -> {opposition},
-[ROUND_NUMBER] -> {round}; the Corrector's [DEBATE_RECORDING], [Primary_Insights] and
-[GT_VERDICT] -> {debate}, {insights}, {verdict}. The paper's JSON braces are doubled for
-``str.format``. Nothing is added: these prompts carry no data rule (the paper has none), so what
-fills them is only fenced (it cannot open or close a tag). Layout as in ../specs (one line per
-line of the paper's boxes).
+[ROUND_NUMBER] -> {round}. The paper's JSON braces are doubled for ``str.format``. Nothing is
+added: these prompts carry no data rule (the paper has none), so what fills them is only fenced
+(it cannot open or close a tag). Layout as in ../specs (one line per line of the paper's boxes).
+The Corrector's (B.3, synth-sft) is the benchmarks' (``factcourt.bench.prompts_en``).
 """
 
 # B.1: the meta-prompts, the system prompts of the whole debate
@@ -71,20 +70,3 @@ Summarize the primary insights gathered throughout the entire debate concisely.
 After reviewing both sides' arguments on the claim: {claim}
 Select a Verdict from the following labels based on the credible evidence: "Supported", "Refuted", "Not Enough Evidence", or "Conflicting Evidence/Cherry-picking".
 Provide a step-by-step justification for your choice, then present your conclusion in JSON format: {{ "Justification for Verdict": "...", "Verdict": "Supported", "Refuted", "Not Enough Evidence", or "Conflicting Evidence/Cherry-picking" }}"""
-
-# B.3: the Corrector (synth-sft), one user message
-DCV_PAPER_CORRECTOR = """Debate Recording: {debate}
-Primary Insights: {insights}
-Task: Please provide the justification for your verdict that this claim is {verdict} based on the debate context.
-The output should be in JSON format. {{ "Justification for Verdict": "..." }}"""
-
-# Appendix A's names of the four verdicts, as the paper's prompts spell them
-DCV_PAPER_LABELS = {
-    "supported": "Supported",
-    "refuted": "Refuted",
-    "not_enough_evidence": "Not Enough Evidence",
-    "conflicting_evidence": "Conflicting Evidence/Cherry-picking",
-}
-
-EN: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}
-EN.update({f"DCV_PAPER_LABEL:{verdict}": label for verdict, label in DCV_PAPER_LABELS.items()})

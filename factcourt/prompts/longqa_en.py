@@ -40,5 +40,3 @@ LONGQA_FUSE_USER = """<question>{question}</question>
 {candidates}
 </candidates>
 Give the numbers of the chosen candidates, your reason, and the new question."""
-
-EN: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}

@@ -53,5 +53,3 @@ LONGQA_FUSE_USER = """<question>{question}</question>
 {candidates}
 </candidates>
 给出所选候选的编号、理由和新问题。"""
-
-ZH: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}

@@ -1,7 +1,7 @@
 """English prompts of the importance pyramid and the leaderboard (MAD-Fact §5-6.2).
 
 The paper publishes no expert, target or merge prompt; these are ours. Names start with
-``PYRAMID_``; ``conversation(language, "PYRAMID_ANSWER", ...)`` finds them like every other prompt.
+``PYRAMID_``; the nodes read them through ``factcourt.prompts.pyramid``.
 """
 
 PYRAMID_DATA_RULE = (
@@ -31,5 +31,3 @@ PYRAMID_SAME_FACT_USER = """<claim>{claim}</claim>
 {candidates}
 </candidates>
 Which candidate states the same fact as the claim (0 = none)?"""
-
-EN: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}

@@ -21,5 +21,3 @@ PYRAMID_SAME_FACT_USER = """<claim>{claim}</claim>
 {candidates}
 </candidates>
 哪个候选与该陈述是同一事实（0 = 没有）？"""
-
-ZH: dict[str, str] = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}

@@ -13,6 +13,7 @@ import asyncio
 import json
 import re
 import time
+from types import ModuleType
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -67,7 +68,8 @@ def _shared(schema: str, prompt: str) -> dict[str, Any]:
 def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
     """The rule-based answer to a prompt that asks for ``schema``: the shared agents' or a system's rule.
 
-    Each system's rules are the module its registry entry names (``System.simulated``).
+    Each system's rules are the module its registry entry names (``System.simulated``); rules for
+    schemas no system asks for (the benchmarks') are added with :func:`add_rules`.
     """
     if schema in ("ClerkOutput", "SearchQuery"):
         return _shared(schema, prompt)
@@ -85,10 +87,22 @@ def free_text(prompt: str) -> str:
     raise ValueError("the simulated model answers free text only to the questions a system's rules take")
 
 
+_ADDED: list[ModuleType] = []
+
+
+def add_rules(rules: ModuleType) -> None:
+    """Follow ``rules`` too: a module with ``SCHEMAS`` and ``answer`` (and maybe ``text``), like a system's.
+
+    The benchmarks add theirs where their schemas are defined, so this provider names no benchmark.
+    """
+    if rules not in _ADDED:
+        _ADDED.append(rules)
+
+
 def _systems_rules() -> list[Any]:
     from factcourt.systems import SYSTEMS, load
 
-    return [load(system.simulated) for system in SYSTEMS if system.simulated]
+    return [load(system.simulated) for system in SYSTEMS if system.simulated] + _ADDED
 
 
 class SimulatedChatModel(BaseChatModel):

@@ -157,30 +157,6 @@ class ModeratorFinalPaper(AgentAnswer):
     verdict: Verdict = Field(description='"Verdict"')
 
 
-class FireStep(AgentAnswer):
-    """One step of the FIRE baseline: answer now, or search again."""
-
-    reasoning: str = text("what the evidence so far shows", REASONING_CHARS)
-    action: Literal["answer", "search"]
-    search_query: str = text("the next query, when searching", 120, default="")
-    verdict: Verdict = Field(description="the best verdict now")
-    confidence: Probability = Field(ge=0.0, le=1.0, description="probability the verdict is correct")
-
-
-class ClaimCot(AgentAnswer):
-    """A chain-of-thought verdict on a claim (DebateCV's CoT, Majority and Cooperation baselines)."""
-
-    reasoning: str = text("step by step, citing evidence as [E1]", REASONING_CHARS)
-    verdict: Verdict
-
-
-class CoopInstruction(AgentAnswer):
-    """The AI user's next instruction in a CAMEL cooperation."""
-
-    instruction: str = text("one instruction for the assistant", 300)
-    task_done: bool = Field(description="true when the assistant's last answer completes the task")
-
-
 class CorrectorAnswer(AgentAnswer):
     """The words of a sentence the evidence contradicts, and what replaces them.
 
@@ -190,12 +166,6 @@ class CorrectorAnswer(AgentAnswer):
 
     wrong: str = text("the false words, copied exactly from the sentence", 400)
     right: str = text("what replaces them, as the evidence states it; empty to remove the sentence", 400)
-
-
-class SftJustification(AgentAnswer):
-    """A justification leading from the debate to the given verdict."""
-
-    justification: str = text("the justification", 600)
 
 
 class ClaimInput(TypedDict, total=False):

@@ -9,7 +9,6 @@ from pydantic import BaseModel, Field, create_model
 from typing_extensions import TypedDict
 
 from factcourt.state.records import (
-    REASONING_CHARS,
     AgentAnswer,
     ClampedProbability,
     Evidence,
@@ -298,22 +297,6 @@ class RefinerAnswer(AgentAnswer):
     )
 
 
-class HallucinationCheck(AgentAnswer):
-    """One agent's step-by-step check of an answer (the CoT and MAD baselines)."""
-
-    reasoning: str = text(
-        "step by step: what is asked, what the answer claims, what the knowledge shows", REASONING_CHARS
-    )
-    conclusion: HaluConclusion
-
-
-class MadrCritique(AgentAnswer):
-    """A MADR critic's review of another agent's explanation (Kim et al. 2024)."""
-
-    critique: str = text("the errors found in the explanation, or why it holds", REASONING_CHARS)
-    faithful: bool = Field(description="true when the explanation and its conclusion hold")
-
-
 class HallucinationInput(TypedDict, total=False):
     """What the hallucination graph (``hallucination``) takes."""
 
@@ -366,7 +349,7 @@ class AgentTask(TypedDict):
     """What one debater's branch is sent: the item and exactly the history it may see."""
 
     team: HaluTeam
-    role: str
+    role: HaluRole | Literal["team"]
     round: int
     question: str
     answer: str

@@ -6,7 +6,7 @@ import pytest
 
 import factcourt
 from factcourt.context.claims import PRESETS
-from factcourt.prompts import prompt
+from factcourt.prompts.claims import table
 from tests.fakes import debater, moderator
 
 CLAIM = "The Eiffel Tower is in Paris."
@@ -49,7 +49,7 @@ def test_debate_runs_to_the_round_limit_without_convergence(scripted, evidence):
     assert result["verdict"] == "conflicting_evidence"
     assert result["justification"] == "The debate shows conflicting_evidence."
     assert scripted.count("DebaterAnswer") == 6 and scripted.count("ModeratorAnswer") == 3
-    note = prompt("en", "LAST_ROUND_NOTE").strip()
+    note = table("en").LAST_ROUND_NOTE.strip()
     *earlier, last = [p for n, p in scripted.calls if n == "ModeratorAnswer"]
     assert note in last and not any(note in p for p in earlier)
 

@@ -14,6 +14,7 @@ from factcourt.context.base import BaseContext
 from factcourt.nodes.agents.references import resolve, subject_of, unresolved
 from factcourt.nodes.helpers import fence
 from factcourt.prompts import conversation
+from factcourt.prompts.agents import table
 from factcourt.providers.models import ask
 from factcourt.state.records import Claim, ClerkOutput, DroppedSentence, ResolvedClaims, Usage
 
@@ -201,7 +202,7 @@ async def _clerk(
     the Clerk failed on otherwise is one dropped part with the reason.
     """
     response = numbered(sentences)
-    messages = conversation(language, "CLERK", question=question, response=response)
+    messages = conversation(table(language).CLERK, question=question, response=response)
     answer = await ask(ctx, "clerk", ClerkOutput, messages, run_name=name, tags=["clerk"], retry_cut=False)
     usage, output = answer.usage, answer.value
     if output is None and answer.cut:
@@ -228,8 +229,7 @@ async def _clerk(
             "clerk",
             ClerkOutput,
             conversation(
-                language,
-                "CLERK_AGAIN",
+                table(language).CLERK_AGAIN,
                 question=question,
                 response=response,
                 sentences=numbered(sentences, missing),
@@ -270,8 +270,7 @@ async def _resolve(
         "clerk",
         ResolvedClaims,
         conversation(
-            language,
-            "CLERK_RESOLVE",
+            table(language).CLERK_RESOLVE,
             question=question,
             response=fence(part),
             claims="\n".join(f"{i + 1}. {fence(c.claim)}" for i, c in enumerate(vague)),

@@ -13,6 +13,7 @@ import unicodedata
 from factcourt.context.base import BaseContext
 from factcourt.nodes.helpers import clip, fence
 from factcourt.prompts import conversation
+from factcourt.prompts.agents import table
 from factcourt.providers.models import Answer, ask
 from factcourt.providers.search import STOP_WORDS, search
 from factcourt.state.records import Evidence, KnowledgeStatements, SubQuestions, Usage
@@ -46,7 +47,7 @@ async def decompose(ctx: BaseContext, question: str, language: str, system: str)
         ctx,
         "gatherer",
         SubQuestions,
-        conversation(language, "HALU_DECOMPOSE", question=fence(question)),
+        conversation(table(language).DECOMPOSE, question=fence(question)),
         run_name="gather: decompose",
         tags=[f"system:{system}"],
     )
@@ -76,8 +77,7 @@ async def refine_knowledge(
         "gatherer",
         KnowledgeStatements,
         conversation(
-            language,
-            "HALU_KNOWLEDGE",
+            table(language).KNOWLEDGE,
             question=fence(question),
             fragments="\n".join(
                 f"[{i}] {fence(e.title)}: {fence(clip(e.text, FRAGMENT_CHARS))}"

@@ -23,7 +23,8 @@ from factcourt.nodes.helpers import (
     read_confidence,
     shown_evidence,
 )
-from factcourt.prompts import conversation, prompt
+from factcourt.prompts import conversation
+from factcourt.prompts.agents import table
 from factcourt.providers.calibration import evidence_kind, leaning, stored
 from factcourt.providers.logprobs import label_distribution
 from factcourt.providers.models import ask
@@ -67,17 +68,17 @@ async def read_label(
     order, labels = LABEL_READINGS[reading]
     shown = evidence[-EVIDENCE_SHOWN:]
     three = ctx.label_set == "three"
+    words = table(language)
     answer = await ask(
         ctx,
         "evaluator",
         ThreeLabel if three else Label,
         conversation(
-            language,
-            "LABEL3" if three else "LABEL",
+            words.LABEL3 if three else words.LABEL,
             evidence=format_evidence(shown if order == "given" else shown[::-1]),
             question=fence(question) or "(none)",
             claim=fence(claim),
-            labels=prompt(language, f"LABELS3:{labels}" if three else f"LABELS:{labels}"),
+            labels=(words.LABELS3 if three else words.LABELS)[labels],
         ),
         run_name=run_name,
         tags=tags,
@@ -177,8 +178,7 @@ async def verify_once(
         "evaluator",
         Rating,
         conversation(
-            language,
-            "SINGLE",
+            table(language).SINGLE,
             question=fence(question) or "(none)",
             claim=fence(claim),
             evidence=format_evidence(evidence),

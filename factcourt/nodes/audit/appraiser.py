@@ -21,6 +21,7 @@ from factcourt.nodes.audit.common import (
 )
 from factcourt.nodes.helpers import clip, emit, fence
 from factcourt.prompts import conversation
+from factcourt.prompts.audit import EN
 from factcourt.state.audit import Appraisal, AppraiserTurn, AuditState, Scenario
 
 
@@ -64,8 +65,7 @@ async def appraiser(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
         "appraiser",
         Appraisal,
         conversation(
-            "en",
-            "AUDIT_APPRAISER",
+            EN.APPRAISER,
             object=OBJECTS[obj],
             taxonomy=graded_taxonomy(state, obj),
             bad_cases=bad_cases(state, obj, ctx.audit_bad_cases, rng),

@@ -17,7 +17,8 @@ from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import verdict_label
 from factcourt.nodes.audit.common import case_question, consult
 from factcourt.nodes.helpers import emit, fence
-from factcourt.prompts import conversation, prompt
+from factcourt.prompts import conversation
+from factcourt.prompts.audit import EN
 from factcourt.state.audit import AuditState, CaseRecord
 from factcourt.state.records import Usage
 
@@ -54,7 +55,7 @@ async def evaluate_case(ctx: AuditContext, record: CaseRecord) -> CaseRecord:
     """Grade the target on one case; a case without reference or grade is dropped, with why."""
     assert record.case is not None
     question = case_question(record.case)
-    asked = [HumanMessage(prompt("en", "AUDIT_QUESTION").format(question=question))]
+    asked = [HumanMessage(EN.QUESTION.format(question=question))]
     usage, answers, error = Usage(), [], None
     for vote in range(ctx.audit_reference_votes):
         answer = await consult(
@@ -75,8 +76,7 @@ async def evaluate_case(ctx: AuditContext, record: CaseRecord) -> CaseRecord:
         "reference_check",
         None,
         conversation(
-            "en",
-            "AUDIT_REFERENCE_CHECK",
+            EN.REFERENCE_CHECK,
             reference=fence(reference),
             question=question,
             scenario=record.scenario,
@@ -97,8 +97,7 @@ async def evaluate_case(ctx: AuditContext, record: CaseRecord) -> CaseRecord:
         "grader",
         None,
         conversation(
-            "en",
-            "AUDIT_GRADER",
+            EN.GRADER,
             question=question,
             key_point=record.case.key_point,
             reference=fence(reference),

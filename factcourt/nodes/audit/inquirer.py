@@ -8,6 +8,7 @@ from factcourt.context.audit import AuditContext
 from factcourt.nodes.audit.common import OBJECTS, consult, current_object, new_record, records_of, taxonomy_of
 from factcourt.nodes.helpers import emit
 from factcourt.prompts import conversation
+from factcourt.prompts.audit import EN
 from factcourt.state.audit import AuditCases, AuditState
 
 
@@ -25,8 +26,7 @@ async def inquirer(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
         "inquirer",
         AuditCases,
         conversation(
-            "en",
-            "AUDIT_INQUIRER",
+            EN.INQUIRER,
             object=OBJECTS[obj],
             taxonomy=", ".join(s.name for s in taxonomy_of(state, obj)),
             scenario=scenario,

@@ -11,7 +11,8 @@ from factcourt.context.audit import AuditContext
 from factcourt.errors import BackendError
 from factcourt.nodes.audit.common import OBJECTS, case_json, consult, current_object
 from factcourt.nodes.helpers import clip
-from factcourt.prompts import conversation, prompt
+from factcourt.prompts import conversation
+from factcourt.prompts.audit import EN
 from factcourt.providers.search import search, tokenize
 from factcourt.state.audit import AuditCase, AuditCases, AuditState
 from factcourt.state.records import Evidence, Usage
@@ -83,13 +84,12 @@ async def inspector(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
             "inspector",
             AuditCases,
             conversation(
-                "en",
-                "AUDIT_INSPECTOR",
+                EN.INSPECTOR,
                 object=OBJECTS[obj],
                 scenario=scenario,
                 cases=case_json(cases),
                 count=len(cases),
-                wiki_failures=prompt("en", "AUDIT_WIKI_FAILURES").format(pieces=pieces) if pieces else "",
+                wiki_failures=EN.WIKI_FAILURES.format(pieces=pieces) if pieces else "",
             ),
             run_name=f"quality inspector: {scenario}",
         )

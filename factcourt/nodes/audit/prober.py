@@ -19,6 +19,7 @@ from factcourt.nodes.audit.common import (
 )
 from factcourt.nodes.helpers import clip, fence
 from factcourt.prompts import conversation
+from factcourt.prompts.audit import EN
 from factcourt.state.audit import AuditCase, AuditState, CaseRecord
 
 BAD_EXAMPLES = 2  # the authors' code: 2 random bad cases among the examples, when there are
@@ -73,8 +74,7 @@ async def prober(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
         "prober",
         AuditCase,
         conversation(
-            "en",
-            "AUDIT_PROBER_PAPER" if ctx.audit_prompts == "paper" else "AUDIT_PROBER",
+            EN.PROBER_PAPER if ctx.audit_prompts == "paper" else EN.PROBER,
             object=OBJECTS[obj],
             scenario=scenario,
             examples="\n\n".join(format_example(r, ctx.audit_prompts) for r in examples) or "(none yet)",

@@ -10,6 +10,7 @@ from factcourt.context.audit import AuditContext
 from factcourt.nodes.audit.common import OBJECTS, consult, current_object, refused, taxonomy_of
 from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
+from factcourt.prompts.audit import EN
 from factcourt.state.audit import AppraiserTurn, AuditState
 
 _DECISION = re.compile(r"\[\[\s*(yes|no)\s*\]\]", re.I)
@@ -44,8 +45,7 @@ async def scenario_judge(state: AuditState, runtime: Runtime[AuditContext]) -> d
             "scenario_judge",
             None,
             conversation(
-                "en",
-                "AUDIT_SCENARIO_JUDGE",
+                EN.SCENARIO_JUDGE,
                 object=OBJECTS[obj],
                 taxonomy=", ".join(s.name for s in taxonomy),
                 new_scenario=proposal.name,

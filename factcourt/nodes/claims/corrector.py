@@ -12,7 +12,8 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
 from factcourt.nodes.helpers import fence, format_evidence
-from factcourt.prompts import conversation, prompt
+from factcourt.prompts import conversation
+from factcourt.prompts.claims import table
 from factcourt.providers.models import ask
 from factcourt.state.claims import (
     ClaimResult,
@@ -148,8 +149,7 @@ async def correct(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dic
         sentence = response[span[0] : span[1]]
         evidence = [e for r in results for e in r.evidence]
         messages = conversation(
-            language,
-            "CORRECTOR",
+            table(language).CORRECTOR,
             sentence=fence(sentence),
             claim=fence("; ".join(r.claim.text for r in results)),
             justification=fence(" ".join(r.justification for r in results)[:600]),
@@ -171,7 +171,7 @@ async def correct(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dic
             messages = [
                 *messages,
                 AIMessage(json.dumps(answer.value.model_dump(), ensure_ascii=False)),
-                HumanMessage(prompt(language, "CORRECTOR_RETRY").format(problem=problem)),
+                HumanMessage(table(language).CORRECTOR_RETRY.format(problem=problem)),
             ]
         return None, f"{REFUSED}: {problem}", usage
 

@@ -8,6 +8,7 @@ from factcourt.context.claims import ClaimsContext
 from factcourt.nodes.claims.rules import final_turns
 from factcourt.nodes.helpers import emit, fence, format_pool
 from factcourt.prompts import conversation
+from factcourt.prompts.claims import table
 from factcourt.providers.models import ask
 from factcourt.state.claims import ClaimState
 from factcourt.state.records import Rating, Turn
@@ -26,7 +27,9 @@ async def judge_model(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dic
         ctx,
         "judge",
         Rating,
-        conversation(state["language"], "JURY_JUDGE", claim=fence(claim.text), opinions=format_pool(last)),
+        conversation(
+            table(state["language"]).JURY_JUDGE, claim=fence(claim.text), opinions=format_pool(last)
+        ),
         run_name="judge",
         tags=[f"protocol:{ctx.protocol}", f"claim:{claim.id}"],
         metadata={"claim_id": claim.id},

@@ -19,7 +19,7 @@ from factcourt.nodes.helpers import (
     ground_citations,
     shown_evidence,
 )
-from factcourt.prompts import prompt
+from factcourt.prompts.claims import table
 from factcourt.providers.models import ask
 from factcourt.state.claims import (
     ClaimState,
@@ -82,21 +82,22 @@ def _round_prompt(
     max_rounds: int,
 ) -> str:
     """The user turn of ``round_``: ours (the first opens with the claim and evidence) or the paper's."""
+    words = table(language)
     if debate_prompts == "paper":
         said = {
             "affirmative": argument(turns, AFFIRMATIVE, round_, language),
             "negative": argument(turns, NEGATIVE, round_, language),
         }
         if round_ >= max_rounds:
-            return prompt(language, "DCV_PAPER_FINAL").format(claim=claim, **said)
-        return prompt(language, "DCV_PAPER_ROUND").format(round=round_, **said)
-    return prompt(language, "MODERATOR_USER" if round_ == 1 else "MODERATOR_ROUND").format(
+            return words.DCV_PAPER_FINAL.format(claim=claim, **said)
+        return words.DCV_PAPER_ROUND.format(round=round_, **said)
+    return (words.MODERATOR.user if round_ == 1 else words.MODERATOR_ROUND).format(
         claim=claim,
         evidence=evidence,
         pool=format_pool([t for t in turns if t.round == round_]),
         round=round_,
         max_rounds=max_rounds,
-        last_round_note=prompt(language, "LAST_ROUND_NOTE") if round_ >= max_rounds else "",
+        last_round_note=words.LAST_ROUND_NOTE if round_ >= max_rounds else "",
     )
 
 
@@ -119,9 +120,10 @@ def moderator_messages(
     serves every earlier round.
     """
     claim, shown = fence(claim), format_evidence(evidence)
-    system = prompt(language, "MODERATOR_SYSTEM")
+    words = table(language)
+    system = words.MODERATOR.system
     if debate_prompts == "paper":
-        system = prompt(language, "DCV_PAPER_MODERATOR_SYSTEM").format(claim=claim, evidence=shown)
+        system = words.DCV_PAPER_MODERATOR_SYSTEM.format(claim=claim, evidence=shown)
     messages: list[BaseMessage] = [SystemMessage(system)]
     finished = len(summaries) + 1
     for round_ in range(1, finished + 1):

@@ -16,7 +16,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from factcourt.context.claims import AFFIRMATIVE, NEGATIVE, ClaimsContext
 from factcourt.nodes.helpers import fence, question_of
-from factcourt.prompts import conversation, prompt
+from factcourt.prompts import conversation
+from factcourt.prompts.claims import table
 from factcourt.state.claims import ClaimState, DebaterAnswer, JurorAnswer
 from factcourt.state.records import AgentAnswer, Turn
 
@@ -24,7 +25,7 @@ from factcourt.state.records import AgentAnswer, Turn
 def argument(turns: list[Turn], speaker: str, round_: int, language: str) -> str:
     """What ``speaker`` argued in ``round_``, as DebateCV's own prompts quote an argument."""
     said = next((t for t in turns if t.speaker == speaker and t.round == round_ and t.failed is None), None)
-    return fence(said.text) if said else prompt(language, "NO_ARGUMENT")
+    return fence(said.text) if said else table(language).NO_ARGUMENT
 
 
 def _paper_debater_prompt(state: ClaimState, speaker: str, language: str, shared: dict) -> list[BaseMessage]:
@@ -33,22 +34,16 @@ def _paper_debater_prompt(state: ClaimState, speaker: str, language: str, shared
     The Affirmative opens, then answers the Negative's last argument (A-_{t-1}); the Negative
     rebuts the Affirmative's argument of the round (A+_t). Each sees no other turn.
     """
-    turns, now = state.get("turns", []), state["round"]
-    system = prompt(language, "DCV_PAPER_DEBATER_SYSTEM").format(
-        claim=shared["claim"], evidence=shared["evidence"]
-    )
+    turns, now, words = state.get("turns", []), state["round"], table(language)
+    system = words.DCV_PAPER_DEBATER_SYSTEM.format(claim=shared["claim"], evidence=shared["evidence"])
     messages: list[BaseMessage] = [SystemMessage(system)]
     for round_ in range(1, now + 1):
         if speaker == NEGATIVE:
-            said = prompt(language, "DCV_PAPER_REBUTTAL").format(
-                affirmative=argument(turns, AFFIRMATIVE, round_, language)
-            )
+            said = words.DCV_PAPER_REBUTTAL.format(affirmative=argument(turns, AFFIRMATIVE, round_, language))
         elif round_ == 1:
-            said = prompt(language, "DCV_PAPER_OPENING").format(claim=shared["claim"])
+            said = words.DCV_PAPER_OPENING.format(claim=shared["claim"])
         else:
-            said = prompt(language, "DCV_PAPER_CONTINUE").format(
-                opposition=argument(turns, NEGATIVE, round_ - 1, language)
-            )
+            said = words.DCV_PAPER_CONTINUE.format(opposition=argument(turns, NEGATIVE, round_ - 1, language))
         messages.append(HumanMessage(said))
         if round_ < now:
             messages.append(AIMessage(argument(turns, speaker, round_, language)))
@@ -60,23 +55,23 @@ def _debater_prompt(
 ) -> list[BaseMessage]:
     if ctx.debate_prompts == "paper":
         return _paper_debater_prompt(state, speaker, language, shared)
-    stance = "AFFIRMATIVE_STANCE" if speaker == AFFIRMATIVE else "NEGATIVE_STANCE"
-    return conversation(language, "DEBATER", side=speaker, stance=prompt(language, stance), **shared)
+    words = table(language)
+    stance = words.AFFIRMATIVE_STANCE if speaker == AFFIRMATIVE else words.NEGATIVE_STANCE
+    return conversation(words.DEBATER, side=speaker, stance=stance, **shared)
 
 
 def _juror_prompt(
     ctx: ClaimsContext, state: ClaimState, speaker: str, language: str, shared: dict
 ) -> list[BaseMessage]:
     # the persona comes last so every juror shares the prompt prefix (llama.cpp reuses its cache)
-    paper = ctx.role_texts == "paper"
+    paper, words = ctx.role_texts == "paper", table(language)
     persona = (
-        prompt(language, f"ROLE_PAPER:{speaker}" if paper else f"ROLE:{speaker}")
+        (words.ROLES_PAPER if paper else words.ROLES)[speaker]
         if ctx.use_roles
-        else prompt(language, "NEUTRAL_ROLE_PAPER" if paper else "NEUTRAL_ROLE")
+        else (words.NEUTRAL_ROLE_PAPER if paper else words.NEUTRAL_ROLE)
     )
     return conversation(
-        language,
-        "JUROR_PAPER" if paper else "JUROR",
+        words.JUROR_PAPER if paper else words.JUROR,
         question=fence(question_of(state, language)),
         persona=persona,
         **shared,

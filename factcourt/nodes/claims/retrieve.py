@@ -11,6 +11,7 @@ from factcourt.errors import BackendError
 from factcourt.nodes.claims.rules import retrieve_before_turn
 from factcourt.nodes.helpers import claim_query, emit, fence
 from factcourt.prompts import conversation
+from factcourt.prompts.claims import table
 from factcourt.providers.models import ask
 from factcourt.providers.search import search
 from factcourt.state.claims import ClaimState
@@ -37,7 +38,9 @@ async def retrieve(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
             "query",
             SearchQuery,
             conversation(
-                "en", "QUERY", claim=fence(claim.text), queries="; ".join(state.get("queries", [])) or "none"
+                table("en").QUERY,
+                claim=fence(claim.text),
+                queries="; ".join(state.get("queries", [])) or "none",
             ),
             run_name="query_writer",
             tags=[f"claim:{claim.id}"],

@@ -1,4 +1,4 @@
-"""The simulated model's rules for the claim court's agents (and its benchmark baselines).
+"""The simulated model's rules for the claim court's agents.
 
 A checker says ``supported`` when the evidence shown holds most of the claim's words, and
 ``not_enough_evidence`` otherwise; the debaters, moderators and corrector answer in kind.
@@ -17,21 +17,22 @@ SCHEMAS = {
     "ModeratorRoundPaper",
     "ModeratorFinalPaper",
     "Rating",
-    "ClaimCot",
-    "CoopInstruction",
     "Label",
     "ThreeLabel",
-    "FireStep",
     "CorrectorAnswer",
-    "SftJustification",
 }
+
+
+def reading(prompt: str) -> tuple[str, str, bool]:
+    """The claim and the evidence a prompt shows, and whether the evidence covers the claim."""
+    claim = tagged(prompt, "claim") or labelled(prompt, "Claim")
+    evidence = tagged(prompt, "evidence") or labelled(prompt, "Evidence Set")
+    return claim, evidence, evidence_covers(claim, evidence)
 
 
 def answer(schema: str, prompt: str) -> dict[str, Any]:
     """The rule-based answer to a prompt of the claim court that asks for ``schema``."""
-    claim = tagged(prompt, "claim") or labelled(prompt, "Claim")
-    evidence = tagged(prompt, "evidence") or labelled(prompt, "Evidence Set")
-    covered = evidence_covers(claim, evidence)
+    claim, evidence, covered = reading(prompt)
     verdict = "supported" if covered else "not_enough_evidence"
     if schema == "JurorAnswer":
         return {
@@ -69,24 +70,10 @@ def answer(schema: str, prompt: str) -> dict[str, Any]:
         return {"justification_for_verdict": "The evidence decides.", "verdict": verdict}
     if schema == "Rating":
         return {"explanation": "By the evidence.", "verdict": verdict}
-    if schema == "ClaimCot":
-        return {"reasoning": "Step by step, the evidence [E1] decides.", "verdict": verdict}
-    if schema == "CoopInstruction":
-        return {"instruction": "Compare the claim with [E1].", "task_done": "Assistant:" in prompt}
     if schema == "Label":
         return {"verdict": "supported" if covered else "refuted"}
     if schema == "ThreeLabel":
         return {"verdict": "supported" if covered else "not_enough_evidence"}
-    if schema == "FireStep":
-        return {
-            "reasoning": "By the evidence.",
-            "action": "answer" if covered else "search",
-            "search_query": claim,
-            "verdict": verdict,
-            "confidence": 0.9 if covered else 0.5,
-        }
     if schema == "CorrectorAnswer":
         return {"wrong": tagged(prompt, "sentence"), "right": ""}
-    if schema == "SftJustification":
-        return {"justification": "Weighing the cited evidence leads to the gold verdict."}
     raise ValueError(f"no rule of the claim court for {schema!r}")

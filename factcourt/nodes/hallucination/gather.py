@@ -24,7 +24,7 @@ from factcourt.nodes.agents.gatherer import (
 )
 from factcourt.nodes.hallucination.protocol import STANCE_PIECES
 from factcourt.nodes.helpers import EVIDENCE_SHOWN, clip, emit, language_for
-from factcourt.prompts import prompt
+from factcourt.prompts.hallucination import table
 from factcourt.state.hallucination import HALU_TEAMS, HallucinationState
 from factcourt.state.records import Evidence, Usage
 
@@ -75,10 +75,9 @@ async def _stance_knowledge(
     ctx: HallucinationContext, question: str, answer: str, language: str, update: dict
 ) -> dict:
     """Each team's own search for its viewpoint: up to STANCE_PIECES results the shared knowledge lacks."""
+    stance_queries = table(language).STANCE_QUERIES
     queries = {
-        team: prompt(language, f"HALU_STANCE_QUERY_{team.upper()}").format(
-            question=question, answer=clip(answer, STANCE_QUERY_CHARS)
-        )
+        team: stance_queries[team].format(question=question, answer=clip(answer, STANCE_QUERY_CHARS))
         for team in HALU_TEAMS
     }
     usage = update.get("usage") or Usage()

@@ -19,7 +19,8 @@ from factcourt.nodes.hallucination.protocol import (
 )
 from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.nodes.helpers import confidence_from_logprobs, emit, fence, read_confidence
-from factcourt.prompts import conversation, prompt
+from factcourt.prompts import conversation
+from factcourt.prompts.hallucination import table
 from factcourt.providers.embeddings import paired_similarities
 from factcourt.providers.models import ask
 from factcourt.state.hallucination import (
@@ -34,11 +35,8 @@ from factcourt.state.records import AgentAnswer, without_trailing
 
 TEAM_CHARS = 600  # a team's explained conclusion as the judge sees it
 RULING_CHARS = 150  # the judge's own earlier rulings, summarised (the paper's alpha)
-# per hallucination_scores: the judge's answer and its prompt
-JUDGES: dict[str, tuple[type[AgentAnswer], str]] = {
-    "dispute": (JudgeAnswer, "HALU_JUDGE"),
-    "quality": (JudgeQualityAnswer, "HALU_JUDGE_QUALITY"),
-}
+# per hallucination_scores: the judge's answer (its prompt: the table's JUDGES under the same key)
+JUDGES: dict[str, type[AgentAnswer]] = {"dispute": JudgeAnswer, "quality": JudgeQualityAnswer}
 
 
 def _team(result: TeamRound | None, views: list[AgentView]) -> str:
@@ -73,7 +71,7 @@ def judge_schema(ctx: HallucinationContext, round_: int) -> type[AgentAnswer]:
     The feedback is for the teams' next round, so the last round's judge writes none; its written
     confidence is not read where the winner's probability comes from logprobs.
     """
-    schema = JUDGES[ctx.hallucination_scores][0]
+    schema = JUDGES[ctx.hallucination_scores]
     if round_ < ctx.hallucination_rounds:
         return schema
     unread = {"feedback", "confidence"} if confidence_from_logprobs(ctx, "judge") else {"feedback"}
@@ -87,16 +85,13 @@ async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext
     earlier = state.get("judgements", [])
     views = state.get("views", [])
     quality = await round_quality(ctx, state, round_) if ctx.hallucination_jt == "paper" else None
-    shown = (
-        "" if quality is None else prompt(state["language"], "HALU_CROSS_REFERENCE").format(quality=quality)
-    )
+    shown = "" if quality is None else table(state["language"]).CROSS_REFERENCE.format(quality=quality)
     answer = await ask(
         ctx,
         "judge",
         judge_schema(ctx, round_),
         conversation(
-            state["language"],
-            JUDGES[ctx.hallucination_scores][1],
+            table(state["language"]).JUDGES[ctx.hallucination_scores],
             **item_fields(state["question"], state["answer"], state.get("knowledge", [])),
             pro=_team(teams["pro"], views),
             con=_team(teams["con"], views),

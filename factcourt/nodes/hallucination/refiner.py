@@ -16,6 +16,7 @@ from factcourt.nodes.hallucination.protocol import (
 from factcourt.nodes.hallucination.team_turn import item_fields
 from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
+from factcourt.prompts.hallucination import table
 from factcourt.providers.models import ask
 from factcourt.state.hallucination import (
     HallucinationFinding,
@@ -125,8 +126,7 @@ async def refiner(state: HallucinationState, runtime: Runtime[HallucinationConte
         "refiner",
         RefinerAnswer,
         conversation(
-            state["language"],
-            "HALU_REFINER",
+            table(state["language"]).REFINER,
             **item_fields(state["question"], state["answer"], state.get("knowledge", [])),
             rounds=transcript(state),
             verdict=verdict,

@@ -1,4 +1,4 @@
-"""The simulated model's rules for the hallucination debate (and its benchmark baselines)."""
+"""The simulated model's rules for the hallucination debate."""
 
 from __future__ import annotations
 
@@ -16,17 +16,20 @@ SCHEMAS = {
     "JudgeAnswer",
     "JudgeQualityAnswer",
     "RefinerAnswer",
-    "HallucinationCheck",
-    "MadrCritique",
 }
+
+
+def judged(prompt: str) -> tuple[bool, str, str]:
+    """Whether the knowledge a prompt shows covers its answer, the conclusion that follows, and why."""
+    sound = evidence_covers(tagged(prompt, "answer"), tagged(prompt, "knowledge"))
+    said = "The knowledge [E1] states the answer." if sound else "The knowledge does not state the answer."
+    return sound, "no_hallucination" if sound else "hallucination", said
 
 
 def answer(schema: str, prompt: str) -> dict[str, Any]:
     """The hallucination debate by rule: the answer is sound when the knowledge covers it."""
     question, answer = tagged(prompt, "question"), tagged(prompt, "answer")
-    sound = evidence_covers(answer, tagged(prompt, "knowledge"))
-    conclusion = "no_hallucination" if sound else "hallucination"
-    said = "The knowledge [E1] states the answer." if sound else "The knowledge does not state the answer."
+    sound, conclusion, said = judged(prompt)
     if schema == "SubQuestions":
         return {"sub_questions": [question], "keywords": WORD.findall(question)[:5]}
     if schema == "KnowledgeStatements":
@@ -34,10 +37,6 @@ def answer(schema: str, prompt: str) -> dict[str, Any]:
         return {"statements": [{"statement": text, "sources": [int(n)]} for n, text in fragments[:5]]}
     if schema == "PerspectiveAnswer":
         return {"analysis": said, "conclusion": conclusion}
-    if schema == "HallucinationCheck":
-        return {"reasoning": said, "conclusion": conclusion}
-    if schema == "MadrCritique":
-        return {"critique": said, "faithful": True}
     if schema in ("ComprehensiveAnswer", "TeamAnswer"):
         team = (
             {"logic": said, "consistency": said, "factual": said}

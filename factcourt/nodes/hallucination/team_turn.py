@@ -16,7 +16,8 @@ from langgraph.runtime import Runtime
 from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.hallucination.protocol import OPPONENT_CHARS, clip, team_knowledge, visible_history, vote
 from factcourt.nodes.helpers import emit, fence, format_evidence, ground_citations, shown_evidence
-from factcourt.prompts import conversation, prompt
+from factcourt.prompts import conversation
+from factcourt.prompts.hallucination import table
 from factcourt.providers.models import ask
 from factcourt.state.hallucination import (
     HALU_PERSPECTIVES,
@@ -45,7 +46,7 @@ def speaker_fields(language: str, team: HaluTeam, round_: int, seen: dict[str, s
         **seen,
         "round": round_,
         "team_name": team.capitalize(),
-        "stance": prompt(language, f"HALU_STANCE_{team.upper()}"),
+        "stance": table(language).STANCES[team],
         "history_chars": HISTORY_CHARS,
     }
 
@@ -58,6 +59,7 @@ async def agent_turn(task: AgentTask, runtime: Runtime[HallucinationContext]) ->
     """One agent's analysis (or a whole team's, in one call); a failure is recorded, not raised."""
     ctx = runtime.context
     team, role, round_, language = task["team"], task["role"], task["round"], task["language"]
+    words = table(language)
     seen = {k: task[k] for k in ("own_history", "opponent", "feedback")}  # type: ignore[literal-required]
     fields = {
         **item_fields(task["question"], task["answer"], task["knowledge"]),
@@ -66,12 +68,12 @@ async def agent_turn(task: AgentTask, runtime: Runtime[HallucinationContext]) ->
     tags = ["system:hallucination", f"team:{team}", f"role:{role}"]
     meta = {"team": team, "role": role, "round": round_}
     if role == "team":
-        focus = {f"focus_{r}": prompt(language, f"HALU_FOCUS:{team}:{r}") for r in HALU_PERSPECTIVES}
+        focus = {f"focus_{r}": words.FOCUS[team, r] for r in HALU_PERSPECTIVES}
         answer = await ask(
             ctx,
             "debater",
             TeamAnswer,
-            conversation(language, "HALU_TEAM", **fields, **focus),
+            conversation(words.TEAM, **fields, **focus),
             run_name=f"{team} team round {round_}",
             tags=tags,
             metadata=meta,
@@ -105,11 +107,10 @@ async def agent_turn(task: AgentTask, runtime: Runtime[HallucinationContext]) ->
         "debater",
         PerspectiveAnswer,
         conversation(
-            language,
-            "HALU_AGENT",
+            words.AGENT,
             **fields,
-            role_name=prompt(language, f"HALU_ROLE:{role}"),
-            focus=prompt(language, f"HALU_FOCUS:{team}:{role}"),
+            role_name=words.ROLE_NAMES[role],
+            focus=words.FOCUS[team, role],
         ),
         run_name=f"{team} {role} round {round_}",
         tags=tags,
@@ -117,7 +118,7 @@ async def agent_turn(task: AgentTask, runtime: Runtime[HallucinationContext]) ->
     )
     view = AgentView(
         team=team,
-        role=role,  # type: ignore[arg-type]
+        role=role,
         round=round_,
         analysis=_grounded(answer.value.analysis, task["knowledge"]) if answer.value else "",
         conclusion=answer.value.conclusion if answer.value else None,
@@ -152,8 +153,7 @@ async def _conclude(
     if "comprehensive" not in ctx.hallucination_agents:
         return _without_comprehensive(team, round_, views), None
     analyses = "\n".join(
-        f"{prompt(language, 'HALU_ROLE:' + v.role)}: {v.conclusion}: "
-        + fence(clip(v.analysis, OPPONENT_CHARS))
+        f"{table(language).ROLE_NAMES[v.role]}: {v.conclusion}: " + fence(clip(v.analysis, OPPONENT_CHARS))
         for v in views
         if v.failed is None
     )
@@ -162,12 +162,11 @@ async def _conclude(
         "debater",
         ComprehensiveAnswer,
         conversation(
-            language,
-            "HALU_COMPREHENSIVE",
+            table(language).COMPREHENSIVE,
             **item_fields(state["question"], state["answer"], knowledge),
             **speaker_fields(language, team, round_, visible_history(state, team, "comprehensive")),
             analyses=analyses or "(no teammate answered)",
-            focus=prompt(language, f"HALU_FOCUS:{team}:comprehensive"),
+            focus=table(language).FOCUS[team, "comprehensive"],
         ),
         run_name=f"{team} comprehensive round {round_}",
         tags=["system:hallucination", f"team:{team}", "role:comprehensive"],

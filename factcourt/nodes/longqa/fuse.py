@@ -10,6 +10,7 @@ from factcourt.context.longqa import LongQAContext
 from factcourt.nodes.helpers import emit, fence
 from factcourt.nodes.longqa.sub_questions import restates
 from factcourt.prompts import conversation
+from factcourt.prompts.longqa import table
 from factcourt.providers.models import ask
 from factcourt.state.longqa import FusedQuestion, LongQAState, LongQuestion
 
@@ -51,8 +52,7 @@ async def fuse(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict:
         "gatherer",
         FusedQuestion,
         conversation(
-            state["language"],
-            "LONGQA_FUSE",
+            table(state["language"]).FUSE,
             question=fence(seed.question),
             candidates="\n".join(
                 f"{n}. " + " / ".join(fence(q) for q in group) for n, group in enumerate(candidates, 1)

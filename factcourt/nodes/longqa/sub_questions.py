@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from factcourt.context.longqa import LongQAContext
 from factcourt.nodes.helpers import fence
 from factcourt.prompts import conversation
+from factcourt.prompts.longqa import table
 from factcourt.providers.models import ask
 from factcourt.state.longqa import FactSubQuestions, KnowledgeTriple, LongQAState
 
@@ -61,8 +62,7 @@ async def write_sub_questions(state: LongQAState, runtime: Runtime[LongQAContext
         "gatherer",
         FactSubQuestions,
         conversation(
-            state["language"],
-            "LONGQA_SUBQ",
+            table(state["language"]).SUBQ,
             question=fence(seed.question),
             facts="\n".join(f"{n}. {fence(t.knowledge.text)}" for n, t in enumerate(facts, 1)),
             topics=", ".join(ctx.longqa_topics),

@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from factcourt.context.pyramid import PyramidContext
 from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
+from factcourt.prompts.pyramid import table
 from factcourt.providers.models import ask, choose
 from factcourt.state.pyramid import ExpertTask, LongAnswer, ModelAnswer, PyramidState
 
@@ -23,7 +24,7 @@ async def answer_question(ctx: PyramidContext, model: str, question: str, langua
         ctx.for_model(model),
         "answer",
         LongAnswer,
-        conversation(language, "PYRAMID_ANSWER", question=fence(question)),
+        conversation(table(language).ANSWER, question=fence(question)),
         run_name=f"answer ({model})",
         tags=["answer"],
         metadata={"model": model},

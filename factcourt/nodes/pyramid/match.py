@@ -12,6 +12,7 @@ import numpy as np
 from factcourt.context.pyramid import PyramidContext
 from factcourt.nodes.helpers import bounded, concurrency, fence
 from factcourt.prompts import conversation
+from factcourt.prompts.pyramid import table
 from factcourt.providers.embeddings import EmbeddingSettings, similarities
 from factcourt.providers.models import ask
 from factcourt.state.pyramid import SameFact
@@ -46,8 +47,7 @@ async def same_fact(
         "matcher",
         SameFact,
         conversation(
-            language,
-            "PYRAMID_SAME_FACT",
+            table(language).SAME_FACT,
             claim=fence(claim),
             candidates="\n".join(f"{i + 1}. {fence(c)}" for i, c in enumerate(candidates)),
         ),
