@@ -1,16 +1,14 @@
 """The shared agents' prompts (``factcourt.nodes.agents``: Clerk, verifier, gatherer), as a typed table.
 
-Their words live with the system that first asked them (``claims_en``, ``hallucination_en``; the
-gatherer's Chinese in ``longqa_zh``); every system that runs these agents reads them here.
+Their words live in ``agents_en`` and ``agents_zh``; every system that runs these agents reads them here.
 """
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from factcourt.prompts import Pair, longqa_zh
-from factcourt.prompts import claims_en as en
-from factcourt.prompts import claims_zh as zh
-from factcourt.prompts import hallucination_en as halu_en
+from factcourt.prompts import Pair
+from factcourt.prompts import agents_en as en
+from factcourt.prompts import agents_zh as zh
 
 
 @dataclass(frozen=True)
@@ -51,8 +49,8 @@ EN = AgentPrompts(
     LABEL3=Pair(en.LABEL3_SYSTEM, en.LABEL3_USER),
     LABELS=en.LABEL_ORDERS,
     LABELS3=en.LABEL3_ORDERS,
-    DECOMPOSE=Pair(halu_en.HALU_DECOMPOSE_SYSTEM, halu_en.HALU_DECOMPOSE_USER),
-    KNOWLEDGE=Pair(halu_en.HALU_KNOWLEDGE_SYSTEM, halu_en.HALU_KNOWLEDGE_USER),
+    DECOMPOSE=Pair(en.HALU_DECOMPOSE_SYSTEM, en.HALU_DECOMPOSE_USER),
+    KNOWLEDGE=Pair(en.HALU_KNOWLEDGE_SYSTEM, en.HALU_KNOWLEDGE_USER),
 )
 
 ZH = replace(
@@ -66,8 +64,8 @@ ZH = replace(
     LABEL3=Pair(zh.LABEL3_SYSTEM, zh.LABEL3_USER),
     LABELS=zh.LABEL_ORDERS,
     LABELS3=zh.LABEL3_ORDERS,
-    DECOMPOSE=Pair(longqa_zh.HALU_DECOMPOSE_SYSTEM, longqa_zh.HALU_DECOMPOSE_USER),
-    KNOWLEDGE=Pair(longqa_zh.HALU_KNOWLEDGE_SYSTEM, longqa_zh.HALU_KNOWLEDGE_USER),
+    DECOMPOSE=Pair(zh.HALU_DECOMPOSE_SYSTEM, zh.HALU_DECOMPOSE_USER),
+    KNOWLEDGE=Pair(zh.HALU_KNOWLEDGE_SYSTEM, zh.HALU_KNOWLEDGE_USER),
 )
 
 

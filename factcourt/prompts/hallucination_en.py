@@ -38,25 +38,6 @@ HALU_DEFINITIONS = """Hallucination types:
 
 # ------------------------------------------------------------------ information gathering
 
-HALU_DECOMPOSE_SYSTEM = f"""You prepare a web search that will check answers to a question.
-Split the question into at most 3 simpler sub-questions whose answers settle it, and give at
-most 5 search keywords (names of people, works, places, organisations, events).
-{HALU_DATA_RULE}"""
-
-HALU_DECOMPOSE_USER = """<question>{question}</question>
-Write the sub-questions and the keywords."""
-
-HALU_KNOWLEDGE_SYSTEM = f"""You turn search results into concise knowledge for checking answers to a
-question. From the numbered fragments keep only what bears on the question; write each fact as
-one short, self-contained sentence, with the numbers of the fragments it comes from. Merge
-repeats; never add facts the fragments do not state. At most 6 statements.
-{HALU_DATA_RULE}"""
-
-HALU_KNOWLEDGE_USER = """<question>{question}</question>
-<knowledge>
-{fragments}
-</knowledge>
-Write the knowledge statements."""
 
 # ----------------------------------------------------------------------------- debaters
 

@@ -42,11 +42,10 @@ def test_the_api_returns_its_result_and_a_served_thread_of_it_reads_back(echo, m
 
     import langgraph_sdk
 
-    from factcourt.api import stored_result
-    from tests.toy_system.api import aecho
-
     import factcourt
     import factcourt.api
+    from factcourt.api import stored_result
+    from tests.toy_system.api import aecho
 
     # the package exports its API function and context, found through its entry alone
     assert factcourt.aecho is aecho and factcourt.api.aecho is aecho
