@@ -15,7 +15,8 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.prompts_en import EN
 from factcourt.bench.schemas import ClaimCot, CoopInstruction, FireStep, HallucinationCheck, MadrCritique
 from factcourt.inputs import detect_language
-from factcourt.nodes.agents.verifier import read_label, verify_once
+from factcourt.nodes.agents.verifier import verify_once
+from factcourt.nodes.claims.label_reading import read_label
 from factcourt.nodes.hallucination.gather import item_problem
 from factcourt.nodes.hallucination.protocol import EMPTY, OPPONENT_CHARS, clip, vote
 from factcourt.nodes.hallucination.team_turn import item_fields

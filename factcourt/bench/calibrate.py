@@ -24,7 +24,8 @@ from factcourt.bench.runner import run_bench
 from factcourt.errors import BackendError, InputError
 from factcourt.metrics.calibration import fit_logistic, fit_platt, fit_slope, logit, platt, reliability
 from factcourt.metrics.classification import binary_report
-from factcourt.providers.calibration import Calibration, evidence_kind, leaning, model_key, prompt_key, save
+from factcourt.nodes.claims.label_reading import label_prompt_key
+from factcourt.providers.calibration import Calibration, evidence_kind, leaning, model_key, save
 from factcourt.store import PredictionStore
 
 METHOD = "plain"
@@ -71,13 +72,13 @@ async def run_calibrate(
     calibration = Calibration(
         a=a,
         b=b,
-        model=model_key(ctx),
-        prompt=prompt_key(ctx.label_set),
+        model=model_key(ctx, "evaluator"),
+        prompt=label_prompt_key(ctx.label_set),
         fitted_on={name: len(pairs) for name, pairs in pooled.items()},
         slopes=slopes,
         form=form,
     )
-    where = save(calibration, folder)
+    where = save(calibration, ctx.label_set, folder)
     rows = [_held_out(name, pooled, kinds, form) for name in pooled]
     report = {"form": form, "a": a, "b": b, "slopes": slopes, "model": calibration.model, "saved": str(where)}
     report["datasets"] = rows

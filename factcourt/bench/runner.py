@@ -19,9 +19,9 @@ from factcourt.context.base import AUDIT_ROLES, ROLES
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import read_text_file
 from factcourt.metrics.classification import binary_report, to_binary
+from factcourt.nodes.claims.label_reading import calibration_of
 from factcourt.nodes.helpers import bounded
 from factcourt.progress import Progress
-from factcourt.providers.calibration import stored
 from factcourt.providers.models import choose
 from factcourt.runs import run_config
 from factcourt.state.records import Usage
@@ -131,7 +131,7 @@ def run_settings(dataset: Path, ctx: BenchContext) -> dict[str, Any]:
 
 def _fit_of(ctx: BenchContext) -> list[float] | None:
     """The first pass's stored calibration, (a, b): a refit changes the default's answers."""
-    found = stored(ctx)
+    found = calibration_of(ctx)
     return [found.a, found.b] if found else None
 
 

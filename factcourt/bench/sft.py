@@ -23,8 +23,13 @@ from factcourt.bench.runner import select
 from factcourt.bench.schemas import SftJustification
 from factcourt.context.claims import PRESETS
 from factcourt.errors import InputError
-from factcourt.nodes.claims.moderator import moderator_messages, moderator_reply, moderator_schema
-from factcourt.nodes.helpers import fence, format_evidence, format_pool, format_summaries, language_for
+from factcourt.nodes.claims.moderator import (
+    format_summaries,
+    moderator_messages,
+    moderator_reply,
+    moderator_schema,
+)
+from factcourt.nodes.helpers import fence, format_evidence, format_pool, language_for
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state.claims import RoundSummary

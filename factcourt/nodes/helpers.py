@@ -15,7 +15,6 @@ from factcourt.prompts.agents import table
 from factcourt.providers.logprobs import label_distribution
 from factcourt.providers.models import gives_logprobs
 from factcourt.runs import run_config
-from factcourt.state.claims import RoundSummary
 from factcourt.state.records import VERDICTS, Evidence, Turn
 
 # The embedded model has a 4096-token window and evaluates prompts at ~120 tokens/s on 2 cores:
@@ -150,12 +149,6 @@ def format_pool(turns: list[Turn], chars: int | None = TURN_CHARS) -> str:
         stance = f"{t.verdict}{confidence}" if t.verdict else ""
         lines.append(f"[Round {t.round}] {t.speaker}: {stance} {fence(t.text[:chars])}")
     return "\n".join(lines)
-
-
-def format_summaries(summaries: list[RoundSummary]) -> str:
-    """Earlier moderator summaries, one line each."""
-    # DebateCV's final prompt asks for no summary: that round has none to show
-    return " | ".join(f"R{s.round}: {fence(s.summary)}" for s in summaries if s.summary) or "(none)"
 
 
 def emit(event: str, **data: Any) -> None:

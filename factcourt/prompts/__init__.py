@@ -27,14 +27,3 @@ class Pair:
 def conversation(pair: Pair, **fields: object) -> list[BaseMessage]:
     """The system prompt of ``pair`` and its user prompt filled with ``fields``."""
     return [SystemMessage(pair.system), HumanMessage(pair.user.format(**fields))]
-
-
-def prompt(language: str, name: str) -> str:
-    """Transitional: ``providers.calibration``'s lookup of the label prompts by name (``LABEL_SYSTEM``).
-
-    Read ``factcourt.prompts.agents.table(language).LABEL.system`` instead; this goes with its last caller.
-    """
-    from factcourt.prompts.agents import table
-
-    pair, _, part = name.rpartition("_")
-    return getattr(getattr(table(language), pair), part.lower())

@@ -25,10 +25,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factcourt.context.claims import ClaimsContext
+from factcourt.context.base import BaseContext
 from factcourt.metrics.calibration import logit, platt
 from factcourt.paths import cache_dir
-from factcourt.prompts import prompt
 from factcourt.store import write_whole
 
 SHIPPED = Path(__file__).resolve().parent.parent / "calibrations"
@@ -78,20 +77,18 @@ def leaning(p_raw: float, calibration: Calibration | None) -> bool:
     return calibration.a * logit(p_raw) + calibration.b >= 0
 
 
-def model_key(ctx: ClaimsContext) -> str:
-    """Which model reads the labels: the shipped local model's name, a weights file, or an endpoint's."""
+def model_key(ctx: BaseContext, role: str) -> str:
+    """The model ``role`` reads with: the shipped local model's name, a weights file, or an endpoint's."""
     from factcourt.providers.models import choose, model_identity
 
-    choice = choose(ctx, "evaluator")
+    choice = choose(ctx, role)
     if choice.endpoint == "embedded":
         return f"local:{choice.local_model}" if choice.local_model else f"weights:{model_identity(choice)}"
     return f"{choice.endpoint}:{choice.name}"
 
 
-def prompt_key(label_set: str = "two") -> str:
-    """A digest of the English label prompt: a fit holds only for the words it was read under."""
-    name = "LABEL3" if label_set == "three" else "LABEL"
-    words = prompt("en", f"{name}_SYSTEM") + prompt("en", f"{name}_USER")
+def prompt_key(words: str) -> str:
+    """A digest of the prompt a reading was taken under: a fit holds only for those words."""
     return hashlib.sha256(words.encode()).hexdigest()[:12]
 
 
@@ -101,26 +98,18 @@ def _file_name(model: str, label_set: str = "two") -> str:
     return f"{slug}-{hashlib.sha256(model.encode()).hexdigest()[:8]}{labels}.json"
 
 
-def label_set_of(calibration: Calibration) -> str:
-    """The label set whose prompt a calibration was fitted under."""
-    return "three" if calibration.prompt == prompt_key("three") else "two"
-
-
 def user_folder() -> Path:
     """Where ``bench calibrate`` writes a user's fits."""
     return cache_dir() / "calibrations"
 
 
-def stored(ctx: ClaimsContext) -> Calibration | None:
-    """The calibration of this run's label reader, or None (off, or none fitted for it)."""
-    if ctx.calibration == "off":
-        return None
-    model = model_key(ctx)
+def stored(model: str, prompt: str, label_set: str = "two") -> Calibration | None:
+    """The calibration fitted for ``model`` under the prompt of digest ``prompt``, or None."""
     for folder in (user_folder(), SHIPPED):
-        path = folder / _file_name(model, ctx.label_set)
+        path = folder / _file_name(model, label_set)
         if path.is_file():
             found = _load(path, path.stat().st_mtime_ns)
-            if found is not None and found.model == model and found.prompt == prompt_key(ctx.label_set):
+            if found is not None and found.model == model and found.prompt == prompt:
                 return found
     return None
 
@@ -133,11 +122,11 @@ def _load(path: Path, mtime_ns: int) -> Calibration | None:
         return None
 
 
-def save(calibration: Calibration, folder: Path | None = None) -> Path:
-    """Write ``calibration`` where ``stored`` finds it (the user folder unless told)."""
+def save(calibration: Calibration, label_set: str = "two", folder: Path | None = None) -> Path:
+    """Write ``calibration`` (of ``label_set``) where ``stored`` finds it (the user folder unless told)."""
     folder = folder or user_folder()
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / _file_name(calibration.model, label_set_of(calibration))
+    path = folder / _file_name(calibration.model, label_set)
     # a run that reads it meanwhile finds the old one or the new one, never half of one
     write_whole(path, json.dumps(asdict(calibration), indent=2) + "\n")
     return path

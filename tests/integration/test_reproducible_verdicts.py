@@ -6,7 +6,7 @@ import random
 import pytest
 
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes.agents.verifier import read_label
+from factcourt.nodes.claims.label_reading import read_label
 from factcourt.providers import local_server
 from factcourt.state.records import Evidence
 

@@ -44,27 +44,29 @@ def test_calibrate_fits_stores_and_every_later_run_reads_the_fit(scripted, tmp_p
 
 def test_a_fit_for_another_prompt_or_model_is_not_used(scripted, tmp_path, capsys, monkeypatch):
     from factcourt.context.claims import ClaimsContext
+    from factcourt.nodes.claims.label_reading import calibration_of, label_prompt_key
     from factcourt.providers import calibration
 
     ctx = ClaimsContext(model="scripted")
     fit = calibration.Calibration(a=1.0, b=3.0, model="registered:scripted", prompt="another")
     calibration.save(fit)
-    assert calibration.stored(ctx) is None
+    assert calibration_of(ctx) is None
     calibration.save(
-        calibration.Calibration(a=1.0, b=3.0, model="registered:other", prompt=calibration.prompt_key())
+        calibration.Calibration(a=1.0, b=3.0, model="registered:other", prompt=label_prompt_key())
     )
-    assert calibration.stored(ctx) is None
+    assert calibration_of(ctx) is None
     calibration.save(
-        calibration.Calibration(a=1.0, b=3.0, model="registered:scripted", prompt=calibration.prompt_key())
+        calibration.Calibration(a=1.0, b=3.0, model="registered:scripted", prompt=label_prompt_key())
     )
-    assert calibration.stored(ctx).b == 3.0
+    assert calibration_of(ctx).b == 3.0
+    assert calibration_of(ClaimsContext(model="scripted", calibration="off")) is None
 
 
 def test_the_embedded_default_ships_a_fit_for_its_label_prompt():
     from factcourt.context.claims import ClaimsContext
-    from factcourt.providers.calibration import stored
+    from factcourt.nodes.claims.label_reading import calibration_of
 
-    fit = stored(ClaimsContext())  # found in the package, not in the (empty) user cache
+    fit = calibration_of(ClaimsContext())  # found in the package, not in the (empty) user cache
     assert fit is not None and fit.model.startswith("local:") and sum(fit.fitted_on.values()) >= 80
     # chosen leaving one dataset out (#53): a moved boundary cost SciFact and COVID-Fact items, so
     # the verdict stays the raw reading's and only how sure it is gets scaled, most over search
@@ -97,16 +99,16 @@ def test_a_flat_slope_shows_an_even_confidence_and_keeps_the_pooled_verdict(scri
     import asyncio
 
     from factcourt.context.claims import ClaimsContext
-    from factcourt.nodes.agents import verifier
+    from factcourt.nodes.claims import label_reading
     from factcourt.providers.calibration import Calibration
     from factcourt.state.records import Evidence
 
     fit = Calibration(a=1.0, b=-1.0, model="registered:scripted", prompt="p", slopes={"given": 0.0})
-    monkeypatch.setattr(verifier, "stored", lambda ctx: fit)
+    monkeypatch.setattr(label_reading, "calibration_of", lambda ctx: fit)
     scripted.script["Label"] = [with_logprobs({"verdict": "supported"}, {"supported": 0.6, "refuted": 0.4})]
     ctx = ClaimsContext(model="scripted", search="given", cache=False)
     turn, _ = asyncio.run(
-        verifier.decide_by_labels(ctx, "C.", [Evidence(text="x")], language="en", run_name="t", tags=[])
+        label_reading.decide_by_labels(ctx, "C.", [Evidence(text="x")], language="en", run_name="t", tags=[])
     )
     # raw log-odds 0.41 is below the boundary 1.0: refuted, shown at an even 0.5
     assert turn.verdict == "refuted" and turn.probabilities == {"supported": 0.5, "refuted": 0.5}

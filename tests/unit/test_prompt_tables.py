@@ -30,14 +30,9 @@ def test_the_prompts_package_names_no_system():
     imported = {
         node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 0
     }
-    assert not {m for m in imported if m.startswith("factcourt.")} - {"factcourt.prompts.agents"}
+    assert not {m for m in imported if m.startswith("factcourt.")}
 
 
 def test_a_pair_is_a_system_prompt_and_its_filled_user_prompt():
     system, user = prompts.conversation(claims.EN.QUERY, claim="C", queries="none")
     assert system.content == claims_en.QUERY_SYSTEM and "<claim>C</claim>" in user.content
-
-
-def test_the_transitional_lookup_by_name_reads_the_shared_agents_table():
-    assert prompts.prompt("en", "LABEL3_SYSTEM") == agents.EN.LABEL3.system
-    assert prompts.prompt("zh", "LABEL_USER") == agents.ZH.LABEL.user

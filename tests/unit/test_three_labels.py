@@ -54,9 +54,10 @@ def test_the_two_label_reading_is_unchanged_by_default(scripted, corpus):
 
 
 def test_a_fit_of_one_label_set_never_scales_the_other():
+    from factcourt.nodes.claims.label_reading import label_prompt_key
     from factcourt.providers import calibration
 
-    assert calibration.prompt_key("two") != calibration.prompt_key("three")
+    assert label_prompt_key("two") != label_prompt_key("three")
     assert calibration._file_name("local:x", "two") != calibration._file_name("local:x", "three")
 
 

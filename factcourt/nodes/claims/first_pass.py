@@ -7,7 +7,7 @@ import logging
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes.agents.verifier import decide_by_labels
+from factcourt.nodes.claims.label_reading import decide_by_labels
 from factcourt.nodes.claims.rules import first_pass_decides, first_pass_unweighed
 from factcourt.nodes.helpers import emit, question_of
 from factcourt.state.claims import ClaimState

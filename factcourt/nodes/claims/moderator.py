@@ -176,3 +176,9 @@ async def moderator(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     )
     emit("round_summary", claim_id=claim.id, round=finished, stop=stop, verdict=summary.verdict)
     return {"summaries": [summary], "stop": stop, "usage": answer.usage}
+
+
+def format_summaries(summaries: list[RoundSummary]) -> str:
+    """Earlier moderator summaries, one line each."""
+    # DebateCV's final prompt asks for no summary: that round has none to show
+    return " | ".join(f"R{s.round}: {fence(s.summary)}" for s in summaries if s.summary) or "(none)"
