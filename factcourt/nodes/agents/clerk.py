@@ -13,13 +13,21 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.base import BaseContext
 from factcourt.context.claims import ClaimsContext
+from factcourt.context.pyramid import PyramidContext
 from factcourt.errors import InputError
 from factcourt.nodes.agents.references import resolve, subject_of, unresolved
 from factcourt.nodes.helpers import emit, fence, language_for
 from factcourt.prompts import conversation
 from factcourt.providers.models import ask
 from factcourt.state.claims import FactcheckState
-from factcourt.state.records import Claim, ClerkOutput, DroppedSentence, ResolvedClaims, Usage
+from factcourt.state.records import (
+    Claim,
+    ClerkDropReason,
+    ClerkOutput,
+    DroppedSentence,
+    ResolvedClaims,
+    Usage,
+)
 
 MAX_RESPONSE_CHARS = 100_000
 CHUNK_CHARS = 1200
@@ -164,7 +172,7 @@ def _take(
     sentences: list[Sentence],
     asked: set[int],
     claims: list[Drafted],
-    drops: dict[int, str],
+    drops: dict[int, ClerkDropReason],
 ) -> set[int]:
     """Add the Clerk's claims and drops of the sentences ``asked``; the numbers it named of them.
 
@@ -224,7 +232,7 @@ async def _clerk(
         part = text[sentences[0].start : sentences[-1].end]
         return [], [DroppedSentence(sentence=part, reason="clerk_failed", error=answer.error)], usage
     claims: list[Drafted] = []
-    drops: dict[int, str] = {}
+    drops: dict[int, ClerkDropReason] = {}
     named = _take(output, sentences, set(range(1, len(sentences) + 1)), claims, drops)
     if missing := [n for n in range(1, len(sentences) + 1) if n not in named]:
         again = await ask(
@@ -312,7 +320,7 @@ def _resolve_in_order(items: list[Drafted], sentences: list[Sentence], language:
 
 
 async def split_claims(
-    ctx: BaseContext, response: str, question: str, language: str
+    ctx: ClaimsContext | PyramidContext, response: str, question: str, language: str
 ) -> tuple[list[Claim], list[DroppedSentence], Usage]:
     """The Clerk's claims of ``response`` (each with its source span), the dropped sentences and the usage.
 
@@ -342,7 +350,8 @@ async def split_claims(
         if vague := [i for i in items if chunk_of[id(i)] == number and unresolved(i.claim, language)]:
             text = response[part[0].start : part[-1].end]
             usage += await _resolve(ctx, language, question, text, vague, f"clerk chunk {number + 1}")
-    claims, seen = [], set()
+    claims: list[Claim] = []
+    seen = set()
     for item in items:
         key = " ".join(item.claim.lower().split())
         if not key or key in seen:
