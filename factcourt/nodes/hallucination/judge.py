@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal, Protocol, cast
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.hallucination import HallucinationContext
@@ -39,6 +41,14 @@ JUDGES: dict[str, tuple[type[AgentAnswer], str]] = {
     "dispute": (JudgeAnswer, "HALU_JUDGE"),
     "quality": (JudgeQualityAnswer, "HALU_JUDGE_QUALITY"),
 }
+
+
+class Ruling(Protocol):
+    """What every judge answer holds: JudgeAnswer, its quality twin and their shortened copies."""
+
+    reasoning: str
+    consensus: bool
+    winner: Literal["pro", "con", "uncertain"]
 
 
 def _team(result: TeamRound | None, views: list[AgentView]) -> str:
@@ -111,7 +121,7 @@ async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext
     )
     if answer.value is None:
         return {"usage": answer.usage, "judge_error": f"the judge failed in round {round_}: {answer.error}"}
-    v = answer.value
+    v = cast(Ruling, answer.value)  # models made from JudgeAnswer at run time: mypy sees AgentAnswer
     probabilities, confidence = read_confidence(
         ctx,
         answer.logprobs,
