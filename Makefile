@@ -12,6 +12,7 @@ unit:
 lint:
 	.venv/bin/ruff check factcourt tests
 	.venv/bin/ruff format --check factcourt tests
+	.venv/bin/mypy
 
 format:
 	.venv/bin/ruff check --fix factcourt tests

@@ -9,7 +9,7 @@ from typing import Any
 
 from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import by, by_iteration, over_runs, scores
-from factcourt.state.audit import CaseRecord
+from factcourt.state.audit import CaseRecord, grade_of
 from factcourt.state.records import Usage
 from factcourt.store import write_jsonl
 
@@ -20,7 +20,7 @@ def verdict_right(record: CaseRecord) -> bool:
 
 
 def _pair(record: CaseRecord) -> tuple[float, bool]:
-    return record.grade, verdict_right(record)  # type: ignore[return-value]
+    return grade_of(record), verdict_right(record)
 
 
 def models_json(ctx: AuditContext) -> dict[str, Any]:
@@ -202,7 +202,8 @@ def plot(report: dict[str, Any], path: Path) -> None:
 
     rows = [s for s in report["taxonomy"] if s["n"]]
     objects = list(dict.fromkeys(s["object"] for s in rows))
-    colours = dict(zip(objects, plt.get_cmap("tab10").colors, strict=False))
+    # get_cmap is typed as any Colormap: tab10 is a ListedColormap, which has .colors
+    colours = dict(zip(objects, plt.get_cmap("tab10").colors, strict=False))  # type: ignore[attr-defined]
     fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(rows) + 2), 5), dpi=120)
     bars = ax.bar(
         range(len(rows)),

@@ -114,7 +114,8 @@ def read_batch(path: Path, kind: str) -> Batch:
         lines: list[str | None] = list(decode(data, str(path)).split("\n"))  # UTF-16, or refused
     else:  # line by line: one line in another encoding is one row lost, not the file
         lines = [_utf8(raw) for raw in data.removeprefix(b"\xef\xbb\xbf").split(b"\n")]
-    batch, first_line = Batch(), {}
+    batch = Batch()
+    first_line: dict[str, int] = {}
     torn = not data.endswith(b"\n")
     for number, text in enumerate(lines, start=1):
         if text is None:
@@ -194,7 +195,8 @@ def keyed(batch: Batch, kind: str, ctx: BaseContext, replicas: list[str]) -> lis
 
     defaults = type(ctx)()
     ctx = type(ctx).make(ctx, **{name: getattr(defaults, name) for name in HOW_IT_RUNS})
-    bases = {url: run_key(f"batch-{kind}", [], _on(ctx, url)) for url in replicas or [None]}
+    urls: list[str | None] = [*replicas] or [None]
+    bases = {url: run_key(f"batch-{kind}", [], _on(ctx, url)) for url in urls}
     done = []
     for row in batch.rows:
         url = replica(row.id, replicas)

@@ -17,13 +17,14 @@ import asyncio
 import signal
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from filelock import FileLock, Timeout
+from langchain_core.runnables import RunnableConfig
 
 from factcourt.context.base import BaseContext
 from factcourt.paths import cache_dir, store_url
@@ -47,7 +48,7 @@ class CheckRun(NamedTuple):
 
     graph: Any
     payload: dict[str, Any] | None
-    config: dict[str, Any]
+    config: RunnableConfig
     resumed: bool
     beside_live_run: bool
     cleared_unreadable: int
@@ -172,9 +173,9 @@ async def _saver(serde: Any) -> AsyncIterator[Any]:
 
     path = await asyncio.to_thread(lambda: prepared(checkpoints_path(), _tables))
     async with aiosqlite.connect(path, timeout=30) as conn:  # concurrent batch rows share the file
-        saver = AsyncSqliteSaver(conn, serde=serde)
-        await saver.setup()
-        yield saver
+        local = AsyncSqliteSaver(conn, serde=serde)
+        await local.setup()
+        yield local
 
 
 def _tables(conn: sqlite3.Connection) -> None:
@@ -207,13 +208,13 @@ async def _migrate_once(saver: Any, url: str) -> None:
     _migrated.add(url)
 
 
-async def _sql(saver: Any, statement: str, params: tuple = ()) -> list[tuple]:
+async def _sql(saver: Any, statement: str, params: tuple = ()) -> list[Sequence[Any]]:
     """Run ``statement`` (with ``?`` marks) on the checkpointer's own connection; rows as tuples."""
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     if isinstance(saver, AsyncSqliteSaver):
         async with saver.conn.execute(statement, params) as cursor:
-            rows = list(await cursor.fetchall())
+            rows: list[Sequence[Any]] = list(await cursor.fetchall())
         await saver.conn.commit()
         return rows
     from psycopg.rows import tuple_row
@@ -330,12 +331,14 @@ def clear() -> tuple[int, int]:
 def _clear_shared(url: str) -> tuple[int, int]:
     """:func:`clear` in the shared store."""
     from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg import Connection
 
     from factcourt.providers.postgres import check_reachable
 
     check_reachable(url)
     with PostgresSaver.from_conn_string(url) as saver:
         saver.setup()
+        assert isinstance(saver.conn, Connection)  # from_conn_string opens one connection, not a pool
         with saver.conn.cursor() as cursor:
             found = cursor.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
         return _delete_unleased(saver, [row["thread_id"] for row in found])

@@ -57,7 +57,8 @@ def connect(address: str) -> Any:
             address=address,
             runtime_env={"env_vars": shared},
             log_to_driver=False,
-            logging_level="ERROR",
+            # typed int, but a name works (Ray's default is one); unchecked without the ray extra
+            logging_level="ERROR",  # type: ignore[arg-type, unused-ignore]
             configure_logging=False,
         )
     except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -74,7 +75,7 @@ def cluster(address: str) -> Iterator[Any]:
     keeps its connection, job and runtime environment, and stays joined after the block. Call it
     in the main thread, where Ray's driver installs its signal handlers.
     """
-    ray = sys.modules.get("ray")
+    ray: Any = sys.modules.get("ray")
     joined = ray is not None and ray.is_initialized()
     if not joined:
         ray = connect(address)

@@ -194,8 +194,7 @@ def load_seeds(path: Path) -> list[Seed]:
     """
     seeds, seen = [], set()
     for number, item in read_items(path, "seed"):
-        question = _first(item, "Question", "question", "prompt") if isinstance(item, dict) else ""
-        if not question:
+        if not isinstance(item, dict) or not (question := _first(item, "Question", "question", "prompt")):
             raise InputError(f"{path}: item {number} has no question ('Question', 'question' or 'prompt')")
         answers = [_first(item, f"Best Answer{n}") for n in range(1, 5)]
         listed = item.get("answers") or ([item["answer"]] if item.get("answer") else [])

@@ -117,9 +117,16 @@ class Leaderboard:
                     f"{texts[prompt_id]!r}: use a new --out"
                 )
 
-    def record(self, stage: str, prompt: Prompt, model: str = "") -> dict | None:
+    def record(self, stage: str, prompt: Prompt, model: str = "") -> dict[str, Any] | None:
         """The stored record of a stage, or None."""
         return self.store.records.get((f"{stage}:{model}", prompt.id))
+
+    def made(self, stage: str, prompt: Prompt, model: str = "") -> dict[str, Any]:
+        """The stored record of a stage the caller comes after: missing, it is a bug, said so."""
+        record = self.record(stage, prompt, model)
+        if record is None:
+            raise RuntimeError(f"no {stage} record of prompt {prompt.id!r} for {model or 'the pyramid'!r}")
+        return record
 
     def language(self, prompt: Prompt) -> str:
         """The prompt's language: the Clerk, the jury and the answers follow it."""
@@ -159,11 +166,11 @@ class Leaderboard:
         if not self._ok(stage, prompt, model):
             return False
         if stage == "pyramid":
-            missing = self.record("pyramid", prompt)["pyramid"].get("failed", {})  # type: ignore[index]
+            missing = self.made("pyramid", prompt)["pyramid"].get("failed", {})
             return not any(self._ok("answer", prompt, expert) for expert in missing)
         if stage == "score":
-            pyramid = Pyramid.model_validate(self.record("pyramid", prompt)["pyramid"])  # type: ignore[index]
-            return self.record("score", prompt, model).get("pyramid_key") == pyramid_key(pyramid)  # type: ignore[union-attr]
+            pyramid = Pyramid.model_validate(self.made("pyramid", prompt)["pyramid"])
+            return self.made("score", prompt, model).get("pyramid_key") == pyramid_key(pyramid)
         return True
 
     def _ok(self, stage: str, prompt: Prompt, model: str = "") -> bool:
@@ -235,8 +242,7 @@ class Leaderboard:
         }
 
     async def _check(self, prompt: Prompt, model: str) -> dict:
-        answer = self.record("answer", prompt, model)
-        text = answer["text"]  # type: ignore[index]
+        text = self.made("answer", prompt, model)["text"]
         checked = await acheck(
             text, prompt.text, self.settings_for(prompt), split=self._split(prompt, model, text)
         )
@@ -267,8 +273,8 @@ class Leaderboard:
         return ClerkSplit.model_validate(split) if split and split["response"] == text else None
 
     async def _score(self, prompt: Prompt, model: str) -> dict:
-        pyramid = Pyramid.model_validate(self.record("pyramid", prompt)["pyramid"])  # type: ignore[index]
-        judged = [c for c in self.record("check", prompt, model)["claims"] if c["verdict"]]  # type: ignore[index]
+        pyramid = Pyramid.model_validate(self.made("pyramid", prompt)["pyramid"])
+        judged = [c for c in self.made("check", prompt, model)["claims"] if c["verdict"]]
         golden = pyramid.claims
         matches, usage, notes = await match_claims(
             self.settings_for(prompt), pyramid.language, [c["text"] for c in judged], [g.text for g in golden]
@@ -368,7 +374,8 @@ def build_report(lb: Leaderboard) -> dict[str, Any]:
     the prompts scored for all of them, so that one failing hard prompts does not rank on easier
     ones. A target with no score at all is ranked last rather than leaving no prompt in common.
     """
-    names, rows = score_names(lb.ctx), []
+    names = score_names(lb.ctx)
+    rows: list[dict[str, Any]] = []
     first = gamma_key("f1", lb.ctx.gammas[0]) if lb.ctx.gammas else names[-1]
     scored = {
         m: {

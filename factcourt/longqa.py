@@ -22,6 +22,7 @@ import io
 import json
 from collections import Counter
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from factcourt.context.longqa import LongQAContext
 from factcourt.errors import InputError
 from factcourt.inputs import read_text_file
 from factcourt.metrics.longqa import REVIEW_STAGES, build_stats, review_outcome
-from factcourt.nodes.helpers import bounded
+from factcourt.nodes.helpers import bounded, concurrency
 from factcourt.nodes.longqa.fuse import NO_SELECTION
 from factcourt.nodes.longqa.gather import seed_problem
 from factcourt.nodes.longqa.sub_questions import in_gathered_order
@@ -153,7 +154,7 @@ async def build_seeds(
             store.append(record)
             bar.update(task, advance=1, last=f"{seed.id}: {record['status']}")
 
-        await bounded(config["max_concurrency"], [lambda s=s: one(s) for s in todo])
+        await bounded(concurrency(ctx), [partial(one, s) for s in todo])
     return [store.records[(STAGE, s.id)] for s in seeds]
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
+
+from langchain_core.runnables import RunnableConfig
 
 from factcourt.context.base import BaseContext
 from factcourt.providers.models import choose
 
 
-def run_config(ctx: BaseContext, **extra: Any) -> dict[str, Any]:
+def run_config(ctx: BaseContext, **extra: Unpack[RunnableConfig]) -> RunnableConfig:
     """The LangGraph run config for a context (concurrency bound, tags for tracing).
 
     The embedded server answers as many requests at once as it has slots (one by default: on 2

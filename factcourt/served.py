@@ -180,7 +180,7 @@ def check_input(graph: str, payload: Any) -> None:
         raise InputError(problem)
 
 
-class ServedGraph(CompiledStateGraph):
+class ServedGraph(CompiledStateGraph[Any, Any, Any, Any]):
     """A graph of ``factcourt.graphs`` as the server runs it: its input and context checked first.
 
     Studio's form leaves out what only the deployer sets.
@@ -196,7 +196,7 @@ class ServedGraph(CompiledStateGraph):
             }
         return schema
 
-    async def astream(  # type: ignore[override]
+    async def astream(
         self,
         input: Any,  # noqa: A002  (Pregel's name)
         config: Any = None,

@@ -19,10 +19,13 @@ import urllib.request
 import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from factcourt.errors import BackendError, ConfigError
 from factcourt.systems import SYSTEMS
+
+if TYPE_CHECKING:
+    from langgraph_sdk.schema import Assistant
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds langgraph.json
 
@@ -163,7 +166,7 @@ def check_port_free(port: int) -> None:
             ) from None
 
 
-async def create_standard_assistants(url: str, timeout_s: float = 30.0) -> list[dict[str, Any]]:
+async def create_standard_assistants(url: str, timeout_s: float = 30.0) -> list[Assistant]:
     """Create the standard assistants on the server at ``url`` (existing ones are reused).
 
     A server that is down, silent past ``timeout_s`` or failing is one sentence naming ``url``.
@@ -191,7 +194,7 @@ async def create_standard_assistants(url: str, timeout_s: float = 30.0) -> list[
         ) from None
 
 
-async def _create_standard_assistants(url: str, timeout_s: float) -> list[dict[str, Any]]:
+async def _create_standard_assistants(url: str, timeout_s: float) -> list[Assistant]:
     from langgraph_sdk import get_client
 
     client = get_client(url=url, timeout=timeout_s)

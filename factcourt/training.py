@@ -169,7 +169,9 @@ def load_base(base: str, device: str) -> tuple[Any, Any, Path | None]:
     dtype = torch.bfloat16 if device == "cuda" else torch.float32
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype).to(device)
+        # transformers types .to through a decorator that reads the device as the model; without
+        # the train extra the line is unchecked and the ignore unused
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype).to(device)  # type: ignore[arg-type, unused-ignore]
     except (OSError, ValueError, KeyError) as exc:
         raise ConfigError(f"cannot load base model {base!r}: {str(exc).splitlines()[0][:200]}") from exc
     return model, tokenizer, gguf
@@ -252,7 +254,8 @@ def train_moderator(
         model,
         LoraConfig(
             r=settings.rank,
-            lora_alpha=settings.alpha,
+            # peft types an int and divides it by r (unchecked, the ignore unused, without the train extra)
+            lora_alpha=settings.alpha,  # type: ignore[arg-type, unused-ignore]
             lora_dropout=0.05,
             target_modules=TARGET_MODULES,
             task_type="CAUSAL_LM",

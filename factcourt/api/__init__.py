@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from langchain_core.runnables import RunnableConfig
+
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, FactcourtError, first_line
 from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
@@ -34,7 +36,7 @@ async def run_graph(
     graph: Any,
     payload: dict[str, Any] | None,
     ctx: BaseContext,
-    config: dict[str, Any],
+    config: RunnableConfig,
     progress: ProgressHook | None,
     durability: str | None = None,
 ) -> dict[str, Any]:

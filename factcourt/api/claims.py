@@ -13,7 +13,14 @@ from factcourt.inputs import long_question, strip_controls
 from factcourt.nodes.agents.clerk import response_problem
 from factcourt.nodes.claims.open_case import claim_problem
 from factcourt.runs import run_config
-from factcourt.state.claims import CheckResult, CheckSettings, ClaimReport, ClaimResult, VerifyResult
+from factcourt.state.claims import (
+    CheckResult,
+    CheckSettings,
+    ClaimInput,
+    ClaimReport,
+    ClaimResult,
+    VerifyResult,
+)
 from factcourt.state.records import Claim, ClerkSplit, Evidence, Usage
 
 
@@ -122,7 +129,7 @@ async def averify(
     ctx = context_with_given(
         ClaimsContext, evidence, settings, overrides
     )  # as `verify --evidence`: no search on top
-    payload: dict[str, Any] = {"claim": Claim(id="c1", text=claim), "question": question}
+    payload: ClaimInput = {"claim": Claim(id="c1", text=claim), "question": question}
     if evidence is not None:
         payload["given_evidence"] = evidence
     state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)

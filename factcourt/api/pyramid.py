@@ -15,7 +15,7 @@ from factcourt.errors import InputError
 from factcourt.inputs import first_complaint, read_text_file
 from factcourt.nodes.pyramid.open import question_problem
 from factcourt.runs import run_config
-from factcourt.state.pyramid import Pyramid
+from factcourt.state.pyramid import Pyramid, PyramidInput
 
 
 def pyramid_key(question: str, ctx: PyramidContext, answers: dict[str, str] | None) -> str:
@@ -61,7 +61,7 @@ async def abuild_pyramid(
     cache = store("pyramids") if ctx.cache else None
     if cache is not None and (hit := cache.get(key)) is not None:
         return Pyramid.model_validate(hit)
-    payload: dict[str, Any] = {"question": question, "answers": dict(answers or {})}
+    payload: PyramidInput = {"question": question, "answers": dict(answers or {})}
     state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)
     pyramid = state["pyramid"]
     if cache is not None and not pyramid.failed and not pyramid.notes:  # a time-out is not kept

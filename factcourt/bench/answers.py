@@ -94,11 +94,7 @@ async def _one(answer: dict[str, Any], ctx: BenchContext) -> dict[str, Any]:
         ],
     }
     for reading in ("default", "plain"):
-        marks = [
-            (tuple(c.span) if c.span else None, ok)
-            for c in result.claims
-            if (ok := _supported(c, reading)) is not None
-        ]
+        marks = [(c.span, ok) for c in result.claims if (ok := _supported(c, reading)) is not None]
         flagged, covered = flagged_segments(spans, marks)
         record[f"flagged_{reading}"] = flagged
         record["covered"] = covered

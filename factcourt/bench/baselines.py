@@ -11,6 +11,8 @@ import asyncio
 from collections import Counter
 from typing import Any
 
+from pydantic import BaseModel
+
 from factcourt.bench.context import BenchContext
 from factcourt.bench.prompts_en import EN
 from factcourt.bench.schemas import ClaimCot, CoopInstruction, FireStep, HallucinationCheck, MadrCritique
@@ -45,7 +47,9 @@ class Trace:
 
     def __init__(self, given: list[Evidence]):
         """Start from the given evidence."""
-        self.evidence, self.queries, self.steps = list(given), [], []
+        self.evidence = list(given)
+        self.queries: list[str] = []
+        self.steps: list[dict[str, Any]] = []
         self.usage = Usage()
         self.p_true: float | None = None
         self.p_silent: float | None = None  # label_set='three': P(the evidence does not address it)
@@ -184,7 +188,13 @@ async def _claim_trace(ctx: BenchContext, claim: str, given: list[Evidence]) -> 
 
 
 async def _claim_step(
-    ctx: BenchContext, trace: Trace, schema: type, pair: Pair, fields: dict, step: dict, sample: int = 0
+    ctx: BenchContext,
+    trace: Trace,
+    schema: type[BaseModel],
+    pair: Pair,
+    fields: dict,
+    step: dict,
+    sample: int = 0,
 ) -> Any:
     """One call of a claim baseline, recorded in the steps; its value, or None when it failed."""
     answer = await ask(
@@ -390,7 +400,8 @@ async def mad(ctx: BenchContext, question: str, answer: str, given: list[Evidenc
         errors += [f"round {round_} agent {n + 1}: {e}" for n, (c, e) in enumerate(done) if c is None]
         last = [c or before for (c, _), before in zip(done, last, strict=True)]
         if round_ == 1:
-            trace.first_round = QA_VERDICTS.get(vote([c for c in last if c], []))
+            first = vote([c for c in last if c], [])
+            trace.first_round = None if first is None else QA_VERDICTS[first]
     label = vote([c for c in last if c], [])  # vote reads only each answer's conclusion
     if label is None:
         return None, "no MAD agent answered: " + "; ".join(errors), trace

@@ -24,6 +24,7 @@ from factcourt.metrics.coverage import text_coverage
 from factcourt.nodes.agents.clerk import same_sentence, sentences_of
 from factcourt.nodes.agents.references import unresolved
 from factcourt.nodes.claims.decompose import decompose
+from factcourt.state.claims import FactcheckState
 from factcourt.state.records import Usage
 
 
@@ -73,7 +74,7 @@ async def run_clerk_bench(fixture: Path, ctx: BenchContext) -> dict[str, Any]:
     for item in items:
         key = (item["response"], item.get("question", ""))
         if key not in claims_of:
-            state = {"response": key[0], "question": key[1]}
+            state: FactcheckState = {"response": key[0], "question": key[1]}
             result = await decompose(state, Runtime(context=ctx))  # the Clerk alone: no debate
             usage += result["usage"]
             if failed := [d.error for d in result["dropped"] if d.reason == "clerk_failed"]:
@@ -197,11 +198,12 @@ async def run_coverage(
     paths: list[Path], ctx: BenchContext, *, limit: int | None, part: str
 ) -> dict[str, Any]:
     """Split each answer of each file with the Clerk alone and report what it kept and dropped."""
-    by_file, usage = {}, Usage()
+    by_file: dict[str, dict[str, Any]] = {}
+    usage = Usage()
     for path in paths:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for answer in read_answers(path, part)[:limit]:
-            state = {"response": answer["response"], "question": answer["question"]}
+            state: FactcheckState = {"response": answer["response"], "question": answer["question"]}
             result = await decompose(state, Runtime(context=ctx))
             usage += result["usage"]
             sentences = [(s.start, s.end, s.text) for s in sentences_of(answer["response"])]

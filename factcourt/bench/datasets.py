@@ -141,7 +141,8 @@ def load(path: Path, limit: int | None = None) -> list[tuple[Case, Gold]]:
 
     AVeriTeC's own JSON list (``dev.json``) is read as a claims file (:func:`averitec_row`).
     """
-    pairs, seen = [], {}
+    pairs: list[tuple[Case, Gold]] = []
+    seen: dict[str, str] = {}
     for where, row in _rows(Path(path)):
         if not isinstance(row, dict):
             raise InputError(f"{where}: not a JSON object (a case has 'id', 'claim' or 'question', 'label')")

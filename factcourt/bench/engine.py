@@ -16,6 +16,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ async def _one_pass(
         return prediction
 
     start = time.perf_counter()
-    predictions = await bounded(limit, [lambda c=c: one(c) for c in cases])
+    predictions = await bounded(limit, [partial(one, c) for c in cases])
     return predictions, time.perf_counter() - start
 
 

@@ -62,7 +62,9 @@ async def run_retrieval(path: Path, ctx: BenchContext, *, k: int, part: str, den
     todo = cases(path, {t for d in index.documents if (t := page_key(d.url))}, part)
     if not todo:
         raise InputError(f"no segment of {path} (part {part!r}) cites a page the corpus holds")
-    embedder, hits, seconds = LocalE5(), {}, {}
+    embedder = LocalE5()
+    hits: dict[tuple[str, str], int] = {}
+    seconds: dict[tuple[str, str], float] = {}
     for query_kind in ("claim", "question+claim"):
         for case in todo:
             query = case["claim"] if query_kind == "claim" else f"{case['question']} {case['claim']}"

@@ -20,10 +20,9 @@ from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import read_text_file
 from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.nodes.claims.label_reading import calibration_of
-from factcourt.nodes.helpers import bounded
+from factcourt.nodes.helpers import bounded, concurrency
 from factcourt.progress import Progress
 from factcourt.providers.models import choose
-from factcourt.runs import run_config
 from factcourt.state.records import Usage
 from factcourt.store import PredictionStore, keep_settings
 from factcourt.terminal import Console
@@ -226,7 +225,7 @@ async def run_bench(
     todo = (
         [] if report_only else [(m, c, g) for m in methods for c, g in pairs if not store.succeeded(m, c.id)]
     )
-    at_once = run_config(ctx)["max_concurrency"]
+    at_once = concurrency(ctx)
     console = console or Console(stderr=True)
 
     def running_f1() -> str:

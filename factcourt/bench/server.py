@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 TEXT = "The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite. Mount Everest is in Asia."
-SETTINGS = {"model": "sim", "search": "none", "cache": False}
+SETTINGS: dict[str, Any] = {"model": "sim", "search": "none", "cache": False}
 
 
 def run_server_bench(runs: int = 5) -> dict[str, Any]:

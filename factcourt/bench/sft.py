@@ -100,6 +100,7 @@ async def sample(case: Case, gold: Gold, ctx: BenchContext) -> dict[str, Any]:
     turns = [Turn.model_validate(t) for t in result["transcript"]]
     summaries = [RoundSummary.model_validate(s) for s in result["summaries"]]
     wanted, error, corrected = gold.label_4way, result["error"], None
+    assert wanted is not None  # training_cases refuses a case without a four-way label
     if error is None and result["verdict"] != wanted:
         answer = await ask(
             ctx,

@@ -70,12 +70,14 @@ def _jury(turns: list[Turn], jurors: int, rounds: int, with_first: Turn | None) 
 def candidates() -> dict[str, Callable[[Turn | None, list[Turn]], Outcome]]:
     """Every candidate setting, named as the context would set it."""
     juries: dict[str, Callable[[Turn | None, list[Turn]], Outcome]] = {}
+
+    def jury_of(j: int, r: int, first_votes: bool) -> Callable[[Turn | None, list[Turn]], Outcome]:
+        return lambda first, turns: _jury(turns, j, r, first if first_votes else None)
+
     for jurors, rounds in ((3, 2), (3, 1), (2, 1)):
         name = f"jurors={jurors} rounds={rounds}"
-        juries[name] = lambda first, turns, j=jurors, r=rounds: _jury(turns, j, r, None)
-        juries[f"{name} +first-pass vote"] = lambda first, turns, j=jurors, r=rounds: _jury(
-            turns, j, r, first
-        )
+        juries[name] = jury_of(jurors, rounds, False)
+        juries[f"{name} +first-pass vote"] = jury_of(jurors, rounds, True)
     out: dict[str, Callable[[Turn | None, list[Turn]], Outcome]] = {
         "first pass only (= single)": lambda first, turns: Outcome(first.verdict if first else None, 1, False)
     }

@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 import warnings
+from types import FrameType
 from typing import NoReturn
 
 from factcourt.cli.shared import check_paths, err, fail, output_lock
@@ -96,13 +97,13 @@ def _quiet_unstarted_steps_on_ctrl_c() -> None:
     if not callable(previous) or getattr(previous, "quiets_unstarted", False):
         return  # ignored (a background job), or wrapped by an earlier main() in this process
 
-    def on_ctrl_c(signum: int, frame: object) -> None:
+    def on_ctrl_c(signum: int, frame: FrameType | None) -> None:
         warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
         sys.unraisablehook = drop_closed_loop_reports
         previous(signum, frame)
 
-    on_ctrl_c.quiets_unstarted = True  # type: ignore[attr-defined]
+    setattr(on_ctrl_c, "quiets_unstarted", True)  # read back with getattr, as on any handler
     if threading.current_thread() is threading.main_thread():  # where Python allows handlers
         signal.signal(signal.SIGINT, on_ctrl_c)
 

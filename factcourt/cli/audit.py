@@ -54,17 +54,18 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if args.html:
             write_html(args.html, report, "audit", folder)
         return code
-    reports, todo = {}, {}
+    reports: dict[int, dict[str, Any]] = {}
+    todo: dict[int, Run] = {}
     for k in range(1, args.runs + 1):
         # a run of its own: its seed picks other examples and keys other sampled answers
         run_ctx = replace(ctx, audit_seed=ctx.audit_seed + k - 1)
         run_folder = folder / f"run-{k}"
-        report = _finished_run(run_folder, audit_run_key(objects, run_ctx))
-        if report is not None:  # the same command after a crash goes on where it stopped
+        finished = _finished_run(run_folder, audit_run_key(objects, run_ctx))
+        if finished is not None:  # the same command after a crash goes on where it stopped
             err.print(
                 f"[bold]run {k} of {args.runs}: finished before[/] (read back from {escape(str(run_folder))})"
             )
-            reports[k] = report
+            reports[k] = finished
         else:
             todo[k] = Run(run_ctx, run_folder, f"run {k} of {args.runs}")
     for k, (code, report) in zip(todo, _audit_runs(objects, list(todo.values()), args), strict=False):
@@ -123,7 +124,9 @@ class Run:
     title: str = ""
 
 
-def _audit_runs(objects: list[str], runs: list[Run], args: argparse.Namespace) -> list[tuple[int, dict]]:
+def _audit_runs(
+    objects: list[str], runs: list[Run], args: argparse.Namespace
+) -> list[tuple[int, dict[str, Any]]]:
     """Make the runs, each one's reports written as it finishes; their (exit code, report) in order.
 
     Here one after the other (bad input, exit 2, stops them), or with --ray all at once on the

@@ -240,7 +240,7 @@ def _clerk_coverage(args: argparse.Namespace) -> int:
     ):
         table.add_column(col)
 
-    def share(done: int | None, total: int | None) -> str:
+    def share(done: int, total: int) -> str:
         return f"{done}/{total} ({done / total:.0%})" if total else "-"
 
     for name, found in [*((n, f["summary"]) for n, f in summary["files"].items()), ("all", summary["all"])]:

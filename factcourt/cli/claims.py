@@ -7,6 +7,7 @@ import asyncio
 import difflib
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
@@ -44,13 +45,14 @@ def print_report(result: CheckResult) -> None:
     from factcourt.api import LANGUAGE_NOT_COVERED
 
     table = Table(title="Claims", expand=True)
-    for col, kw in [
+    columns: list[tuple[str, dict[str, Any]]] = [
         ("id", {"width": 4}),
         ("claim", {"ratio": 5}),
         ("verdict", {"ratio": 2}),
         ("decided by", {"ratio": 2}),
         ("evidence", {"ratio": 2}),
-    ]:
+    ]
+    for col, kw in columns:
         table.add_column(col, **kw)
     for c in result.claims:
         verdict = c.verdict or f"failed: {c.error}"

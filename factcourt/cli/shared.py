@@ -97,7 +97,7 @@ def number(cast: Callable[[str], float], least: float, *, above: bool = False) -
 at_least_one = number(int, 1)
 
 
-def add_prices(parser: argparse.ArgumentParser) -> None:
+def add_prices(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """The price table a cost estimate reads (default: gpt-4o-mini's)."""
     price = number(float, 0)
     parser.add_argument("--price-input", type=price, default=0.15, help="$ per 1M input tokens")
@@ -415,6 +415,7 @@ def emit_result(result: BaseModel, args: argparse.Namespace, render: Callable[[A
     if getattr(args, "html", None):
         from factcourt.report import write_html
 
+        assert isinstance(result, Result)  # only the commands of a system's result take --html
         write_html(args.html, result)
 
 

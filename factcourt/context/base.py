@@ -247,7 +247,9 @@ class BaseContext:
         for f in fields(self):
             value = getattr(self, f.name)
             try:
-                setattr(self, f.name, _adapter(type(self), f.name).validate_python(value))
+                # a class is hashable though its instances are not: mypy reads the instances' __hash__
+                adapter = _adapter(type(self), f.name)  # type: ignore[arg-type]
+                setattr(self, f.name, adapter.validate_python(value))
             except ValidationError as exc:
                 said = exc.errors()[0]["msg"]
                 raise ConfigError(f"{f.name}={value!r}: {said[0].lower()}{said[1:]}") from None

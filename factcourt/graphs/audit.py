@@ -11,6 +11,7 @@ so Studio draws every branch.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -73,7 +74,7 @@ def after_judge(state: AuditState) -> Literal["accepted", "rejected", "rejection
     return "accepted" if state["appraisals"][-1].outcome == "accepted" else "rejected"
 
 
-NEXT_STEP = {
+NEXT_STEP: dict[Hashable, str] = {
     "evaluate": "evaluate",
     "probe": "prober",
     "next_scenario": "inquirer",
@@ -82,7 +83,7 @@ NEXT_STEP = {
 }
 
 
-def build() -> StateGraph:
+def build() -> StateGraph[AuditState, AuditContext, AuditInput, AuditState]:
     """Wire the audit loop."""
     builder = StateGraph(AuditState, context_schema=AuditContext, input_schema=AuditInput)
     for name, node in [

@@ -38,10 +38,10 @@ def fan_out(state: FactcheckState) -> list[Send] | Literal["score"]:
 def after_score(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> Literal["corrector", "__end__"]:
     """The corrector runs only when asked and when a claim was refuted."""
     refuted = any(r.verdict == "refuted" for r in state.get("results", []))
-    return "corrector" if runtime.context.correct and refuted else END
+    return "corrector" if runtime.context.correct and refuted else END  # type: ignore[return-value]  # langgraph types END as str
 
 
-def build() -> StateGraph:
+def build() -> StateGraph[FactcheckState, ClaimsContext, FactcheckInput, FactcheckState]:
     """Wire the long-form check."""
     builder = StateGraph(FactcheckState, context_schema=ClaimsContext, input_schema=FactcheckInput)
     builder.add_node("decompose", decompose)

@@ -10,7 +10,8 @@ of nodes, so Studio labels the judge -> refiner edge with the first of the four;
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Hashable
+from typing import Literal, cast
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -52,7 +53,7 @@ def debate_round(state: HallucinationState, ctx: HallucinationContext) -> list[S
                 answer=state["answer"],
                 knowledge=team_knowledge(state, team),
                 language=state["language"],
-                **visible_history(state, team, role),  # type: ignore[typeddict-item]
+                **visible_history(state, team, role),
             ),
         )
         for team in HALU_TEAMS
@@ -86,10 +87,10 @@ def after_judge(state: HallucinationState, runtime: Runtime[HallucinationContext
     reason = state["stop_reason"]
     if reason == "next_round":
         return debate_round(state, runtime.context)
-    return reason  # type: ignore[return-value]
+    return cast(StopLabel, reason)  # the state keeps a str: the judge wrote one of these
 
 
-AFTER_JUDGE = {
+AFTER_JUDGE: dict[Hashable, str] = {
     "next_round": "agent_turn",
     "consensus": "refiner",
     "dispute_below_epsilon": "refiner",
@@ -98,7 +99,7 @@ AFTER_JUDGE = {
 }
 
 
-def build() -> StateGraph:
+def build() -> StateGraph[HallucinationState, HallucinationContext, HallucinationInput, HallucinationState]:
     """Wire the hallucination debate."""
     builder = StateGraph(
         HallucinationState, context_schema=HallucinationContext, input_schema=HallucinationInput

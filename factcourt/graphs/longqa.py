@@ -42,7 +42,7 @@ def after_sub_questions(
     return "written" if state.get("sub_questions") else "no_verified_knowledge"
 
 
-def build() -> StateGraph:
+def build() -> StateGraph[LongQAState, LongQAContext, LongQAInput, LongQAState]:
     """Wire the builder."""
     builder = StateGraph(LongQAState, context_schema=LongQAContext, input_schema=LongQAInput)
     builder.add_node("gather_knowledge", gather_knowledge)

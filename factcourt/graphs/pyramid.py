@@ -53,7 +53,7 @@ def split_answers(state: PyramidState) -> Literal["no_answer"] | list[Send]:
     ]
 
 
-def build() -> StateGraph:
+def build() -> StateGraph[PyramidState, PyramidContext, PyramidInput, PyramidState]:
     """Wire the pyramid."""
     builder = StateGraph(PyramidState, context_schema=PyramidContext, input_schema=PyramidInput)
     builder.add_node("open_pyramid", open_pyramid)

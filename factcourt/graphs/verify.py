@@ -6,6 +6,7 @@ LangGraph Studio show every rule branch; the behaviour of each rule lives in ``n
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -25,8 +26,13 @@ from factcourt.state.claims import ClaimInput, ClaimOutput, ClaimState
 
 # Routers return labels that name the rule at work; the path maps turn them into nodes, so the
 # drawn graph labels each branch (e.g. ``adaptive_unanimous`` -> judge_vote).
-TurnStart = Literal["retrieval_first", "direct", "failed"]
-TURN_START = {"retrieval_first": "retrieve", "direct": "debater_turn", "failed": "judge_vote"}
+TurnStart = Literal["retrieval_first", "direct"]
+# path maps are typed as add_conditional_edges takes them (dict is invariant in its key)
+TURN_START: dict[Hashable, str] = {
+    "retrieval_first": "retrieve",
+    "direct": "debater_turn",
+    "failed": "judge_vote",
+}
 
 
 def _turn_start(state: ClaimState, runtime: Runtime[ClaimsContext]) -> TurnStart:
@@ -45,7 +51,7 @@ def after_open(
     return "first_pass" if ctx.first_pass != "off" else _turn_start(state, runtime)
 
 
-AFTER_OPEN = {**TURN_START, "evidence_first": "retrieve", "first_pass": "first_pass"}
+AFTER_OPEN: dict[Hashable, str] = {**TURN_START, "evidence_first": "retrieve", "first_pass": "first_pass"}
 
 
 def after_retrieve(
@@ -68,7 +74,7 @@ def after_first_pass(
     return "confident" if state.get("decided") else _turn_start(state, runtime)
 
 
-AFTER_TURN = {
+AFTER_TURN: dict[Hashable, str] = {
     **TURN_START,
     "round_failed": "judge_vote",
     "unsure_retrieve": "retrieve",
@@ -123,7 +129,7 @@ def after_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> AfterTurn:
     return _turn_start(state, runtime)
 
 
-AFTER_MODERATOR = {**TURN_START, "converged": "judge_vote"}
+AFTER_MODERATOR: dict[Hashable, str] = {**TURN_START, "converged": "judge_vote"}
 
 
 def after_moderator(
@@ -135,7 +141,7 @@ def after_moderator(
     return "converged" if state.get("stop") else _turn_start(state, runtime)
 
 
-def build() -> StateGraph:
+def build() -> StateGraph[ClaimState, ClaimsContext, ClaimInput, ClaimOutput]:
     """Wire the single-claim debate."""
     builder = StateGraph(
         ClaimState, context_schema=ClaimsContext, input_schema=ClaimInput, output_schema=ClaimOutput

@@ -34,6 +34,7 @@ def verdict_label(text: str) -> str | None:
     after = _ANSWER.search(text)
     for window in ([after.group(1)] if after else []) + [text]:
         if found := _LABEL.search(window):
+            assert found.lastindex is not None  # each of _LABEL's alternatives is a group
             return _NAMES[found.lastindex - 1]
     return None
 

@@ -7,17 +7,37 @@ and against the recall of its gold label, and adds to no label's predictions.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypedDict
 
 from scipy.stats import binomtest
 
 from factcourt.metrics.meteor import evidence_match
 
 
+class LabelScores(TypedDict):
+    """Precision, recall and F1 of one label."""
+
+    precision: float
+    recall: float
+    f1: float
+
+
+class BinaryReport(TypedDict):
+    """What :func:`binary_report` gives."""
+
+    n: int
+    failed: int
+    accuracy: float
+    macro_f1: float
+    true: LabelScores
+    false: LabelScores
+
+
 def _safe_div(num: float, den: float) -> float:
     return num / den if den else 0.0
 
 
-def label_prf(gold: Sequence[bool], pred: Sequence[bool | None], label: bool) -> dict[str, float]:
+def label_prf(gold: Sequence[bool], pred: Sequence[bool | None], label: bool) -> LabelScores:
     """Precision, recall and F1 of one binary label."""
     tp = sum(1 for g, p in zip(gold, pred, strict=True) if p is label and g is label)
     predicted = sum(1 for p in pred if p is label)
@@ -30,7 +50,7 @@ def label_prf(gold: Sequence[bool], pred: Sequence[bool | None], label: bool) ->
     }
 
 
-def binary_report(gold: Sequence[bool], pred: Sequence[bool | None]) -> dict[str, object]:
+def binary_report(gold: Sequence[bool], pred: Sequence[bool | None]) -> BinaryReport:
     """P/R/F1 for TRUE and FALSE, accuracy, macro-F1 and the failure count."""
     true, false = label_prf(gold, pred, True), label_prf(gold, pred, False)
     correct = sum(1 for g, p in zip(gold, pred, strict=True) if p is not None and p == g)

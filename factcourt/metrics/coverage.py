@@ -101,7 +101,8 @@ def text_coverage(
 
 def segment_spans(response: str, segments: Sequence[str]) -> list[tuple[int, int] | None]:
     """Where each segment stands in the response (searched in order), None where it is not found."""
-    spans, cursor = [], 0
+    spans: list[tuple[int, int] | None] = []
+    cursor = 0
     for segment in segments:
         start = response.find(segment.strip(), cursor)
         if start < 0:

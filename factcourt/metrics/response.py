@@ -20,7 +20,7 @@ def response_scores(verdicts: Iterable[str | None]) -> dict[str, float | int | N
         claims=len(verdicts),
         failed=failed,
         judged=judged,
-        precision=counts["supported"] / judged if judged else None,
+        precision=verdicts.count("supported") / judged if judged else None,
     )
     return counts
 
@@ -112,9 +112,9 @@ def pyramid_scores(
     for ok, weight, golden in claims:
         if ok and golden is None:
             found += weight
-        elif ok and golden not in credited:
-            credited.add(golden)  # type: ignore[arg-type]
-            found += golden_weights[golden]  # type: ignore[index]
+        elif ok and golden is not None and golden not in credited:
+            credited.add(golden)
+            found += golden_weights[golden]
     hits = sum(supported)
     scores: dict[str, float | int | None] = {
         "precision": precision,

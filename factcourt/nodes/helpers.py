@@ -162,10 +162,12 @@ def emit(event: str, **data: Any) -> None:
 
 def concurrency(ctx: BaseContext) -> int:
     """Model calls a stage may have in flight: the run's bound (one on the embedded model)."""
-    return run_config(ctx)["max_concurrency"]
+    limit = run_config(ctx)["max_concurrency"]
+    assert limit is not None  # run_config always sets the bound
+    return limit
 
 
-async def bounded(limit: int, jobs: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
+async def bounded(limit: int, jobs: Sequence[Callable[[], Awaitable[Any]]]) -> list[Any]:
     """Run the jobs, at most ``limit`` at a time; the results in the jobs' order."""
     gate = asyncio.Semaphore(limit)
 

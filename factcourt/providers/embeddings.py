@@ -61,11 +61,12 @@ class OpenAIEmbeddings:
     async def embed(self, texts: list[str]) -> np.ndarray:
         """Embed on the endpoint and normalise the rows."""
         from langchain_openai import OpenAIEmbeddings as Client
+        from pydantic import SecretStr
 
         client = Client(
             model=self.model,
             base_url=self.base_url,
-            api_key=os.environ.get("OPENAI_API_KEY", "none"),
+            api_key=SecretStr(os.environ.get("OPENAI_API_KEY", "none")),
             check_embedding_ctx_length=False,  # its tokenizer check downloads tiktoken files
         )
         rows = np.asarray(await client.aembed_documents(list(texts)), dtype=np.float32)

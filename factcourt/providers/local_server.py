@@ -27,6 +27,7 @@ import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from types import FrameType
 
 from factcourt.context.base import KEEP_ALIVE_S, WAIT_S
 from factcourt.errors import BackendError, ConfigError
@@ -397,7 +398,7 @@ def install_exit_handlers() -> None:
     _sigterm_installed = True
     previous = signal.getsignal(signal.SIGTERM)
 
-    def on_sigterm(signum: int, frame: object) -> None:
+    def on_sigterm(signum: int, frame: FrameType | None) -> None:
         stop_all()
         if callable(previous):
             previous(signum, frame)
@@ -408,7 +409,7 @@ def install_exit_handlers() -> None:
         signal.signal(signal.SIGINT, _on_sigint)
 
 
-def _on_sigint(signum: int, frame: object) -> None:
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
     """Ctrl-C: a start or a wait for the server in a worker thread gives up, then KeyboardInterrupt.
 
     asyncio.run joins its worker threads before the interrupt reaches the CLI: one waiting its

@@ -11,12 +11,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
+
+L = TypeVar("L", bound=str)
 
 
 def label_distribution(
-    tokens: list[dict[str, Any]] | None, field: str, labels: Sequence[str]
-) -> dict[str, float] | None:
+    tokens: list[dict[str, Any]] | None, field: str, labels: Sequence[L]
+) -> dict[L, float] | None:
     """Probability of each label for the string ``field`` of a JSON answer, or None.
 
     The alternatives at the token where the field's value starts are matched to the labels

@@ -23,7 +23,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -32,7 +32,7 @@ import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from openai import LengthFinishReasonError
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, SecretStr, ValidationError
 
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
@@ -387,7 +387,9 @@ def _build(ctx: BaseContext, choice: ModelChoice, url: str, *, fresh: bool = Fal
     return ChatOpenAI(
         model=choice.name,
         base_url=url,
-        api_key="local" if choice.endpoint == "embedded" else os.environ.get("OPENAI_API_KEY", "none"),
+        api_key=SecretStr(
+            "local" if choice.endpoint == "embedded" else os.environ.get("OPENAI_API_KEY", "none")
+        ),
         # llama.cpp evaluates a prompt it partly holds from the cached point on, in other batches
         # than a cold one, and a fully held one from its last token alone: the logits move by a
         # few hundredths, enough to flip a near-tie. A fresh prompt gives the same ones every time.
@@ -420,7 +422,7 @@ async def ask(
     ctx: BaseContext,
     role: str,
     schema: type[T] | None,
-    messages: list[BaseMessage],
+    messages: Sequence[BaseMessage],
     *,
     run_name: str,
     tags: list[str] | None = None,
@@ -527,7 +529,7 @@ def _failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice) -> st
     if isinstance(exc, openai.APITimeoutError):
         return f"{where} did not answer within timeout_s={ctx.timeout_s:g} s"
     if isinstance(exc, openai.APIConnectionError):
-        root = exc
+        root: BaseException = exc
         while root.__cause__ is not None:  # the socket's own words, under the clients' wrappers
             root = root.__cause__
         return f"cannot connect to {where} ({root})"
@@ -601,7 +603,7 @@ def _prepare(
     ctx: BaseContext,
     role: str,
     schema: type[BaseModel] | None,
-    messages: list[BaseMessage],
+    messages: Sequence[BaseMessage],
     loop: asyncio.AbstractEventLoop,
     sample: int | list[int],
     fresh: bool,
@@ -658,7 +660,7 @@ def _turn(ctx: BaseContext, choice: ModelChoice) -> contextlib.AbstractAsyncCont
 
 
 def _usage_of(
-    role: str, raw: Any, spent: Any = None, seconds: float = 0.0, timings: list[dict[str, Any]] = ()
+    role: str, raw: Any, spent: Any = None, seconds: float = 0.0, timings: Sequence[dict[str, Any]] = ()
 ) -> Usage:
     """One call's usage: from the reply, or from the client's completion usage when it raised.
 
@@ -699,8 +701,9 @@ def _short(exc: Exception) -> str:
     """Why an answer does not parse, in one line (pydantic's own text runs to five)."""
     if isinstance(exc, LengthFinishReasonError):
         return "the answer was cut at max_tokens before it was complete"
-    if isinstance(exc, ValidationError) or isinstance(exc.__cause__, ValidationError):
-        return _schema_complaint(exc if isinstance(exc, ValidationError) else exc.__cause__)  # type: ignore[arg-type]
+    invalid = exc if isinstance(exc, ValidationError) else exc.__cause__
+    if isinstance(invalid, ValidationError):
+        return _schema_complaint(invalid)
     return " ".join(f"{type(exc).__name__}: {exc}".split())
 
 

@@ -327,7 +327,7 @@ def search(ctx: BaseContext, query: str) -> tuple[list[Evidence], bool]:
     cache = store("search") if ctx.cache else None
     if cache is not None and (hit := cache.get(key)) is not None:
         return [Evidence.model_validate(e) for e in hit], False
-    retrying = RunnableLambda(lambda q: chosen.search(q, ctx.top_k)).with_retry(
+    retrying = RunnableLambda[str, list[Evidence]](lambda q: chosen.search(q, ctx.top_k)).with_retry(
         stop_after_attempt=ctx.retries + 1, wait_exponential_jitter=True
     )
     try:

@@ -91,6 +91,20 @@ class CaseRecord(BaseModel):
     usage: Usage = Field(default_factory=Usage)
 
 
+def grade_of(record: CaseRecord) -> float:
+    """The grade of a graded record; a record without one here is a bug, said so."""
+    if record.grade is None:
+        raise ValueError(f"the record {record.id} ({record.status}) has no grade")
+    return record.grade
+
+
+def case_of(record: CaseRecord) -> AuditCase:
+    """The case of a record written from one (every record but a dropped one); a bug if it has none."""
+    if record.case is None:
+        raise ValueError(f"the record {record.id} ({record.status}) has no case")
+    return record.case
+
+
 def append_records(records: list[CaseRecord], batches: list[list[CaseRecord]]) -> list[CaseRecord]:
     """Reducer of the memory pool (a delta channel: checkpoints hold the new records only)."""
     return [*records, *(record for batch in batches for record in batch)]

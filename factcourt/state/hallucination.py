@@ -268,7 +268,7 @@ def _quality_judge() -> type[AgentAnswer]:
             fields[quality] = (ClampedProbability, Field(ge=0.0, le=1.0, description=QUALITY_SCORES[quality]))
         else:
             fields[name] = (field.annotation, field)
-    return create_model(  # type: ignore[call-overload, no-any-return]
+    return create_model(
         "JudgeQualityAnswer",
         __base__=AgentAnswer,
         __doc__="The judge's scoring of a round as IMPD-MACD has it: the quality of the debate.",

@@ -189,12 +189,11 @@ def without_trailing(schema: type[AgentAnswer], fields: frozenset[str]) -> type[
     kept = names[: len(names) - len(fields)]
     if set(names[len(kept) :]) != fields:
         raise ValueError(f"{sorted(fields)} are not the last fields of {schema.__name__} ({names})")
-    return create_model(  # type: ignore[call-overload, no-any-return]
-        schema.__name__,
-        __base__=AgentAnswer,
-        __doc__=schema.__doc__,
-        **{name: (schema.model_fields[name].annotation, schema.model_fields[name]) for name in kept},
-    )
+    # values typed Any: mypy matches a dict of tuples against create_model's own keyword arguments
+    copied: dict[str, Any] = {
+        name: (schema.model_fields[name].annotation, schema.model_fields[name]) for name in kept
+    }
+    return create_model(schema.__name__, __base__=AgentAnswer, __doc__=schema.__doc__, **copied)
 
 
 # Room for the reasoning written before a verdict. At 200 characters 55 of 60 first-pass
@@ -246,6 +245,7 @@ ClampedProbability = Annotated[float, BeforeValidator(_as_clamped_probability)]
 
 
 def _json_schema(cls: type[BaseModel], args: tuple, kwargs: tuple) -> dict[str, Any]:
+    # the classmethod read on the class is bound, with a __func__: its stub types a plain callable
     return BaseModel.model_json_schema.__func__(cls, *args, **dict(kwargs))  # type: ignore[attr-defined]
 
 
@@ -260,11 +260,14 @@ class ClerkClaim(BaseModel):
     claim: str = text("one atomic fact, self-contained: pronouns resolved", 300)
 
 
+ClerkDropReason = Literal["opinion", "instruction", "advice", "not_verifiable", "other"]
+
+
 class ClerkDrop(BaseModel):
     """A sentence the Clerk leaves out, by its number."""
 
     sentence: int = Field(description="the number of the sentence")
-    reason: Literal["opinion", "instruction", "advice", "not_verifiable", "other"]
+    reason: ClerkDropReason
 
 
 class ClerkOutput(AgentAnswer):

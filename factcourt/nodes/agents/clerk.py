@@ -16,7 +16,14 @@ from factcourt.nodes.helpers import fence
 from factcourt.prompts import conversation
 from factcourt.prompts.agents import table
 from factcourt.providers.models import ask
-from factcourt.state.records import Claim, ClerkOutput, DroppedSentence, ResolvedClaims, Usage
+from factcourt.state.records import (
+    Claim,
+    ClerkDropReason,
+    ClerkOutput,
+    DroppedSentence,
+    ResolvedClaims,
+    Usage,
+)
 
 MAX_RESPONSE_CHARS = 100_000
 CHUNK_CHARS = 1200
@@ -161,7 +168,7 @@ def _take(
     sentences: list[Sentence],
     asked: set[int],
     claims: list[Drafted],
-    drops: dict[int, str],
+    drops: dict[int, ClerkDropReason],
 ) -> set[int]:
     """Add the Clerk's claims and drops of the sentences ``asked``; the numbers it named of them.
 
@@ -221,7 +228,7 @@ async def _clerk(
         part = text[sentences[0].start : sentences[-1].end]
         return [], [DroppedSentence(sentence=part, reason="clerk_failed", error=answer.error)], usage
     claims: list[Drafted] = []
-    drops: dict[int, str] = {}
+    drops: dict[int, ClerkDropReason] = {}
     named = _take(output, sentences, set(range(1, len(sentences) + 1)), claims, drops)
     if missing := [n for n in range(1, len(sentences) + 1) if n not in named]:
         again = await ask(
@@ -307,11 +314,11 @@ def _resolve_in_order(items: list[Drafted], sentences: list[Sentence], language:
 
 
 async def split_claims(
-    ctx: BaseContext, response: str, question: str, language: str
+    ctx: BaseContext, response: str, question: str, language: str, *, max_claims: int
 ) -> tuple[list[Claim], list[DroppedSentence], Usage]:
     """The Clerk's claims of ``response`` (each with its source span), the dropped sentences and the usage.
 
-    Asked chunk by chunk.
+    Asked chunk by chunk; claims past ``max_claims`` are dropped as ``over_limit``.
     """
     question = fence(question)
     sentences = sentences_of(response)
@@ -337,7 +344,8 @@ async def split_claims(
         if vague := [i for i in items if chunk_of[id(i)] == number and unresolved(i.claim, language)]:
             text = response[part[0].start : part[-1].end]
             usage += await _resolve(ctx, language, question, text, vague, f"clerk chunk {number + 1}")
-    claims, seen = [], set()
+    claims: list[Claim] = []
+    seen = set()
     for item in items:
         key = " ".join(item.claim.lower().split())
         if not key or key in seen:
@@ -345,7 +353,7 @@ async def split_claims(
         seen.add(key)
         if not any(ch.isalnum() for ch in key):  # a stray backtick or bullet is no claim
             dropped.append(DroppedSentence(sentence=item.claim, reason="not_verifiable"))
-        elif len(claims) >= ctx.max_claims:
+        elif len(claims) >= max_claims:
             dropped.append(DroppedSentence(sentence=item.claim, reason="over_limit"))
         else:
             # a reference left unresolved is never guessed: the claim is checked with the sentence

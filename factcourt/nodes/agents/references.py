@@ -191,9 +191,10 @@ def resolve(claim: str, before: list[str], language: str) -> str | None:
     claim = claim.strip()
     if not unresolved(claim, language):
         return claim
-    claim = _years(claim, before, language)
-    if claim is None:
+    dated = _years(claim, before, language)
+    if dated is None:
         return None
+    claim = dated
     if unresolved(claim, language) and (name := _antecedent(before, language)):
         claim = _subject(claim, name, language)
     return None if unresolved(claim, language) else claim

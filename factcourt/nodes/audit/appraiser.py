@@ -22,14 +22,14 @@ from factcourt.nodes.audit.common import (
 from factcourt.nodes.helpers import clip, emit, fence
 from factcourt.prompts import conversation
 from factcourt.prompts.audit import EN
-from factcourt.state.audit import Appraisal, AppraiserTurn, AuditState, Scenario
+from factcourt.state.audit import Appraisal, AppraiserTurn, AuditState, Scenario, case_of, grade_of
 
 
 def graded_taxonomy(state: AuditState, obj: str) -> str:
     """``{object: {scenario: mean grade}}`` as the authors' code shows it (null: none graded)."""
     means = {}
     for scenario in taxonomy_of(state, obj):
-        grades = [r.grade for r in records_of(state, obj, scenario.name) if r.status == "graded"]
+        grades = [grade_of(r) for r in records_of(state, obj, scenario.name) if r.status == "graded"]
         means[scenario.name] = round(sum(grades) / len(grades), 2) if grades else None
     return json.dumps({OBJECTS[obj]: means}, ensure_ascii=False)
 
@@ -38,11 +38,12 @@ def bad_cases(state: AuditState, obj: str, per_scenario: int, rng: random.Random
     """Up to ``per_scenario`` random bad cases (grade below epsilon) of each scenario."""
     blocks = []
     for scenario in taxonomy_of(state, obj):
-        bad = [r for r in records_of(state, obj, scenario.name) if r.status == "graded" and poor(r.grade)]
+        bad = [r for r in records_of(state, obj, scenario.name) if r.status == "graded" and poor(grade_of(r))]
         if not bad:
             continue
         samples = "\n".join(
-            f"Prompt: {fence(case_question(r.case))}\nResponse: {fence(clip(r.response, EXAMPLE_CHARS))}\n"
+            f"Prompt: {fence(case_question(case_of(r)))}\n"
+            f"Response: {fence(clip(r.response, EXAMPLE_CHARS))}\n"
             f"Score: {r.grade:g}"
             for r in rng.sample(bad, min(per_scenario, len(bad)))
         )

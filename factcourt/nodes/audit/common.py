@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal, TypeVar, overload
 
 from langchain_core.messages import BaseMessage
+from pydantic import BaseModel
 
 from factcourt.context.audit import AuditContext
 from factcourt.providers.models import Answer, ask
 from factcourt.state.audit import AuditCase, AuditState, CaseRecord, Scenario
+
+T = TypeVar("T", bound=BaseModel)
 
 # the objects as the paper names them, by the ids the CLI and the state use
 OBJECTS = {"complex_claim": "Complex Claim", "fake_news": "Fake News", "social_rumor": "Social Rumor"}
@@ -68,11 +72,37 @@ def input_problem(payload: dict[str, Any]) -> str | None:
     return objects_problem(payload["objects"]) if "objects" in payload else None
 
 
+@overload
 async def consult(
-    ctx: AuditContext, role: str, schema: Any, messages: list[BaseMessage], *, run_name: str, **kwargs: Any
-) -> Answer:
+    ctx: AuditContext,
+    role: str,
+    schema: type[T],
+    messages: Sequence[BaseMessage],
+    *,
+    run_name: str,
+    **kwargs: Any,
+) -> Answer[T]: ...
+@overload
+async def consult(
+    ctx: AuditContext,
+    role: str,
+    schema: None,
+    messages: Sequence[BaseMessage],
+    *,
+    run_name: str,
+    **kwargs: Any,
+) -> Answer[Any]: ...
+async def consult(
+    ctx: AuditContext,
+    role: str,
+    schema: type[T] | None,
+    messages: Sequence[BaseMessage],
+    *,
+    run_name: str,
+    **kwargs: Any,
+) -> Answer[T]:
     """``ask`` with the agent's own temperature and answer length (the paper's per agent)."""
-    own = {
+    own: dict[str, Any] = {
         "temperature": ctx.audit_temperatures.get(role, ctx.temperature),
         "max_tokens": ctx.audit_max_tokens.get(role, ctx.max_tokens),
     }
@@ -103,7 +133,9 @@ def records_of(state: AuditState, obj: str, scenario: str) -> list[CaseRecord]:
     return [r for r in state.get("memory", []) if r.object == obj and r.scenario == scenario]
 
 
-def new_record(obj: str, scenario: str, number: int, origin: str, **fields: Any) -> CaseRecord:
+def new_record(
+    obj: str, scenario: str, number: int, origin: Literal["seed", "probe"], **fields: Any
+) -> CaseRecord:
     """A memory-pool entry numbered within its scenario."""
     return CaseRecord(id=f"{obj}/{scenario}/{number}", object=obj, scenario=scenario, origin=origin, **fields)
 

@@ -14,7 +14,7 @@ from factcourt.nodes.helpers import clip
 from factcourt.prompts import conversation
 from factcourt.prompts.audit import EN
 from factcourt.providers.search import search, tokenize
-from factcourt.state.audit import AuditCase, AuditCases, AuditState
+from factcourt.state.audit import AuditCase, AuditCases, AuditState, case_of
 from factcourt.state.records import Evidence, Usage
 
 WIKI_RESULTS = 5  # the authors' srlimit
@@ -58,7 +58,7 @@ async def inspector(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
     if not pending:
         return {}
     obj, scenario = current_object(state), state["scenario"]
-    cases, usage, notes = [r.case for r in pending], Usage(), []
+    cases, usage, notes = [case_of(r) for r in pending], Usage(), []
     checked = wiki_checked(ctx)
 
     async def failures() -> list[list[str]]:
@@ -95,7 +95,11 @@ async def inspector(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
         )
         usage += answer.usage
         if answer.value is None or len(answer.value.cases) != len(cases):
-            said = answer.error or f"it returned {len(answer.value.cases)} cases for {len(cases)}"
+            said = (
+                answer.error
+                if answer.value is None
+                else f"it returned {len(answer.value.cases)} cases for {len(cases)}"
+            )
             notes.append(f"{scenario}: a Quality Inspector pass was not used ({said})")
             break
         cases = answer.value.cases

@@ -20,7 +20,7 @@ from factcourt.nodes.audit.common import (
 from factcourt.nodes.helpers import clip, fence
 from factcourt.prompts import conversation
 from factcourt.prompts.audit import EN
-from factcourt.state.audit import AuditCase, AuditState, CaseRecord
+from factcourt.state.audit import AuditCase, AuditState, CaseRecord, case_of, grade_of
 
 BAD_EXAMPLES = 2  # the authors' code: 2 random bad cases among the examples, when there are
 
@@ -33,30 +33,31 @@ def select_examples(graded: list[CaseRecord], k: int, rng: random.Random) -> lis
     else the ``k`` lowest.
     """
     kept, openings = [], set()
-    for record in sorted(graded, key=lambda r: r.grade):
-        opening = tuple(record.case.source_claim.lower().split()[:3])
+    for record in sorted(graded, key=grade_of):
+        opening = tuple(case_of(record).source_claim.lower().split()[:3])
         if opening not in openings:
             openings.add(opening)
             kept.append(record)
-    bad = [r for r in kept if poor(r.grade)]
+    bad = [r for r in kept if poor(grade_of(r))]
     if len(kept) >= k >= BAD_EXAMPLES and len(bad) >= BAD_EXAMPLES:
         chosen = rng.sample(bad, BAD_EXAMPLES)
         chosen += rng.sample([r for r in kept if r not in chosen], k - BAD_EXAMPLES)
     else:
         chosen = kept[:k]
-    return sorted(chosen, key=lambda r: r.grade, reverse=True)
+    return sorted(chosen, key=grade_of, reverse=True)
 
 
 def format_example(record: CaseRecord, prompts: str) -> str:
     """One example as the Prober reads it: Fig. 15 as printed shows no answer and no comment."""
+    case = case_of(record)
     if prompts == "paper":
         return (
-            f"Prompt: {fence(case_question(record.case))}\nKey Point: {fence(record.case.key_point)}\n"
+            f"Prompt: {fence(case_question(case))}\nKey Point: {fence(case.key_point)}\n"
             f"Score: {record.grade:g}"
         )
     return (
-        f"Prompt: {fence(case_question(record.case))}\nTest Mode: [{record.case.test_mode}]\n"
-        f"Key Point: {fence(record.case.key_point)}\nAnswer: {fence(clip(record.response, EXAMPLE_CHARS))}\n"
+        f"Prompt: {fence(case_question(case))}\nTest Mode: [{case.test_mode}]\n"
+        f"Key Point: {fence(case.key_point)}\nAnswer: {fence(clip(record.response, EXAMPLE_CHARS))}\n"
         f"Comment: {fence(clip(record.comment, EXAMPLE_CHARS))}\nScore: {record.grade:g}"
     )
 

@@ -36,6 +36,7 @@ async def scenario_judge(state: AuditState, runtime: Runtime[AuditContext]) -> d
     scenario, the object's taxonomy stops growing.
     """
     ctx, proposal = runtime.context, state["proposal"]
+    assert proposal is not None  # after_appraiser routes here only with a proposal
     obj = current_object(state)
     taxonomy = taxonomy_of(state, obj)
     usage, accepted, reason = None, False, "the scenario is already in the taxonomy"

@@ -126,8 +126,8 @@ def substituted(sentence: str, wrong: str, right: str) -> tuple[str | None, str 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
     """Replace each edit's span, last first so earlier offsets stay valid; the rest is untouched."""
-    for edit in sorted((e for e in edits if e.span), key=lambda e: e.span[0], reverse=True):
-        start, end = edit.span
+    spanned = [(e.span, e) for e in edits if e.span]
+    for (start, end), edit in sorted(spanned, key=lambda pair: pair[0][0], reverse=True):
         replacement = edit.replacement
         if not replacement:  # a removed sentence takes one adjoining space with it
             end += 1 if text[end : end + 1] == " " else 0
@@ -205,8 +205,8 @@ def _by_region(refuted: list[ClaimResult]) -> dict[tuple[int, int], list[ClaimRe
     rewrites of overlapping spans would cut the text after them.
     """
     regions: list[tuple[list[int], list[ClaimResult]]] = []
-    for result in sorted(refuted, key=lambda r: tuple(r.claim.span)):
-        start, end = result.claim.span
+    spanned = [(r.claim.span, r) for r in refuted if r.claim.span]
+    for (start, end), result in sorted(spanned, key=lambda pair: pair[0]):
         if regions and start < regions[-1][0][1]:
             regions[-1][0][1] = max(regions[-1][0][1], end)
             regions[-1][1].append(result)

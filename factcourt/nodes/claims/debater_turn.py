@@ -103,7 +103,7 @@ async def debater_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> di
         # the unsure first answer is not put in the pool: the speaker answers again with evidence
         return {
             "awaiting_evidence": True,
-            "suggested_query": value.search_query,
+            "suggested_query": getattr(value, "search_query"),  # the answer is never shortened here
             "unsure_calls": state.get("unsure_calls", 0) + 1,
             "usage": answer.usage,
         }
@@ -116,6 +116,7 @@ async def debater_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> di
         ctx.change_guard
         and verdict
         and before
+        and before.verdict
         and verdict != before.verdict
         and (not cited or copies_another(text, turns, speaker))
     ):

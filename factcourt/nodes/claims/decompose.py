@@ -23,6 +23,8 @@ async def decompose(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> d
     if state.get("claims") is not None:
         emit("claims", count=len(state["claims"]), dropped=len(state.get("dropped", [])))
         return {"language": language}
-    claims, dropped, usage = await split_claims(ctx, response, state.get("question", ""), language)
+    claims, dropped, usage = await split_claims(
+        ctx, response, state.get("question", ""), language, max_claims=ctx.max_claims
+    )
     emit("claims", count=len(claims), dropped=len(dropped))
     return {"claims": claims, "dropped": dropped, "language": language, "usage": usage}

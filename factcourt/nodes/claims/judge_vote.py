@@ -34,7 +34,7 @@ def _p_true(turns: list[Turn]) -> float | None:
     return sum(known) / len(known) if known else None
 
 
-def _justification(turns: list[Turn], agreeing: list[Turn], verdict: str) -> str:
+def _justification(turns: list[Turn], agreeing: list[Turn], verdict: Verdict | None) -> str:
     """The last argument for ``verdict``: a refused change's text argues against it, so never that."""
     argued = [t for t in agreeing if t.rejected_change is None]
     if not argued:  # every final turn for it is a refused change: the speakers' earlier words
@@ -91,7 +91,7 @@ async def judge_vote(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict
         summaries=summaries,
         evidence=state.get("evidence", []),
         queries=state.get("queries", []),
-        usage=state.get("usage"),
+        usage=state["usage"],  # the reducer channel starts at Usage()
         error=error,
         uncovered_language=uncovered_language(ctx, claim.text) if ctx.retrieval_enabled else None,
     )

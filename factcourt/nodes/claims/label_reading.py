@@ -21,11 +21,11 @@ from factcourt.prompts import conversation
 from factcourt.prompts.agents import table
 from factcourt.providers.calibration import Calibration, evidence_kind, leaning, model_key, prompt_key, stored
 from factcourt.providers.logprobs import label_distribution
-from factcourt.providers.models import ask
-from factcourt.state.records import Evidence, Label, ThreeLabel, Turn, Usage
+from factcourt.providers.models import Answer, ask
+from factcourt.state.records import Evidence, Label, ThreeLabel, Turn, Usage, Verdict
 
-LABELS = ("supported", "refuted")
-SILENT = "not_enough_evidence"
+LABELS: tuple[Verdict, ...] = ("supported", "refuted")
+SILENT: Verdict = "not_enough_evidence"
 # Probabilities are kept to 3 decimals: the server's arithmetic differs in the last digits with
 # what its prompt cache held, and a verdict must not (the cold/warm test holds it to that).
 DIGITS = 3
@@ -52,7 +52,7 @@ class Reading:
     probability that the evidence does not address the claim (None under 'two').
     """
 
-    verdict: str | None
+    verdict: Verdict | None
     p_true: float | None
     error: str | None
     usage: Usage
@@ -75,7 +75,7 @@ async def read_label(
     shown = evidence[-EVIDENCE_SHOWN:]
     three = ctx.label_set == "three"
     words = table(language)
-    answer = await ask(
+    answer: Answer[Label | ThreeLabel] = await ask(
         ctx,
         "evaluator",
         ThreeLabel if three else Label,
@@ -147,7 +147,7 @@ async def decide_by_labels(
         if max(p_true, 1.0 - p_true) >= ctx.vote_below:
             break
     # the side of the boundary, not of a rounded 0.5: a flat slope shows 0.5 either way
-    verdict = "supported" if leaning(raw, calibration) else "refuted"
+    verdict: Verdict = "supported" if leaning(raw, calibration) else "refuted"
     confidence = max(p_true, round(1.0 - p_true, DIGITS))
     probabilities = {"supported": p_true, "refuted": round(1.0 - p_true, DIGITS)}
     raw_probabilities = {"supported": raw, "refuted": round(1.0 - raw, DIGITS)}

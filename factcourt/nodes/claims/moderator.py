@@ -20,7 +20,7 @@ from factcourt.nodes.helpers import (
     shown_evidence,
 )
 from factcourt.prompts.claims import table
-from factcourt.providers.models import ask
+from factcourt.providers.models import Answer, ask
 from factcourt.state.claims import (
     ClaimState,
     ModeratorAnswer,
@@ -37,9 +37,10 @@ PAPER_FIELDS = {
     "justification_for_proceeding": "proceeding",
     "justification_for_verdict": "justification",
 }
+ModeratorReply = ModeratorAnswer | ModeratorRoundPaper | ModeratorFinalPaper
 
 
-def moderator_schema(debate_prompts: str, round_: int, max_rounds: int) -> type[AgentAnswer]:
+def moderator_schema(debate_prompts: str, round_: int, max_rounds: int) -> type[ModeratorReply]:
     """What the moderator answers at the end of ``round_``: ours, or the paper's per-round or final answer."""
     if debate_prompts == "ours":
         return ModeratorAnswer
@@ -56,7 +57,7 @@ def moderator_reply(summary: RoundSummary, schema: type[AgentAnswer]) -> str:
     return json.dumps({name: values[name] for name in schema.model_fields}, ensure_ascii=False)
 
 
-def read_answer(value: AgentAnswer) -> dict[str, Any]:
+def read_answer(value: ModeratorReply) -> dict[str, Any]:
     """A moderator's answer in RoundSummary's terms; ``stop`` is what it asked for."""
     if isinstance(value, ModeratorAnswer):
         return value.model_dump()
@@ -141,7 +142,7 @@ async def moderator(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     ctx, claim = runtime.context, state["claim"]
     finished = state["round"] - 1
     last = finished >= ctx.max_rounds
-    answer = await ask(
+    answer: Answer[ModeratorReply] = await ask(
         ctx,
         "moderator",
         moderator_schema(ctx.debate_prompts, finished, ctx.max_rounds),

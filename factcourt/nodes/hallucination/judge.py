@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal, Protocol, cast
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.hallucination import HallucinationContext
@@ -37,6 +39,14 @@ TEAM_CHARS = 600  # a team's explained conclusion as the judge sees it
 RULING_CHARS = 150  # the judge's own earlier rulings, summarised (the paper's alpha)
 # per hallucination_scores: the judge's answer (its prompt: the table's JUDGES under the same key)
 JUDGES: dict[str, type[AgentAnswer]] = {"dispute": JudgeAnswer, "quality": JudgeQualityAnswer}
+
+
+class Ruling(Protocol):
+    """What every judge answer holds: JudgeAnswer, its quality twin and their shortened copies."""
+
+    reasoning: str
+    consensus: bool
+    winner: Literal["pro", "con", "uncertain"]
 
 
 def _team(result: TeamRound | None, views: list[AgentView]) -> str:
@@ -106,7 +116,7 @@ async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext
     )
     if answer.value is None:
         return {"usage": answer.usage, "judge_error": f"the judge failed in round {round_}: {answer.error}"}
-    v = answer.value
+    v = cast(Ruling, answer.value)  # models made from JudgeAnswer at run time: mypy sees AgentAnswer
     probabilities, confidence = read_confidence(
         ctx,
         answer.logprobs,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Protocol, TypedDict
 
 from factcourt.context.hallucination import HallucinationContext
 from factcourt.nodes.helpers import EVIDENCE_SHOWN, clip, clip_to_budget, fence
@@ -35,6 +35,22 @@ EMPTY = "(none yet)"
 STANCE_PIECES = 2  # hallucination_retrieval='stance': a team's own search results it is shown
 
 Stop = Literal["consensus", "dispute_below_epsilon", "max_rounds", "next_round"]
+
+
+class SeenHistory(TypedDict):
+    """What an agent may see of the debate so far (:func:`visible_history`)."""
+
+    own_history: str
+    opponent: str
+    feedback: str
+
+
+class Concluded(Protocol):
+    """What a vote counts: an agent's view, a team's round, or a baseline agent's check."""
+
+    @property
+    def conclusion(self) -> HaluConclusion | None:
+        """The label it concluded, None when it gave none."""
 
 
 def opponent(team: HaluTeam) -> HaluTeam:
@@ -162,7 +178,7 @@ def team_knowledge(state: Mapping[str, Any], team: HaluTeam) -> list[Evidence]:
     return [*shared[: max(0, EVIDENCE_SHOWN - len(own))], *own]
 
 
-def visible_history(state: Mapping[str, Any], team: HaluTeam, role: str) -> dict[str, str]:
+def visible_history(state: Mapping[str, Any], team: HaluTeam, role: str) -> SeenHistory:
     """What an agent of ``team`` in ``role`` may see in the current round (the paper's Eq. 9).
 
     Its own team's summarised history, the opposing agent of the same role in the previous
@@ -195,15 +211,16 @@ def visible_history(state: Mapping[str, Any], team: HaluTeam, role: str) -> dict
 
 
 def vote(
-    views: list[AgentView], teams: list[TeamRound], weights: Mapping[str, float] | None = None
+    views: Sequence[Concluded], teams: list[TeamRound], weights: Mapping[str, float] | None = None
 ) -> Literal[0, 1] | None:
     """The vote of every conclusion: 1 when 'no_hallucination' weighs more, a tie is 0.
 
     Each conclusion counts its agent's weight (a team's, its Comprehensive agent's); one each
     without ``weights``.
     """
-    counts: Counter[str] = Counter()
-    for x in [*views, *teams]:
+    counts: defaultdict[str, float] = defaultdict(float)
+    voters: list[Concluded] = [*views, *teams]
+    for x in voters:
         if x.conclusion:
             agent = "comprehensive" if isinstance(x, TeamRound) else getattr(x, "role", "")
             counts[x.conclusion] += weights.get(agent, 1.0) if weights else 1.0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.hallucination import HallucinationContext
@@ -22,6 +24,7 @@ from factcourt.state.hallucination import (
     HallucinationFinding,
     HallucinationReport,
     HallucinationState,
+    HaluConclusion,
     RefinerAnswer,
 )
 
@@ -96,10 +99,11 @@ async def refiner(state: HallucinationState, runtime: Runtime[HallucinationConte
     last = judgements[-1] if judgements else None
     measured = [j.quality for j in judgements if j.quality is not None]
     if decided_by == "teams":
+        assert last is not None  # the teams overrule a ruling of the judge
         notes.append(
             f"both teams concluded the opposite of the judge's last ruling ({last.winner}); theirs stands"
         )
-    base = {
+    base: dict[str, Any] = {
         "decided_by": decided_by,
         "winner": last.winner if last else None,
         "first_round_label": first_round_label(
@@ -120,7 +124,7 @@ async def refiner(state: HallucinationState, runtime: Runtime[HallucinationConte
         report = HallucinationReport(**base, error=f"no agent and no judge gave a conclusion: {first}{more}")
         emit("verdict", claim_id="answer", verdict=None)
         return {"report": report}
-    verdict = "no_hallucination" if label == 1 else "hallucination"
+    verdict: HaluConclusion = "no_hallucination" if label == 1 else "hallucination"
     answer = await ask(
         ctx,
         "refiner",

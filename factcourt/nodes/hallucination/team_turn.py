@@ -9,6 +9,7 @@ see (``protocol.visible_history``) differ.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -40,7 +41,7 @@ def item_fields(question: str, answer: str, knowledge: list[Evidence]) -> dict[s
     return {"question": fence(question), "answer": fence(answer), "knowledge": format_evidence(knowledge)}
 
 
-def speaker_fields(language: str, team: HaluTeam, round_: int, seen: dict[str, str]) -> dict[str, Any]:
+def speaker_fields(language: str, team: HaluTeam, round_: int, seen: Mapping[str, object]) -> dict[str, Any]:
     """Who speaks and what it may see."""
     return {
         **seen,
@@ -55,14 +56,14 @@ def _grounded(text: str, knowledge: list[Evidence]) -> str:
     return ground_citations(text, shown_evidence(knowledge))[0]
 
 
-async def agent_turn(task: AgentTask, runtime: Runtime[HallucinationContext]) -> dict:
+async def agent_turn(state: AgentTask, runtime: Runtime[HallucinationContext]) -> dict:
     """One agent's analysis (or a whole team's, in one call); a failure is recorded, not raised."""
     ctx = runtime.context
-    team, role, round_, language = task["team"], task["role"], task["round"], task["language"]
+    team, role, round_, language = state["team"], state["role"], state["round"], state["language"]
     words = table(language)
-    seen = {k: task[k] for k in ("own_history", "opponent", "feedback")}  # type: ignore[literal-required]
+    seen = {k: state[k] for k in ("own_history", "opponent", "feedback")}
     fields = {
-        **item_fields(task["question"], task["answer"], task["knowledge"]),
+        **item_fields(state["question"], state["answer"], state["knowledge"]),
         **speaker_fields(language, team, round_, seen),
     }
     tags = ["system:hallucination", f"team:{team}", f"role:{role}"]
@@ -84,7 +85,7 @@ async def agent_turn(task: AgentTask, runtime: Runtime[HallucinationContext]) ->
                 team=team,
                 role=r,
                 round=round_,
-                analysis=_grounded(getattr(value, r), task["knowledge"]) if value else "",
+                analysis=_grounded(getattr(value, r), state["knowledge"]) if value else "",
                 conclusion=value.conclusion if value else None,
                 failed=answer.error,
             )
@@ -102,7 +103,7 @@ async def agent_turn(task: AgentTask, runtime: Runtime[HallucinationContext]) ->
         )
         emit("turn_done", claim_id="answer", speaker=f"{team} team", round=round_, verdict=result.conclusion)
         return {"views": views, "teams": [result], "usage": answer.usage}
-    answer = await ask(
+    spoken = await ask(
         ctx,
         "debater",
         PerspectiveAnswer,
@@ -120,12 +121,12 @@ async def agent_turn(task: AgentTask, runtime: Runtime[HallucinationContext]) ->
         team=team,
         role=role,
         round=round_,
-        analysis=_grounded(answer.value.analysis, task["knowledge"]) if answer.value else "",
-        conclusion=answer.value.conclusion if answer.value else None,
-        failed=answer.error,
+        analysis=_grounded(spoken.value.analysis, state["knowledge"]) if spoken.value else "",
+        conclusion=spoken.value.conclusion if spoken.value else None,
+        failed=spoken.error,
     )
     emit("turn_done", claim_id="answer", speaker=f"{team} {role}", round=round_, verdict=view.conclusion)
-    return {"views": [view], "usage": answer.usage}
+    return {"views": [view], "usage": spoken.usage}
 
 
 def _without_comprehensive(

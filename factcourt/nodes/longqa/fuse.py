@@ -64,9 +64,9 @@ async def fuse(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict:
     if answer.value is None:
         why = f"the long-form question could not be written: {answer.error}"
         return {"usage": answer.usage, "error": why}
-    why = not_fused(answer.value.question, seed.question)
-    if why:
-        return {"usage": answer.usage, "not_built": why}
+    unfit = not_fused(answer.value.question, seed.question)
+    if unfit:
+        return {"usage": answer.usage, "not_built": unfit}
     built = LongQuestion(
         question=answer.value.question.strip(),
         topic=state["topic"],

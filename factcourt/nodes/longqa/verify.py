@@ -37,9 +37,9 @@ def fact_outcome(turn: Turn, theta: float) -> tuple[FactOutcome, str]:
     return "kept", f"supported with confidence {turn.confidence:.2f}"
 
 
-async def verify_fact(task: FactTask, runtime: Runtime[LongQAContext]) -> dict:
+async def verify_fact(state: FactTask, runtime: Runtime[LongQAContext]) -> dict:
     """Judge one fact on its fragments and, where search can find it, on the fact searched."""
-    ctx, triple = runtime.context, task["triple"]
+    ctx, triple = runtime.context, state["triple"]
     fact = triple.knowledge.text
     usage, found = Usage(), list[Evidence]()
     if ctx.retrieval_enabled and not uncovered_language(ctx, fact):
@@ -55,7 +55,7 @@ async def verify_fact(task: FactTask, runtime: Runtime[LongQAContext]) -> dict:
         ctx,
         fact,
         evidence,
-        language=task["language"],
+        language=state["language"],
         question=triple.question,
         run_name="longqa: verify fact",
         tags=["system:longqa", f"fact:{triple.id}"],

@@ -53,16 +53,16 @@ def _embedded_turn(ctx: PyramidContext, model: str) -> contextlib.AbstractAsyncC
     return _embedded_turns.setdefault(asyncio.get_running_loop(), asyncio.Lock())
 
 
-async def expert_answer(task: ExpertTask, runtime: Runtime[PyramidContext]) -> dict:
+async def expert_answer(state: ExpertTask, runtime: Runtime[PyramidContext]) -> dict:
     """One expert's answer: the one given with the input, else asked now."""
-    if task["answer"].strip():
-        answer = ModelAnswer(model=task["expert"], text=task["answer"].strip())
+    if state["answer"].strip():
+        answer = ModelAnswer(model=state["expert"], text=state["answer"].strip())
     else:
-        async with _embedded_turn(runtime.context, task["expert"]):
+        async with _embedded_turn(runtime.context, state["expert"]):
             answer = await answer_question(
-                runtime.context, task["expert"], task["question"], task["language"]
+                runtime.context, state["expert"], state["question"], state["language"]
             )
-    emit("expert_answer", expert=task["expert"], error=answer.error)
+    emit("expert_answer", expert=state["expert"], error=answer.error)
     return {"expert_answers": [answer], "usage": answer.usage}
 
 

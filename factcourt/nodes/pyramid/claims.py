@@ -11,14 +11,15 @@ from factcourt.state.pyramid import ExpertClaims, ExpertTask
 from factcourt.state.records import ClerkSplit
 
 
-async def expert_claims(task: ExpertTask, runtime: Runtime[PyramidContext]) -> dict:
+async def expert_claims(state: ExpertTask, runtime: Runtime[PyramidContext]) -> dict:
     """Split the expert's answer; an answer the Clerk failed on entirely marks the expert failed."""
+    ctx = runtime.context
     claims, dropped, usage = await split_claims(
-        runtime.context, task["answer"], task["question"], task["language"]
+        ctx, state["answer"], state["question"], state["language"], max_claims=ctx.max_claims
     )
     failures = [d.error for d in dropped if d.reason == "clerk_failed"]
     error = f"the Clerk failed on its answer: {failures[0]}" if failures and not claims else None
-    emit("expert_claims", expert=task["expert"], count=len(claims))
-    split = ClerkSplit(response=task["answer"], claims=claims, dropped=dropped)
-    found = ExpertClaims(expert=task["expert"], split=split, error=error)
+    emit("expert_claims", expert=state["expert"], count=len(claims))
+    split = ClerkSplit(response=state["answer"], claims=claims, dropped=dropped)
+    found = ExpertClaims(expert=state["expert"], split=split, error=error)
     return {"expert_claims": [found], "usage": usage}

@@ -6,6 +6,7 @@ Used to merge the experts' claims into the golden set and to match a response's 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
@@ -81,6 +82,6 @@ async def match_claims(
         position, usage, error = await same_fact(ctx, language, claims[i], [golden[j] for j in proposed])
         return (None if position is None else proposed[position]), usage, error
 
-    done = await bounded(concurrency(ctx), [lambda i=i: one(i) for i in range(len(claims))])
+    done = await bounded(concurrency(ctx), [partial(one, i) for i in range(len(claims))])
     usage = sum((u for _, u, _ in done), Usage())
     return [m for m, _, _ in done], usage, [e for _, _, e in done if e]
