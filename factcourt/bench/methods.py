@@ -150,9 +150,9 @@ async def _debate(method: str, case: Case, ctx: BenchContext, given: list) -> Pr
     run_ctx = BenchContext.make(ctx, **DEBATE_METHODS[method])
     result = await averify(case.claim, given or None, case.question, run_ctx)
     # the prediction's detail keeps the debate as its JSON
-    detail = result.model_dump(
-        mode="json", include={"transcript", "summaries", "queries", "rounds", "first_pass"}
-    )
+    shown = ("transcript", "summaries", "queries", "rounds", "first_pass")
+    dumped = result.model_dump(mode="json", include=set(shown))
+    detail = {key: dumped[key] for key in shown}  # in this order, as predictions.jsonl always had it
     return Prediction(
         result.verdict,
         result.error,
@@ -176,8 +176,12 @@ async def _detect(method: str, case: Case, ctx: BenchContext, given: list) -> Pr
     knowledge = given if run_ctx.search == "given" else None
     result = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
     # the prediction's detail keeps the debate as its JSON
-    shown = ("rounds", "stop_reason", "winner", "dispute", "quality", "decided_by", "findings", "notes")
-    detail = result.model_dump(mode="json", include={*shown, "judgements", "teams", "queries"})
+    shown = (
+        *("rounds", "stop_reason", "winner", "dispute", "quality", "decided_by", "findings", "notes"),
+        *("judgements", "teams", "queries"),
+    )
+    dumped = result.model_dump(mode="json", include=set(shown))
+    detail = {key: dumped[key] for key in shown}  # in this order, as predictions.jsonl always had it
     return Prediction(
         _qa_verdict(result.label),
         result.error,

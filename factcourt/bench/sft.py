@@ -95,13 +95,13 @@ def corrector_messages(
 
 async def sample(case: Case, gold: Gold, ctx: BenchContext) -> dict[str, Any]:
     """One SynDeC sample: the moderator's deciding-turn messages, its target answer and fields (i)-(vii)."""
-    result = (await averify(case.claim, list(case.evidence), case.question, ctx)).model_dump(mode="json")
-    evidence = [Evidence.model_validate(e) for e in result["evidence"]]
-    turns = [Turn.model_validate(t) for t in result["transcript"]]
-    summaries = [RoundSummary.model_validate(s) for s in result["summaries"]]
-    wanted, error, corrected = gold.label_4way, result["error"], None
-    assert wanted is not None  # training_cases refuses a case without a four-way label
-    if error is None and result["verdict"] != wanted:
+    wanted = gold.label_4way
+    if wanted is None:  # training_cases refuses such a case: refused here too, before the debate's cost
+        raise InputError(f"case {case.id} has no four-way gold label: it cannot teach the moderator")
+    result = await averify(case.claim, list(case.evidence), case.question, ctx)
+    evidence, turns, summaries = result.evidence, result.transcript, result.summaries
+    error, corrected = result.error, None
+    if error is None and result.verdict != wanted:
         answer = await ask(
             ctx,
             "corrector",
@@ -118,10 +118,10 @@ async def sample(case: Case, gold: Gold, ctx: BenchContext) -> dict[str, Any]:
         "id": case.id,
         "claim": case.claim,  # (i)
         "evidence": [e.text for e in case.evidence],  # (ii)
-        "debate": result["transcript"],  # (iii)
+        "debate": [t.model_dump(mode="json") for t in turns],  # (iii)
         "gold_verdict": wanted,  # (iv)
-        "predicted_verdict": result["verdict"],  # (v)
-        "predicted_justification": result["justification"],  # (vi)
+        "predicted_verdict": result.verdict,  # (v)
+        "predicted_justification": result.justification,  # (vi)
         "corrected_justification": corrected,  # (vii)
         "error": error,
     }

@@ -1,6 +1,7 @@
-"""English prompts of the claim court and of the shared agents (Clerk, verifier).
+"""English prompts of the claim court (MAD-Fact's jury, DebateCV's debate, the corrector).
 
-Read through the typed tables ``factcourt.prompts.claims`` and ``factcourt.prompts.agents``.
+Read through the typed table ``factcourt.prompts.claims``. Its data rule is the shared agents'
+too (``agents_en``, the Clerk's and the verifier's words).
 """
 
 DATA_RULE = (

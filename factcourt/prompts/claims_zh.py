@@ -1,7 +1,7 @@
-"""Chinese prompts (the structured fields keep their English names and verdict labels).
+"""Chinese prompts of the claim court (the structured fields keep their English names and verdict labels).
 
-The Chinese tables of ``factcourt.prompts.claims`` and ``factcourt.prompts.agents`` replace the
-English words with these; what is not here stays English.
+The Chinese table of ``factcourt.prompts.claims`` replaces the English words with these; what is
+not here stays English. Its data rule is the shared agents' too (``agents_zh``).
 """
 
 DATA_RULE = (

@@ -1,7 +1,6 @@
-"""Chinese prompts of the LongHalluQA-style builder and of the knowledge gathering it shares.
+"""Chinese prompts of the LongHalluQA-style builder. The structured fields keep their English names.
 
-The gathering prompts (``HALU_DECOMPOSE``, ``HALU_KNOWLEDGE``) serve the hallucination debate
-too. The structured fields keep their English names.
+Its data rule is the Chinese gatherer's too (``agents_zh``).
 """
 
 LONGQA_DATA_RULE = (

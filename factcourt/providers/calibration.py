@@ -103,7 +103,7 @@ def user_folder() -> Path:
     return cache_dir() / "calibrations"
 
 
-def stored(model: str, prompt: str, label_set: str = "two") -> Calibration | None:
+def stored(model: str, prompt: str, label_set: str) -> Calibration | None:
     """The calibration fitted for ``model`` under the prompt of digest ``prompt``, or None."""
     for folder in (user_folder(), SHIPPED):
         path = folder / _file_name(model, label_set)
@@ -122,7 +122,7 @@ def _load(path: Path, mtime_ns: int) -> Calibration | None:
         return None
 
 
-def save(calibration: Calibration, label_set: str = "two", folder: Path | None = None) -> Path:
+def save(calibration: Calibration, label_set: str, folder: Path | None = None) -> Path:
     """Write ``calibration`` (of ``label_set``) where ``stored`` finds it (the user folder unless told)."""
     folder = folder or user_folder()
     folder.mkdir(parents=True, exist_ok=True)

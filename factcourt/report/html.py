@@ -78,7 +78,8 @@ def kind_of(result: Result | dict[str, Any]) -> str:
         return "leaderboard"
     if isinstance(report, dict) and "methods" in result:
         return "bench"
-    raise InputError(f"no report of {', '.join(kinds())} run: say which with kind=")
+    *most, last = kinds()
+    raise InputError(f"no report of {', '.join(most)} or {last} run: say which with kind=")
 
 
 def render(result: Result | dict[str, Any], kind: str | None = None, folder: Path | None = None) -> str:

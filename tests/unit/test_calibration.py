@@ -49,15 +49,13 @@ def test_a_fit_for_another_prompt_or_model_is_not_used(scripted, tmp_path, capsy
 
     ctx = ClaimsContext(model="scripted")
     fit = calibration.Calibration(a=1.0, b=3.0, model="registered:scripted", prompt="another")
-    calibration.save(fit)
+    calibration.save(fit, "two")
     assert calibration_of(ctx) is None
-    calibration.save(
-        calibration.Calibration(a=1.0, b=3.0, model="registered:other", prompt=label_prompt_key())
-    )
+    other = calibration.Calibration(a=1.0, b=3.0, model="registered:other", prompt=label_prompt_key())
+    calibration.save(other, "two")
     assert calibration_of(ctx) is None
-    calibration.save(
-        calibration.Calibration(a=1.0, b=3.0, model="registered:scripted", prompt=label_prompt_key())
-    )
+    ours = calibration.Calibration(a=1.0, b=3.0, model="registered:scripted", prompt=label_prompt_key())
+    calibration.save(ours, "two")
     assert calibration_of(ctx).b == 3.0
     assert calibration_of(ClaimsContext(model="scripted", calibration="off")) is None
 
