@@ -263,11 +263,13 @@ def run_key(name: str, identity: list[Any], ctx: BaseContext) -> str:
     Each role's model as it resolves now ('auto' is OpenAI once a key is set; a weights file
     by path, size and mtime): a crashed run is never finished by another model.
     """
-    from factcourt.context.base import ROLES
     from factcourt.providers.models import model_identity, role_choice
 
     # as the run reaches them: an audit target on an endpoint of its own, with that endpoint
-    models = [(c.name, model_identity(c), c.method) for c in (role_choice(ctx, role) for role in ROLES)]
+    models = [
+        (c.name, model_identity(c), c.method)
+        for c in (role_choice(ctx, role) for role in type(ctx).agent_roles())
+    ]
     return cache_key(name, *identity, asdict(ctx), models)[:32]
 
 

@@ -135,7 +135,7 @@ async def build_seeds(
     def done(seed: Seed) -> bool:
         return store.done(STAGE, seed.id) and store.records[(STAGE, seed.id)]["status"] != "failed"
 
-    todo = [s for s in seeds if not done(s)]
+    todo = [(k, s) for k, s in enumerate(seeds) if not done(s)]
     config = run_config(ctx)
     with Progress(
         TextColumn("[bold]build-longqa"),
@@ -148,22 +148,27 @@ async def build_seeds(
     ) as bar:
         task = bar.add_task("build", total=len(seeds), completed=len(seeds) - len(todo), last="")
 
-        async def one(seed: Seed) -> None:
+        async def one(position: int, seed: Seed) -> None:
             state = await graph.ainvoke({"seed": seed}, config=config, context=ctx)
-            record = seed_record(seed, state)
+            # seeds finish in any order: the store keeps each one's place in the seeds file
+            record = {**seed_record(seed, state), "position": position}
             store.append(record)
             bar.update(task, advance=1, last=f"{seed.id}: {record['status']}")
 
-        await bounded(concurrency(ctx), [partial(one, s) for s in todo])
+        await bounded(concurrency(ctx), [partial(one, k, s) for k, s in todo])
     return [store.records[(STAGE, s.id)] for s in seeds]
 
 
 def stored_records(out: Path) -> list[dict[str, Any]]:
-    """The seeds' records of an earlier build in ``out``."""
+    """The seeds' records of an earlier build in ``out``, in the order of the seeds file.
+
+    A record stored before records kept their place comes after those that did, as stored.
+    """
     path = out / "built.jsonl"
     if not path.is_file():
         raise InputError(f"{out} holds no build (no built.jsonl): build first with --seeds")
-    return [r for (method, _), r in PredictionStore(path).records.items() if method == STAGE]
+    records = [r for (method, _), r in PredictionStore(path).records.items() if method == STAGE]
+    return sorted(records, key=lambda r: r.get("position", len(records)))
 
 
 Reviews = dict[str, dict[str, dict[str, str]]]  # seed id -> stage -> decision and reason

@@ -237,6 +237,11 @@ def of_command(command: str) -> System | None:
     return next((s for s in SYSTEMS if s.command == command), None)
 
 
+def roles() -> tuple[str, ...]:
+    """Every system's agent roles, in the registry's order (``factcourt models`` lists them)."""
+    return tuple(dict.fromkeys(role for system in SYSTEMS for role in system.context.agent_roles()))
+
+
 def exported() -> list[str]:
     """What ``factcourt`` exports for the systems: each one's context and its API's ``__all__``."""
     names = [system.context.__name__ for system in SYSTEMS]

@@ -137,11 +137,10 @@ def preflight(ctx: BaseContext, answerers: list[str] | None = None) -> None:
 
     ``answerers``: expert or target models that answer on settings of their own, each checked too.
     """
-    from factcourt.context.base import ROLES
     from factcourt.providers.models import choose, role_choice
     from factcourt.providers.search import backend
 
-    for role in ROLES:
+    for role in type(ctx).agent_roles():  # the roles this command's graph asks
         role_choice(ctx, role)
     if ctx.retrieval_enabled:
         backend(ctx)
@@ -154,11 +153,11 @@ def preflight(ctx: BaseContext, answerers: list[str] | None = None) -> None:
 
 def models_by_role(model: str | None = None) -> list[tuple[str, Any]]:
     """Each role with the model it uses (``model``, else the default): name, endpoint, weights."""
-    from factcourt.context.base import ROLES
     from factcourt.providers.models import choose
+    from factcourt.systems import roles
 
     ctx = BaseContext.from_dict({"model": model} if model is not None else {})
-    return [(role, choose(ctx, role)) for role in ROLES]
+    return [(role, choose(ctx, role)) for role in roles()]
 
 
 def clear_cache() -> tuple[int, int, int]:

@@ -15,7 +15,6 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case, Gold, load
 from factcourt.bench.methods import HALLUCINATION_METHODS, METHODS, QA_BASELINES, Prediction, predict
 from factcourt.bench.report import FLOOR, Prices, build_report, markdown, plot, write_wrong_predictions
-from factcourt.context.base import AUDIT_ROLES, ROLES
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import read_text_file
 from factcourt.metrics.classification import binary_report, to_binary
@@ -119,7 +118,7 @@ def run_settings(dataset: Path, ctx: BenchContext) -> dict[str, Any]:
     ``models`` are the names each role resolves to ('auto' is another model once OPENAI_API_KEY
     is set; OPENAI_BASE_URL is another endpoint).
     """
-    roles = [r for r in ROLES if r not in AUDIT_ROLES]
+    roles = BenchContext.agent_roles()
     return {  # the dataset by content: a copy elsewhere resumes, an edited file does not
         "dataset_sha256": hashlib.sha256(dataset.read_bytes()).hexdigest(),
         **{k: getattr(ctx, k) for k in PREDICTED_UNDER},

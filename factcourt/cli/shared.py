@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from factcourt.context.base import ROLES, BaseContext
+from factcourt.context.base import BaseContext
 from factcourt.context.claims import PRESETS, PROTOCOLS, RULES
 from factcourt.errors import ConfigError, FactcourtError
 from factcourt.inputs import decode, read_text_file, strip_controls
@@ -207,7 +207,7 @@ def _settings_flags() -> list[tuple[str, str, tuple[str, ...], dict[str, Any]]]:
                 "action": "append",
                 "default": [],
                 "metavar": "ROLE=MODEL",
-                "help": f"per-role model; roles: {', '.join(ROLES)}",
+                "help": "per-role model; roles: {roles}",
             },
         ),
         (
@@ -261,6 +261,8 @@ def add_settings(parser: argparse.ArgumentParser, context: type[BaseContext]) ->
             groups[group] = parser.add_argument_group(group)
         if options.get("help", "") is None:
             options = {**options, "help": _field_help(context, filled[0])}
+        elif "{roles}" in options.get("help", ""):  # the roles of this command's own graph
+            options = {**options, "help": options["help"].format(roles=", ".join(context.agent_roles()))}
         groups[group].add_argument(name, **options)
     g = groups.get("run") or parser.add_argument_group("run")
     g.add_argument(

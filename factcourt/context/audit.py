@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from factcourt.context.base import AUDIT_ROLES, BaseContext, describe
+from factcourt.context.base import BaseContext, describe
 from factcourt.errors import ConfigError
 
 # FACT-AUDIT's paper values are the fields' defaults ('paper'); 'smoke' is a small audit that
@@ -33,6 +33,18 @@ AUDIT_SCALES: dict[str, dict[str, Any]] = {
         },
     },
 }
+# FACT-AUDIT's agents; 'target' is the model under audit
+AUDIT_ROLES = (
+    "appraiser",
+    "scenario_judge",
+    "inquirer",
+    "inspector",
+    "reference",
+    "reference_check",
+    "target",
+    "grader",
+    "prober",
+)
 AUDIT_TEMPERATURES = {
     "appraiser": 1.0,
     "scenario_judge": 0.0,
@@ -51,6 +63,7 @@ class AuditContext(BaseContext):
     """Settings of one audit."""
 
     command: ClassVar[str] = "audit"
+    model_roles: ClassVar[tuple[str, ...]] = AUDIT_ROLES
 
     audit_initial_scenarios: int = describe(
         "FACT-AUDIT: scenarios of the initial taxonomy audited per object, from its start; 0 = all "

@@ -26,32 +26,6 @@ KEEP_ALIVE_S = 5.0  # how long the server stays up after its last user, for the 
 # hold it for long, and a wait past this is more likely a forgotten process than a queue
 WAIT_S = 600.0
 
-# FACT-AUDIT's agents (graph `audit`); 'target' is the model under audit
-AUDIT_ROLES = (
-    "appraiser",
-    "scenario_judge",
-    "inquirer",
-    "inspector",
-    "reference",
-    "reference_check",
-    "target",
-    "grader",
-    "prober",
-)
-ROLES = (
-    "clerk",
-    "evaluator",
-    "debater",
-    "moderator",
-    "judge",
-    "corrector",
-    "query",
-    "gatherer",
-    "refiner",
-    "matcher",
-    *AUDIT_ROLES,
-)
-
 
 def describe(text: str, default: Any = None, factory: Any = None) -> Any:
     """A field with its description, which Studio shows in the graph's form."""
@@ -62,6 +36,11 @@ def describe(text: str, default: Any = None, factory: Any = None) -> Any:
 
 # the system contexts, in the order they were defined: a key unknown to one names the command of another
 SYSTEMS: list[type[BaseContext]] = []
+
+
+def known_roles() -> tuple[str, ...]:
+    """Every role of the system contexts defined: a settings file may name any command's roles."""
+    return tuple(dict.fromkeys(role for context in SYSTEMS for role in context.agent_roles()))
 
 
 # a debate settles in a few rounds (the papers run 2-5), and a call that failed ten times in a
@@ -76,6 +55,8 @@ class BaseContext:
 
     command: ClassVar[str] = ""
     """The ``factcourt`` command whose ``--set`` takes this context's keys (named in errors)."""
+    model_roles: ClassVar[tuple[str, ...]] = ()
+    """The agent roles its graph asks, each of which ``role_models`` may give a model of its own."""
 
     model: str = describe(
         "Chat model for every role. 'auto': gpt-4o-mini when OPENAI_API_KEY is set, else the "
@@ -90,7 +71,8 @@ class BaseContext:
         "OPENAI_BASE_URL, else OpenAI when a key is set, else the embedded server.",
     )
     role_models: dict[str, str] = describe(
-        "Per-role model overrides, e.g. {'moderator': 'gpt-4o'}. Roles: " + ", ".join(ROLES),
+        "Per-role model overrides, e.g. {'moderator': 'gpt-4o'}. Each command's --help names its "
+        "roles; `factcourt models` lists every role with the model it uses.",
         factory=dict,
     )
     local_weights: str | None = describe(
@@ -180,6 +162,13 @@ class BaseContext:
     max_concurrency: int = describe("Claims checked at the same time.", 4)
     cache: bool = describe("Cache model and search calls in SQLite under the user cache.", True)
 
+    @classmethod
+    def agent_roles(cls) -> tuple[str, ...]:
+        """Its own roles and those of the contexts it extends (a leaderboard checks and builds pyramids)."""
+        return tuple(
+            dict.fromkeys(role for kind in cls.__mro__ for role in kind.__dict__.get("model_roles", ()))
+        )
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "command" in cls.__dict__:
@@ -203,9 +192,11 @@ class BaseContext:
         # an empty name (--model "$UNSET") would quietly start the embedded model
         if not self.model.strip() or not all(m.strip() for m in self.role_models.values()):
             raise ConfigError("a model name is empty: name one (auto, local, sim, or an endpoint's model)")
-        bad_roles = [r for r in self.role_models if r not in ROLES]
+        known = known_roles()
+        bad_roles = [r for r in self.role_models if r not in known]
         if bad_roles:
-            raise ConfigError(f"unknown model role(s) {bad_roles}; choose from {list(ROLES)}")
+            offered = type(self).agent_roles() or known  # this command's own, where it has some
+            raise ConfigError(f"unknown model role(s) {bad_roles}; choose from {list(offered)}")
         self.at_least(
             top_k=1,
             max_concurrency=1,

@@ -77,6 +77,15 @@ class ClaimsContext(BaseContext):
     """Settings of one claim check: the first pass, the debate and its rule, the corrector."""
 
     command: ClassVar[str] = "check"
+    model_roles: ClassVar[tuple[str, ...]] = (
+        "clerk",
+        "evaluator",
+        "debater",
+        "moderator",
+        "judge",
+        "corrector",
+        "query",
+    )
 
     protocol: ProtocolName = describe(
         "Who debates: 'jury' (MAD-Fact role-played evaluators, majority vote) or 'adversarial' "

@@ -27,6 +27,7 @@ class HallucinationContext(BaseContext):
     """Settings of one hallucination debate: its teams, judge and stopping."""
 
     command: ClassVar[str] = "detect"
+    model_roles: ClassVar[tuple[str, ...]] = ("gatherer", "debater", "judge", "refiner")
 
     rounds: int = describe("Round limit of the hallucination debate; 0 = the default (3).", 0)
     epsilon: float = describe(

@@ -25,6 +25,7 @@ class LongQAContext(BaseContext):
     """Settings of one LongHalluQA build: which facts are kept and how seeds are grouped."""
 
     command: ClassVar[str] = "build-longqa"
+    model_roles: ClassVar[tuple[str, ...]] = ("gatherer", "evaluator")
 
     longqa_theta: float = describe(
         "LongHalluQA builder: a gathered fact is kept when the verifier finds it supported with "

@@ -16,6 +16,8 @@ class PyramidContext(BaseContext):
     """Settings of one pyramid: its experts and how equivalent claims are found."""
 
     command: ClassVar[str] = "pyramid"
+    # an expert answers as its own model (model_settings), not as a role
+    model_roles: ClassVar[tuple[str, ...]] = ("clerk", "matcher")
 
     experts: list[str] = describe(
         "Importance pyramid: the expert models whose answers make a question's golden claims (G "

@@ -13,5 +13,6 @@ class EchoContext(BaseContext):
     """Settings of one echo run."""
 
     command: ClassVar[str] = "echo"
+    model_roles: ClassVar[tuple[str, ...]] = ("shouter",)
 
     echo_marks: int = describe("echo: how many '!' make a text loud", 1)

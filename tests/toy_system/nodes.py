@@ -14,7 +14,7 @@ async def judge(state: EchoState, runtime: Runtime[EchoContext]) -> dict:
     """Does the text shout? (the judge's role answers)."""
     marks = "!" * runtime.context.echo_marks
     prompt = f"Does this text contain {marks!r}?\n<text>{state['text']}</text>"
-    reply = await ask(runtime.context, "judge", Shout, [HumanMessage(prompt)], run_name="echo")
+    reply = await ask(runtime.context, "shouter", Shout, [HumanMessage(prompt)], run_name="echo")
     if reply.value is None:
         return {"error": reply.error or "no answer", "usage": reply.usage}
     return {"loud": reply.value.loud, "usage": reply.usage}

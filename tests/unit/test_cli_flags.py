@@ -60,3 +60,15 @@ def test_detect_lists_no_jury(capsys):
     ):
         assert flag not in shown
     assert "--epsilon" in shown and "--rounds" in shown and "--model" in shown
+
+
+def test_role_model_offers_the_roles_of_the_commands_own_graph(capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        main(["detect", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "roles: gatherer, debater, judge, refiner" in shown and "moderator" not in shown
+    text = tmp_path / "text.txt"
+    text.write_text("Paris is the capital of France.", encoding="utf-8")
+    assert main(["check", "--role-model", "moderater=sim", "--model", "sim", str(text)]) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "unknown model role(s) ['moderater']" in said and "'moderator'" in said and "'refiner'" not in said

@@ -35,6 +35,10 @@ def test_the_command_runs_the_system_on_the_simulated_model_and_takes_its_own_se
         main(["echo", "--help"])
     shown = capsys.readouterr().out
     assert "--model" in shown and "--protocol" not in shown and "--layout" not in shown
+    # its agent's role is its own: declared in its context, named in its help, given a model
+    assert "roles: shouter" in " ".join(shown.split())
+    assert main(["echo", "Hey!", *SIM, "--role-model", "shouter=sim", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["loud"] is True
 
 
 def test_the_api_returns_its_result_and_a_served_thread_of_it_reads_back(echo, monkeypatch):

@@ -720,3 +720,16 @@ def test_a_rebuild_refuses_to_overwrite_review_decisions_not_yet_imported(script
     assert main(["build-longqa", "--out", str(out), "--import-review", str(out / "review.csv")]) == 0
     assert main([*args, "--limit", "3", "--quiet", "--no-cache"]) == 0
     assert review_rows(out)[0]["decision"] == "drop"
+
+
+def test_stored_records_follow_the_seeds_file_whatever_order_they_finished_in(tmp_path):
+    # seeds are built concurrently: the store holds them as they finished, an import reads them back
+    from factcourt.longqa import STAGE
+    from factcourt.store import PredictionStore
+
+    store = PredictionStore(tmp_path / "built.jsonl")
+    store.append({"method": STAGE, "id": "legacy"})  # stored before records kept their place
+    store.append({"method": STAGE, "id": "9", "position": 2})
+    store.append({"method": STAGE, "id": "7", "position": 0})
+    store.append({"method": STAGE, "id": "8", "position": 1})
+    assert [r["id"] for r in stored_records(tmp_path)] == ["7", "8", "9", "legacy"]
