@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from factcourt.prompts import Pair
-from factcourt.prompts.claims_en import DATA_RULE
-from factcourt.prompts.hallucination_en import HALU_DATA_RULE, HALU_DEFINITIONS, HALU_ITEM
+from factcourt.prompts.agents_en import DATA_RULE, HALU_DATA_RULE
+from factcourt.prompts.hallucination_en import HALU_DEFINITIONS, HALU_ITEM
 
 # ---------------------------- claims: MAD-Fact's baselines (FIRE, SAFE), then DebateCV's
 
