@@ -194,6 +194,12 @@ def read_reviews(out: Path) -> Reviews:
     return reviews
 
 
+def _decision_of(row: dict[str, str | None]) -> tuple[str, str, str]:
+    """A sheet row's decision (lower-cased), stage and reason, blanks as ''."""
+    decision, stage, reason = (row.get(k) or "" for k in ("decision", "stage", "reason"))
+    return decision.strip().lower(), stage.strip(), reason.strip()
+
+
 def import_review(out: Path, sheet: Path) -> Reviews:
     """Read a filled review sheet into ``reviews.json``; a blank decision leaves an earlier one.
 
@@ -210,8 +216,7 @@ def import_review(out: Path, sheet: Path) -> Reviews:
         raise InputError(f"{sheet}: not a review sheet (it needs the columns id, decision, reason)")
     reviews = read_reviews(out)
     for line, row in enumerate(rows, start=2):
-        decision = (row.get("decision") or "").strip().lower()
-        stage, reason = (row.get("stage") or "").strip(), (row.get("reason") or "").strip()
+        decision, stage, reason = _decision_of(row)
         where = f"{sheet}:{line} (id {row['id']})"
         if row["id"] not in built:
             raise InputError(f"{where}: no question was built with this id")
@@ -248,8 +253,7 @@ def unimported_review(out: Path) -> str | None:
     reviews = read_reviews(out)
     edited = []
     for row in csv.DictReader(io.StringIO(text, newline="")):
-        decision = (row.get("decision") or "").strip().lower()
-        stage, reason = (row.get("stage") or "").strip(), (row.get("reason") or "").strip()
+        decision, stage, reason = _decision_of(row)
         stored = [reviews.get(row.get("id") or "", {}).get(s, {}) for s in _stages(stage)]
         if decision and any((d.get("decision"), d.get("reason", "")) != (decision, reason) for d in stored):
             edited.append(row.get("id"))

@@ -242,11 +242,16 @@ def roles() -> tuple[str, ...]:
     return tuple(dict.fromkeys(role for system in SYSTEMS for role in system.context.agent_roles()))
 
 
+def _api_modules() -> list[ModuleType]:
+    """The systems' API modules, each once (the claim court's serves two graphs)."""
+    return [load(module) for module in dict.fromkeys(system.api for system in SYSTEMS if system.api)]
+
+
 def exported() -> list[str]:
     """What ``factcourt`` exports for the systems: each one's context and its API's ``__all__``."""
     names = [system.context.__name__ for system in SYSTEMS]
-    for module in dict.fromkeys(system.api for system in SYSTEMS if system.api):
-        names += load(module).__all__
+    for module in _api_modules():
+        names += module.__all__
     return list(dict.fromkeys(names))
 
 
@@ -260,8 +265,7 @@ def public(name: str, owner: str) -> Any:
         for system in SYSTEMS:
             if system.context.__name__ == name:
                 return system.context
-        for module in dict.fromkeys(system.api for system in SYSTEMS if system.api):
-            found = load(module)
-            if name in found.__all__:
-                return getattr(found, name)
+        for module in _api_modules():
+            if name in module.__all__:
+                return getattr(module, name)
     raise AttributeError(f"module {owner!r} has no attribute {name!r}")

@@ -39,7 +39,8 @@ MAJORITY_AGENTS = 3
 # CAMEL's cooperation: instructions the AI user gives at most (ours: the paper gives no turn limit)
 COOP_TURNS = 3
 # label 1 (no hallucination) is reported as 'supported', as the impd methods report it
-QA_VERDICTS = {1: "supported", 0: "refuted"}
+# a label of None (no verdict) reads as none
+QA_VERDICTS: dict[int | None, str] = {1: "supported", 0: "refuted"}
 
 
 class Trace:

@@ -149,10 +149,8 @@ async def _baseline(method: str, case: Case, ctx: BenchContext, given: list) -> 
 async def _debate(method: str, case: Case, ctx: BenchContext, given: list) -> Prediction:
     run_ctx = BenchContext.make(ctx, **DEBATE_METHODS[method])
     result = await averify(case.claim, given or None, case.question, run_ctx)
-    # the prediction's detail keeps the debate as its JSON
-    shown = ("transcript", "summaries", "queries", "rounds", "first_pass")
-    dumped = result.model_dump(mode="json", include=set(shown))
-    detail = {key: dumped[key] for key in shown}  # in this order, as predictions.jsonl always had it
+    # the prediction's detail keeps the debate as its JSON (a result read by key gives it)
+    detail = {key: result[key] for key in ("transcript", "summaries", "queries", "rounds", "first_pass")}
     return Prediction(
         result.verdict,
         result.error,
@@ -175,24 +173,14 @@ async def _detect(method: str, case: Case, ctx: BenchContext, given: list) -> Pr
     run_ctx = BenchContext.make(ctx, **HALLUCINATION_METHODS[method])
     knowledge = given if run_ctx.search == "given" else None
     result = await adetect(case.question, case.answer or case.claim, knowledge, run_ctx)
-    # the prediction's detail keeps the debate as its JSON
-    shown = (
-        *("rounds", "stop_reason", "winner", "dispute", "quality", "decided_by", "findings", "notes"),
-        *("judgements", "teams", "queries"),
-    )
-    dumped = result.model_dump(mode="json", include=set(shown))
-    detail = {key: dumped[key] for key in shown}  # in this order, as predictions.jsonl always had it
+    shown = ("rounds", "stop_reason", "winner", "dispute", "quality", "decided_by", "findings", "notes")
+    detail = {key: result[key] for key in (*shown, "judgements", "teams", "queries")}
     return Prediction(
-        _qa_verdict(result.label),
+        baselines.QA_VERDICTS.get(result.label),
         result.error,
         result.usage,
         evidence=[e.text for e in result.knowledge],
         detail=detail,
         p_true=result.p_no_hallucination,
-        first_round_verdict=_qa_verdict(result.first_round_label),
+        first_round_verdict=baselines.QA_VERDICTS.get(result.first_round_label),
     )
-
-
-def _qa_verdict(label: int | None) -> str | None:
-    """A QA pair's label as a verdict on 'the answer is right' (None: no label)."""
-    return None if label is None else baselines.QA_VERDICTS.get(label)

@@ -12,6 +12,7 @@ attribute, so a typo fails the type check, and the only keys looked up at run ti
 """
 
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
@@ -27,3 +28,17 @@ class Pair:
 def conversation(pair: Pair, **fields: object) -> list[BaseMessage]:
     """The system prompt of ``pair`` and its user prompt filled with ``fields``."""
     return [SystemMessage(pair.system), HumanMessage(pair.user.format(**fields))]
+
+
+Table = TypeVar("Table")
+
+
+class ByLanguage(Generic[Table]):
+    """A system's prompt table in each language: the translation where one exists, else English."""
+
+    def __init__(self, english: Table, **translations: Table) -> None:
+        self.english, self.translations = english, translations
+
+    def __call__(self, language: str) -> Table:
+        """The table in ``language``."""
+        return self.translations.get(language, self.english)

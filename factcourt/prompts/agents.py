@@ -6,7 +6,7 @@ Their words live in ``agents_en`` and ``agents_zh``; every system that runs thes
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from factcourt.prompts import Pair
+from factcourt.prompts import ByLanguage, Pair
 from factcourt.prompts import agents_en as en
 from factcourt.prompts import agents_zh as zh
 
@@ -69,6 +69,4 @@ ZH = replace(
 )
 
 
-def table(language: str) -> AgentPrompts:
-    """The shared agents' prompts in ``language`` (English where there is no translation)."""
-    return ZH if language == "zh" else EN
+table = ByLanguage(EN, zh=ZH)

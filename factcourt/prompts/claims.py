@@ -7,7 +7,7 @@ Ours are in ``claims_en`` and ``claims_zh``, DebateCV's own (``debate_prompts='p
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from factcourt.prompts import Pair
+from factcourt.prompts import ByLanguage, Pair
 from factcourt.prompts import claims_en as en
 from factcourt.prompts import claims_zh as zh
 from factcourt.prompts import debatecv_en as dcv
@@ -104,6 +104,4 @@ ZH = replace(
 )
 
 
-def table(language: str) -> ClaimsPrompts:
-    """The claim court's prompts in ``language`` (English where there is no translation)."""
-    return ZH if language == "zh" else EN
+table = ByLanguage(EN, zh=ZH)

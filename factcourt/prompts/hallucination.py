@@ -7,7 +7,7 @@ The words are in ``hallucination_en``; the gatherer's are the shared agents'
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from factcourt.prompts import Pair
+from factcourt.prompts import ByLanguage, Pair
 from factcourt.prompts import hallucination_en as en
 from factcourt.state.hallucination import HaluRole, HaluTeam
 
@@ -56,6 +56,4 @@ EN = HallucinationPrompts(
 )
 
 
-def table(language: str) -> HallucinationPrompts:
-    """The debate's prompts in ``language``: English for every language until one is translated."""
-    return EN
+table = ByLanguage(EN)  # no translation yet: English for every language

@@ -5,7 +5,7 @@ Its knowledge gathering is the shared gatherer's (``factcourt.prompts.agents``).
 
 from dataclasses import dataclass, replace
 
-from factcourt.prompts import Pair
+from factcourt.prompts import ByLanguage, Pair
 from factcourt.prompts import longqa_en as en
 from factcourt.prompts import longqa_zh as zh
 
@@ -32,6 +32,4 @@ ZH = replace(
 )
 
 
-def table(language: str) -> LongQAPrompts:
-    """The builder's prompts in ``language`` (English where there is no translation)."""
-    return ZH if language == "zh" else EN
+table = ByLanguage(EN, zh=ZH)

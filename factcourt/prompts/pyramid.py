@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, replace
 
-from factcourt.prompts import Pair
+from factcourt.prompts import ByLanguage, Pair
 from factcourt.prompts import pyramid_en as en
 from factcourt.prompts import pyramid_zh as zh
 
@@ -29,6 +29,4 @@ ZH = replace(
 )
 
 
-def table(language: str) -> PyramidPrompts:
-    """The pyramid's prompts in ``language`` (English where there is no translation)."""
-    return ZH if language == "zh" else EN
+table = ByLanguage(EN, zh=ZH)
