@@ -67,6 +67,10 @@ class ClaimResult(BaseModel):
     queries: list[str] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     error: str | None = None
+    unchecked_reason: str | None = Field(
+        default=None,
+        description="why the evidence decides nothing: the reason of a not_enough_evidence verdict",
+    )
     uncovered_language: str | None = Field(
         default=None,
         description="the claim's language when the local corpus holds none of it: no evidence could be found",
@@ -280,6 +284,7 @@ class ClaimReport(BaseModel):
     queries: list[str] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     error: str | None = None
+    unchecked_reason: str | None = None
     language_not_covered: str | None = None
 
     @classmethod

