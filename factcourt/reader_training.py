@@ -15,6 +15,7 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -108,7 +109,7 @@ def train(
             progress(f"step {step}/{steps} loss {loss_sum / 20:.3f} ({rate:.2f} steps/s)")
             loss_sum = 0.0
         if step % checkpoint_every == 0 or step == steps:
-            state = {"model": model.state_dict(), "optimiser": optimiser.state_dict()}
+            state: dict[str, Any] = {"model": model.state_dict(), "optimiser": optimiser.state_dict()}
             state |= {"schedule": schedule.state_dict(), "step": step}
             torch.save(state, checkpoint)
     save(model, out, {"rows": len(rows), "excluded": list(exclude), "steps": steps, "lr": lr})
@@ -132,3 +133,77 @@ def save(model, out: Path, about: dict) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     about = about | {"max_tokens": MAX_TOKENS}
     save_file(tensors, str(out), metadata={"about": json.dumps(about), "classes": ",".join(CLASSES)})
+
+
+# the claim sets whose claims are checked over the offline search (no evidence of their own)
+SEARCHED_SETS = ("felm_wk/claims.jsonl", "factoolqa/claims.jsonl")
+
+
+def dev_readings(
+    data: Path, shared: Path, weights: Path, progress: Callable[[str], None] = print
+) -> list[dict]:
+    """The raw readings the choice is made on, all from dev parts, none from training rows.
+
+    Over given evidence: the held-back slice of each set's dev part (``held_back.jsonl``); over
+    the offline search: the dev parts of FELM-WK and FacToolQA, checked as ``verify`` checks
+    them (the same search, the same chunks), which no training row comes from.
+    """
+    import asyncio
+
+    from factcourt.api.claims import averify
+    from factcourt.bench.runner import select
+    from factcourt.context.claims import ClaimsContext
+    from factcourt.providers import reader
+
+    found: list[dict] = []
+    for row in _rows(data / "held_back.jsonl"):
+        best = reader.deciding(reader.read_chunks(row["claim"], row["evidence"].split("\n"), weights))
+        assert best is not None  # held-back rows all have evidence
+        found.append({"set": row["source"], "kind": "given", "gold": row["label"], "raw": best.probabilities})
+    progress(f"{len(found)} held-back readings over given evidence")
+    ctx = ClaimsContext(search="local", reader="trained", cache=False, verdict_bar=0.0, not_enough_above=1.0)
+    for path in SEARCHED_SETS:
+        for case, gold in select(shared / path, None, None, part="dev"):
+            result = asyncio.run(averify(case.claim, None, case.question, ctx))
+            raw = (result.first_pass.raw_probabilities if result.first_pass else None) or {}
+            found.append(
+                {
+                    "set": path.split("/")[0],
+                    "kind": "searched",
+                    "gold": "supported" if gold.label else "refuted",
+                    "raw": {
+                        c: raw.get(c if c != "not_addressed" else "not_enough_evidence", 0.0) for c in CLASSES
+                    },
+                }
+            )
+        progress(f"{path}: dev readings over the offline search")
+    return found
+
+
+def choose_slopes(readings: list[dict]) -> dict[str, float]:
+    """The calibration slope of each evidence kind, fitted on its dev readings of TRUE and FALSE claims."""
+    from factcourt.metrics.calibration import fit_slope
+
+    slopes = {}
+    for kind in ("given", "searched"):
+        rows = [r for r in readings if r["kind"] == kind and r["gold"] != "not_addressed"]
+        p_true = [_p_true(r["raw"]) for r in rows]
+        slopes[kind] = round(fit_slope(p_true, [r["gold"] == "supported" for r in rows], 0.0), 4)
+    return slopes
+
+
+def _p_true(raw: dict[str, float]) -> float:
+    addressed = raw["supported"] + raw["refuted"]
+    return raw["supported"] / addressed if addressed > 0 else 0.5
+
+
+def stamp(weights: Path, **about: object) -> None:
+    """Add ``about`` (the slopes, the data's digest, the command) to the file's metadata."""
+    from safetensors import safe_open
+    from safetensors.numpy import save_file
+
+    with safe_open(str(weights), "np") as handle:
+        meta = handle.metadata() or {}
+        tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118  (no __iter__)
+    merged = json.loads(meta.get("about", "{}")) | about
+    save_file(tensors, str(weights), metadata={**meta, "about": json.dumps(merged)})

@@ -1,4 +1,4 @@
-"""Debate-SFT's API: ``train_moderator`` on synthesised debates, and the moderators trained."""
+"""Training's API: Debate-SFT's ``train_moderator`` and the moderators trained; the trained reader's file."""
 
 from __future__ import annotations
 
@@ -48,7 +48,15 @@ def trained_moderators() -> list[dict[str, Any]]:
     return [{"name": t.name, "folder": str(t.folder), **t.identity} for t in all_trained()]
 
 
+def shipped_reader() -> Path:
+    """The trained reader's weights file that ships with factcourt (``factcourt/readers/``)."""
+    from factcourt.providers.reader import SHIPPED
+
+    return SHIPPED
+
+
 __all__ = [
+    "shipped_reader",
     "train_moderator",
     "trained_moderators",
 ]

@@ -114,7 +114,8 @@ def _files(data: Path, path: str) -> list[Path]:
 def _set_rows(data: Path, path: str) -> Iterator[tuple[str, dict]]:
     for file in _files(data, path):
         for _number, row in read_rows(file):
-            yield str(row["id"]), row
+            if isinstance(row, dict):
+                yield str(row["id"]), row
 
 
 def dataset_rows(data: Path, per_set: int, seed: int = 0) -> tuple[list[Row], list[Row], set[str]]:
@@ -195,8 +196,8 @@ def change_one_fact(sentence: str, neighbours: list[str], rng: random.Random) ->
     for way in ways:
         if way == "year" and (years := list(_YEAR.finditer(sentence))):
             m = rng.choice(years)
-            new = int(m.group(0)) + rng.choice([-1, 1]) * rng.randint(2, 30)
-            return sentence[: m.start()] + str(new) + sentence[m.end() :]
+            year = int(m.group(0)) + rng.choice([-1, 1]) * rng.randint(2, 30)
+            return sentence[: m.start()] + str(year) + sentence[m.end() :]
         if way == "number" and (
             numbers := [m for m in _NUMBER.finditer(sentence) if not _YEAR.fullmatch(m.group(0))]
         ):

@@ -161,6 +161,17 @@ def _settings_flags() -> list[tuple[str, str, tuple[str, ...], dict[str, Any]]]:
             ("rule",),
             {"choices": RULES, "help": "debate rule of a debated claim (default free)"},
         ),
+        (
+            "debate",
+            "--reader",
+            ("reader",),
+            {
+                "choices": ["auto", "trained", "llm"],
+                "help": "who reads the first pass's verdict: 'trained' (the reader trained for it, on "
+                "this CPU, no model call), 'llm' (the label token of the evaluator model's call) or "
+                "'auto' (default: trained on the embedded model, llm on an endpoint you chose)",
+            },
+        ),
         ("debate", "--jurors", ("jurors",), {"type": int, "help": "number of jury evaluators (default 2)"}),
         ("debate", "--rounds", ("rounds",), {"type": int, "help": None}),
         (
@@ -297,6 +308,7 @@ def settings_values(args: argparse.Namespace) -> dict[str, Any]:
         ("corpus", "corpus"),
         ("concurrency", "max_concurrency"),
         ("jury_judge", "jury_judge"),
+        ("reader", "reader"),
     ]:
         if option == "concurrency" and getattr(args, "batch", None):
             continue  # rows checked at once, not claims

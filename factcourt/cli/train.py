@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from rich.markup import escape
@@ -92,3 +93,73 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--save-every", type=at_least_one, default=10, help="checkpoint every N steps (10)")
     p.set_defaults(func=cmd_train_moderator)
+
+    p = sub.add_parser(
+        "train-reader",
+        help="build the trained reader's data, train it, or choose its calibration (the fit: train extra)",
+        description="The reader of the first pass (claim + evidence -> supported, refuted, not addressed) "
+        "in three steps: 'data' builds training rows from the dev parts of the shared claim sets "
+        "and from the offline corpus (never a test part) with a data card; 'fit' fine-tunes MiniLM-L6 "
+        "on them (resumes from its checkpoint when run again); 'calibrate' reads the held-back and "
+        "searched dev claims and writes the calibration slopes into the weights. See "
+        "factcourt/readers/README.md for the shipped reader's commands and figures.",
+    )
+    p.add_argument("step", choices=["data", "fit", "calibrate"])
+    p.add_argument("--data", required=True, help="the folder of the training data (written by 'data')")
+    p.add_argument("--shared", default="../shared/data", help="the shared benchmark data (../shared/data)")
+    p.add_argument("--out", help="the weights file (default: the shipped one, factcourt/readers/)")
+    p.add_argument("--per-set", type=at_least_one, default=1500, help="most rows of one claim set (1500)")
+    p.add_argument("--synthetic", type=int, default=6000, help="rows made from the corpus (6000)")
+    p.add_argument("--epochs", type=float, default=2.0, help="epochs over the rows (2)")
+    p.add_argument("--lr", type=float, default=8e-5, help="learning rate (8e-5)")
+    p.add_argument(
+        "--exclude", action="append", default=[], help="a source to leave out of training (leave-one-out)"
+    )
+    p.set_defaults(func=cmd_train_reader)
+
+
+def cmd_train_reader(args: argparse.Namespace) -> int:
+    """Build the reader's data, train it, or choose its calibration on the dev parts."""
+    if args.step == "data":
+        from factcourt.bench.reader_data import build
+
+        card = build(Path(args.shared), Path(args.data), per_set=args.per_set, synthetic=args.synthetic)
+        out.print(f"{card['rows']} training rows, {card['held_back']} held back; sha256 {card['sha256']}")
+        out.print(f"the data card: {escape(str(Path(args.data) / 'card.json'))}")
+        return 0
+    try:
+        from factcourt import reader_training
+    except ImportError as exc:  # torch or transformers
+        err.print(f"train-reader needs the train extra ({exc.name} is missing): pip install -e '.[train]'")
+        return 2
+    from factcourt.api.training import shipped_reader
+
+    weights = Path(args.out) if args.out else shipped_reader()
+    if args.step == "fit":
+        reader_training.train(
+            Path(args.data),
+            weights,
+            epochs=args.epochs,
+            lr=args.lr,
+            exclude=tuple(args.exclude),
+            progress=lambda line: err.print(escape(line)),
+        )
+        card = json.loads((Path(args.data) / "card.json").read_text(encoding="utf-8"))
+        command = "factcourt train-reader fit --data DATA --out OUT" + "".join(
+            f" --exclude {name}" for name in args.exclude
+        )
+        reader_training.stamp(weights, data_sha256=card["sha256"], command=command)
+        out.print(f"trained reader: {escape(str(weights))}")
+        return 0
+    readings = reader_training.dev_readings(
+        Path(args.data), Path(args.shared), weights, progress=lambda line: err.print(escape(line))
+    )
+    slopes = reader_training.choose_slopes(readings)
+    reader_training.stamp(weights, slopes=slopes)
+    (weights.with_suffix(".dev.jsonl")).write_text(
+        "".join(json.dumps(r) + "\n" for r in readings), encoding="utf-8"
+    )
+    out.print(
+        f"calibration slopes {slopes}; the dev readings: {escape(str(weights.with_suffix('.dev.jsonl')))}"
+    )
+    return 0

@@ -151,9 +151,24 @@ class ClaimsContext(BaseContext):
         "two",
     )
     not_enough_above: float = describe(
-        "label_set='three': the verdict is not_enough_evidence where that label's probability is at "
-        "or above this (1 never).",
+        "The verdict is not_enough_evidence where the probability that the evidence does not "
+        "address the claim is at or above this (1 never): the trained reader's third output, or "
+        "the label under label_set='three'.",
         0.5,
+    )
+    reader: Literal["auto", "trained", "llm"] = describe(
+        "Who reads the first pass's verdict: 'trained' = the reader trained for it (a MiniLM "
+        "cross-encoder shipped in factcourt/readers/: P(supported), P(refuted), P(not addressed) "
+        "per chunk of evidence, on this CPU, no model call); 'llm' = the label token of the "
+        "evaluator model's one call; 'auto' (default) = 'trained' when the evaluator is the "
+        "embedded local model, 'llm' when it is an endpoint you chose (OpenAI, a --base-url server).",
+        "auto",
+    )
+    verdict_bar: float = describe(
+        "Over searched evidence a verdict is shown only at this calibrated confidence or above; "
+        "below it the claim is not_enough_evidence, with the reason (chosen on the dev parts by "
+        "risk against coverage). Evidence you give is not held to it.",
+        0.75,
     )
     calibration: Literal["auto", "off"] = describe(
         "'auto': the first pass's probability is Platt-scaled by the fit stored for its model and "
@@ -220,7 +235,7 @@ class ClaimsContext(BaseContext):
         unknown = [r for r in self.roles if r not in JURY_ROLES]
         if unknown:
             raise ConfigError(f"unknown jury role(s) {unknown}; choose from {list(JURY_ROLES)}")
-        self.in_unit_range("theta", "first_pass_theta", "vote_below", "not_enough_above")
+        self.in_unit_range("theta", "first_pass_theta", "vote_below", "not_enough_above", "verdict_bar")
         self.at_least(rounds=0, label_readings=1)
         self.at_most(rounds=MAX_ROUNDS)
         if self.label_readings > len(LABEL_READINGS):

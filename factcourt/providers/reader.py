@@ -187,6 +187,11 @@ def encoder(weights: Path = SHIPPED) -> Encoder:
     return Encoder(weights)
 
 
+def slopes(weights: Path = SHIPPED) -> dict[str, float]:
+    """The calibration slope per evidence kind fitted on the dev parts (in the file's metadata)."""
+    return dict(encoder(weights).about.get("slopes", {}))
+
+
 def read_chunks(claim: str, evidence: list[str], weights: Path = SHIPPED) -> list[ChunkReading]:
     """The reading of every chunk of ``evidence`` against ``claim`` (one batch)."""
     packed = chunks(evidence)

@@ -7,10 +7,12 @@ import logging
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes.claims.label_reading import decide_by_labels
+from factcourt.nodes.claims.label_reading import SILENT, decide_by_labels
+from factcourt.nodes.claims.reader_reading import abstain_reason, decide_by_reader, reads_trained
 from factcourt.nodes.claims.rules import first_pass_decides, first_pass_unweighed
 from factcourt.nodes.helpers import emit, question_of
 from factcourt.state.claims import ClaimState
+from factcourt.state.records import Usage
 
 log = logging.getLogger(__name__)
 
@@ -18,15 +20,31 @@ log = logging.getLogger(__name__)
 async def first_pass(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     """Judge the claim once; it is decided when the verdict's confidence reaches ``first_pass_theta``."""
     ctx, claim = runtime.context, state["claim"]
-    turn, usage = await decide_by_labels(
-        ctx,
-        claim.text,
-        state.get("evidence", []),
-        language=state["language"],
-        question=question_of(state, state["language"]),
-        run_name="first pass",
-        tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}", "first_pass"],
-    )
+    evidence = state.get("evidence", [])
+    if reads_trained(ctx):
+        turn, usage = await decide_by_reader(ctx, claim.text, evidence), Usage()
+    else:
+        turn, usage = await decide_by_labels(
+            ctx,
+            claim.text,
+            evidence,
+            language=state["language"],
+            question=question_of(state, state["language"]),
+            run_name="first pass",
+            tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}", "first_pass"],
+        )
+        if turn.verdict in ("supported", "refuted") and turn.probabilities and first_pass_decides(ctx, turn):
+            # a verdict the model's reading decides answers to the same bar as the trained reader's
+            probabilities = turn.probabilities
+            why = abstain_reason(
+                ctx,
+                claim.text,
+                evidence,
+                p_true=probabilities["supported"],
+                p_silent=probabilities.get(SILENT),
+            )
+            if why:
+                turn = turn.model_copy(update={"verdict": SILENT, "text": why})
     decided = first_pass_decides(ctx, turn)
     reason = first_pass_unweighed(ctx, turn)
     if reason:  # every claim of the run is debated: say so rather than look contested

@@ -93,6 +93,9 @@ async def judge_vote(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict
         queries=state.get("queries", []),
         usage=state["usage"],  # the reducer channel starts at Usage()
         error=error,
+        unchecked_reason=screen.text or None
+        if verdict == "not_enough_evidence" and state.get("decided") and screen is not None
+        else None,
         uncovered_language=uncovered_language(ctx, claim.text) if ctx.retrieval_enabled else None,
     )
     emit("verdict", claim_id=claim.id, verdict=verdict, error=error)

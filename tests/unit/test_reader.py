@@ -1,0 +1,143 @@
+"""The trained reader: its numpy forward pass, the shipped file, its chunks and when it abstains."""
+
+import json
+
+import numpy as np
+import pytest
+
+import factcourt
+from factcourt.context.claims import ClaimsContext
+from factcourt.nodes.claims.reader_reading import abstain_reason, missing_names, reads_trained
+from factcourt.providers import reader
+from factcourt.state.records import Evidence
+
+EIFFEL_PAGE = (
+    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. It is "
+    "named after the engineer Gustave Eiffel, whose company designed and built the tower from 1887 "
+    "to 1889."
+)
+PEARL_HARBOR = (
+    "The attack on Pearl Harbor was a surprise military strike by the Imperial Japanese Navy Air "
+    "Service upon the United States naval base at Pearl Harbor in Honolulu, Territory of Hawaii, "
+    "on December 7, 1941."
+)
+JOSEPHUS = "Flavius Josephus was a first-century Roman-Jewish historian and military leader."
+
+
+def test_the_numpy_reader_computes_what_transformers_computes(tmp_path):
+    """The shipped reader runs without torch: its forward pass must be BERT's to the last digits."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from factcourt.reader_training import save
+
+    torch.manual_seed(0)
+    model = transformers.BertForSequenceClassification.from_pretrained(str(reader.base_dir()), num_labels=3)
+    model.eval()
+    path = tmp_path / "r.safetensors"
+    save(model, path, {})
+    tok = reader.tokenizer()
+    encodings = [tok.encode("The Eiffel Tower is in Paris.", EIFFEL_PAGE), tok.encode("Obama.", JOSEPHUS)]
+    width = max(len(e.ids) for e in encodings)
+    ids, types, mask = (np.zeros((2, width), dtype=np.int64) for _ in range(3))
+    for row, e in enumerate(encodings):
+        ids[row, : len(e.ids)], types[row, : len(e.ids)], mask[row, : len(e.ids)] = e.ids, e.type_ids, 1
+    with torch.no_grad():
+        expected = model(
+            input_ids=torch.tensor(ids), token_type_ids=torch.tensor(types), attention_mask=torch.tensor(mask)
+        ).logits.numpy()
+    got = reader.Encoder(path).logits(ids, types, mask)
+    assert np.abs(expected - got).max() < 5e-3  # int8 rows: the only difference
+
+
+def test_the_shipped_reader_supports_a_claim_its_own_page_states():
+    [reading] = reader.read_chunks("The Eiffel Tower is in Paris.", [EIFFEL_PAGE])
+    assert max(reading.probabilities, key=reading.probabilities.get) == "supported"
+    assert reading.probabilities["supported"] > 0.8
+
+
+def test_the_shipped_reader_says_passages_about_something_else_do_not_address_a_claim():
+    claim = "Obama was born in Honolulu, Hawaii, to a mother from Kansas and a father from Kenya."
+    readings = reader.read_chunks(claim, [JOSEPHUS])
+    assert max(readings[0].probabilities, key=readings[0].probabilities.get) == "not_addressed"
+
+
+def test_the_shipped_file_says_how_it_was_made():
+    about = reader.encoder().about
+    assert about["data_sha256"] and about["command"].startswith("factcourt train-reader")
+    assert set(about["slopes"]) == {"given", "searched"}
+    assert reader.SHIPPED.stat().st_size < 20_000_000
+
+
+def test_evidence_is_packed_into_chunks_in_order_and_long_pieces_are_cut():
+    short = reader.chunks(["One.", "Two."])
+    assert short == [("One.\nTwo.", (0, 1))]
+    long = " ".join(["word"] * (reader.CHUNK_TOKENS + 50))
+    packed = reader.chunks([long, "Tail."])
+    assert len(packed) == 2 and packed[0][1] == (0,) and packed[1][1] == (0, 1)
+    assert packed[1][0].endswith("Tail.")
+
+
+def test_the_deciding_chunk_is_the_one_that_speaks_most_clearly():
+    quiet = reader.ChunkReading({"supported": 0.2, "refuted": 0.1, "not_addressed": 0.7}, (0,))
+    loud = reader.ChunkReading({"supported": 0.1, "refuted": 0.8, "not_addressed": 0.1}, (1,))
+    assert reader.deciding([quiet, loud]) is loud
+    assert reader.deciding([]) is None
+
+
+def test_missing_names_are_the_claims_names_and_numbers_no_passage_mentions():
+    evidence = [Evidence(text=PEARL_HARBOR, title="Attack on Pearl Harbor")]
+    claim = "Obama was born in Honolulu, Hawaii, in 1961."
+    assert missing_names(claim, evidence) == ["Obama", "1961"]
+
+
+def _ctx(**settings):
+    return ClaimsContext(search="local", cache=False, **settings)
+
+
+def test_a_claim_is_not_checked_where_the_evidence_does_not_address_it():
+    evidence = [Evidence(text=PEARL_HARBOR), Evidence(text=JOSEPHUS)]
+    claim = "Obama was born in Honolulu to a mother from Kansas."
+    why = abstain_reason(_ctx(), claim, evidence, p_true=0.03, p_silent=0.9)
+    assert why == 'the passages found do not mention "Obama" or "Kansas" (P(not addressed) 0.90)'
+
+
+def test_an_uncertain_reading_of_searched_evidence_is_no_verdict_but_given_evidence_decides():
+    evidence = [Evidence(text=EIFFEL_PAGE)]
+    claim = "The Eiffel Tower is in Paris."
+    why = abstain_reason(_ctx(verdict_bar=0.75), claim, evidence, p_true=0.6, p_silent=0.1)
+    assert why == "the reading was uncertain (P(true) 0.60, below the bar of 0.75)"
+    assert abstain_reason(_ctx(verdict_bar=0.75), claim, evidence, p_true=0.8, p_silent=0.1) is None
+    given = ClaimsContext(search="given", cache=False, verdict_bar=0.75)
+    assert abstain_reason(given, claim, evidence, p_true=0.6, p_silent=0.1) is None
+
+
+def test_no_evidence_and_disagreeing_passages_are_reasons_too():
+    assert abstain_reason(_ctx(), "X is Y.", [], p_true=0.9, p_silent=None) == "no evidence was found for it"
+    evidence = [Evidence(text="X is Y."), Evidence(text="X is not Y.")]
+    why = abstain_reason(_ctx(), "X is Y.", evidence, p_true=0.9, p_silent=0.1, disagree=True)
+    assert why and "disagree" in why
+
+
+def test_the_trained_reader_reads_for_the_embedded_model_and_an_endpoint_reads_for_itself():
+    assert reads_trained(ClaimsContext(cache=False))
+    assert not reads_trained(ClaimsContext(model="scripted", cache=False))
+    assert reads_trained(ClaimsContext(model="scripted", reader="trained", cache=False))
+    assert not reads_trained(ClaimsContext(reader="llm", cache=False))
+
+
+def test_verify_with_the_trained_reader_decides_without_a_model_call():
+    evidence = [Evidence(text=EIFFEL_PAGE, title="Eiffel Tower")]
+    result = factcourt.verify("The Eiffel Tower is in Paris.", evidence=evidence, cache=False)
+    assert result["verdict"] == "supported" and result["usage"]["calls"] == 0
+    assert result["first_pass"]["citations"] == [1]
+    raw = result["first_pass"]["raw_probabilities"]
+    assert set(raw) == {"supported", "refuted", "not_enough_evidence"}
+    assert json.loads(result.model_dump_json())["unchecked_reason"] is None
+
+
+def test_verify_says_why_a_claim_could_not_be_checked():
+    evidence = [Evidence(text=JOSEPHUS, title="Josephus")]
+    claim = "Obama was born in Honolulu, Hawaii, to a mother from Kansas and a father from Kenya."
+    result = factcourt.verify(claim, evidence=evidence, cache=False)
+    assert result["verdict"] == "not_enough_evidence"
+    assert "do not mention" in result["unchecked_reason"] and "Obama" in result["unchecked_reason"]
