@@ -2,10 +2,11 @@
 
 Each answer of a response-level file in the shared schema (FELM-WK's: ``meta.segments`` and
 ``meta.segment_labels``, True for a correct segment) is checked whole, as ``factcourt check``
-checks it. A segment is flagged when a claim taken from a sentence overlapping it was not
-supported. Scored beside two floors: every segment flagged, and the same claims and evidence
-read by ``plain`` (the uncalibrated label reading: raw P(true) at least 0.5). ``meta`` serves
-the scoring only: the checker never sees it.
+checks it. A segment is flagged only when a claim taken from a sentence overlapping it was
+refuted (not enough evidence flags nothing), and decided when such a claim got a verdict either
+way: each reading's coverage is the share of segments decided. Scored beside two floors: every
+segment flagged, and the same claims and evidence read by ``plain`` (the uncalibrated label
+reading: raw P(true) at least 0.5). ``meta`` serves the scoring only: the checker never sees it.
 """
 
 from __future__ import annotations
@@ -63,12 +64,13 @@ def read_answers(path: Path, part: str) -> list[dict[str, Any]]:
 
 
 def _supported(claim: ClaimReport, reading: str) -> bool | None:
-    """Whether ``reading`` ('default' or 'plain') found the claim supported; None when it failed."""
-    if claim.verdict is None:
-        return None
+    """Whether ``reading`` ('default' or 'plain') found the claim supported; None when neither.
+
+    The default decides only by its verdict, supported or refuted; plain reads every raw P(true).
+    """
     if reading == "plain" and claim.p_true_raw is not None:
         return claim.p_true_raw >= 0.5
-    return claim.verdict == "supported"
+    return {"supported": True, "refuted": False}.get(claim.verdict or "")
 
 
 async def _one(answer: dict[str, Any], ctx: BenchContext) -> dict[str, Any]:
@@ -94,9 +96,11 @@ async def _one(answer: dict[str, Any], ctx: BenchContext) -> dict[str, Any]:
         ],
     }
     for reading in ("default", "plain"):
-        marks = [(c.span, ok) for c in result.claims if (ok := _supported(c, reading)) is not None]
-        flagged, covered = flagged_segments(spans, marks)
+        # a failed claim covers nothing; one not checked covers its segment, undecided
+        marks = [(c.span, _supported(c, reading)) for c in result.claims if c.verdict is not None]
+        flagged, covered, decided = flagged_segments(spans, marks)
         record[f"flagged_{reading}"] = flagged
+        record[f"decided_{reading}"] = decided
         record["covered"] = covered
     return record
 
@@ -118,9 +122,18 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
         scores = false_segment_scores(flags, gold)
         # a response is judged false when any of its segments is flagged (FELM's response label)
         right = sum(any(r[f"flagged_{reading}"]) == any(r["false"]) for r in done)
-        found[reading] = {**scores, "response_accuracy": right / len(done)}
+        decided = sum(d for r in done for d in r[f"decided_{reading}"])
+        found[reading] = {
+            **scores,
+            "response_accuracy": right / len(done),
+            "coverage": decided / len(gold) if gold else None,
+        }
     everything = false_segment_scores([True] * len(gold), gold)
-    found["all_flagged"] = {**everything, "response_accuracy": sum(any(r["false"]) for r in done) / len(done)}
+    found["all_flagged"] = {
+        **everything,
+        "response_accuracy": sum(any(r["false"]) for r in done) / len(done),
+        "coverage": 1.0 if gold else None,
+    }
     found["coverage"] = sum(c for r in done for c in r["covered"]) / len(gold) if gold else None
     found["claims_per_answer"] = sum(r["claims"] for r in done) / len(done)
     found["unresolved_per_answer"] = sum(r["unresolved"] for r in done) / len(done)
@@ -141,7 +154,12 @@ async def run_answers(
     answers = read_answers(path, part)[:limit]
     keep_settings(out, {**run_settings(path, ctx), "part": part}, "bench answers")
     store = PredictionStore(out / "answers.jsonl", key=("id",))
-    todo = [a for a in answers if not store.succeeded(a["id"])]
+    # a record from before not_enough_evidence stopped flagging holds no decided segments: redone
+    todo = [
+        a
+        for a in answers
+        if not store.succeeded(a["id"]) or "decided_default" not in store.records[(a["id"],)]
+    ]
     columns = (TextColumn("answers"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, disable=quiet) as progress:
         task = progress.add_task("answers", total=len(answers), completed=len(answers) - len(todo))

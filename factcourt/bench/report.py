@@ -9,12 +9,15 @@ from typing import Any
 
 from factcourt.metrics.calibration import reliability
 from factcourt.metrics.classification import (
+    accuracy_at_coverage,
     answered_report,
     binary_report,
     four_way_report,
     not_enough_recall,
     paired,
+    risk_coverage,
     to_binary,
+    verdict_confidence,
 )
 from factcourt.metrics.cost import Prices, dollars
 from factcourt.metrics.debate import accuracy_by_round, flips
@@ -31,6 +34,11 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
     report["answered"] = answered_report(gold, [r["verdict"] for r in records])
     report["answered"]["not_enough_recall"] = not_enough_recall(
         [r.get("gold_4way") for r in records], [r["verdict"] for r in records]
+    )
+    report["answered"]["risk_coverage"] = risk_coverage(
+        gold,
+        [r["verdict"] for r in records],
+        [verdict_confidence(r["verdict"], r.get("p_true")) for r in records],
     )
     if any(r.get("gold_4way") for r in records):
         ok = [
@@ -80,28 +88,49 @@ def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, An
     return report
 
 
+COVERAGES = (0.1, 0.25, 0.5, 0.75, 1.0)  # where the markdown reads each risk-coverage curve
+
+
 def _answered_lines(report: dict[str, dict[str, Any]]) -> list[str]:
-    """What each method answered: coverage, accuracy where it answered, each answer's precision."""
+    """What each method answered: coverage, scores where it answered, each answer's precision.
+
+    Then each method's risk-coverage curve read at ``COVERAGES`` (report.json holds it whole).
+    """
 
     def three(x: float | None) -> str:
         return "n/a" if x is None else f"{x:.3f}"
 
     lines = [
-        "| method | coverage | accuracy on covered | P(supported right) | P(refuted right) | NEE recall |",
-        "|---|---|---|---|---|---|",
+        "| method | coverage | accuracy on covered | macro-F1 on covered | area under accuracy-coverage "
+        "| P(supported right) | P(refuted right) | NEE recall |",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    curves = {}
     for method, r in report.items():
         a = r.get("answered") or {}
+        curve = a.get("risk_coverage") or {}
+        curves[method] = curve.get("curve", [])
         lines.append(
             f"| {method} | {three(a.get('coverage'))} ({a.get('answered', 0)}/{a.get('n', 0)}) | "
-            f"{three(a.get('covered_accuracy'))} | {three(a.get('supported_precision'))} | "
+            f"{three(a.get('covered_accuracy'))} | {three(a.get('covered_macro_f1'))} | "
+            f"{three(curve.get('accuracy_coverage_area'))} | {three(a.get('supported_precision'))} | "
             f"{three(a.get('refuted_precision'))} | {three(a.get('not_enough_recall'))} |"
         )
     lines += [
         "",
         "coverage: claims answered supported or refuted (the rest: not enough evidence, conflicting or",
         "failed); NEE recall: of the gold 'not enough info' claims, the share answered not enough evidence.",
+        "",
+        "Accuracy by coverage (answered claims ranked by their verdict's confidence, P(true) for",
+        "supported and 1 - P(true) for refuted, most confident first, equal ones together, none last;",
+        "the area is under this accuracy-coverage curve, at most the coverage; 1 - AURC at full coverage):",
+        "",
+        "| method | " + " | ".join(f"{c:.0%}" for c in COVERAGES) + " |",
+        "|" + "---|" * (len(COVERAGES) + 1),
     ]
+    for method, curve in curves.items():
+        cells = [accuracy_at_coverage(curve, c) for c in COVERAGES]
+        lines.append(f"| {method} | " + " | ".join("-" if x is None else f"{x:.3f}" for x in cells) + " |")
     return lines
 
 

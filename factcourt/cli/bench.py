@@ -292,16 +292,20 @@ def cmd_bench_answers(args: argparse.Namespace) -> int:
         title=f"False segments of {found['answers']} answers ({found['part']} part): "
         f"{found['false_segments']} of {found['segments']} segments are false"
     )
-    for col in ("reading", "flagged", "precision", "recall", "F1", "answers judged right"):
+    for col in ("reading", "flagged", "precision", "recall", "F1", "coverage", "answers judged right"):
         table.add_column(col)
     for name in ("default", "plain", "all_flagged"):
         row = found[name]
         table.add_row(
             name.replace("_", " "),
             str(row["flagged"]),
-            *(_three(row[k]) for k in ("precision", "recall", "f1", "response_accuracy")),
+            *(_three(row[k]) for k in ("precision", "recall", "f1", "coverage", "response_accuracy")),
         )
     out.print(table)
+    out.print(
+        "flagged: segments with a refuted claim (not enough evidence flags nothing); coverage: "
+        "segments with a claim supported or refuted"
+    )
     out.print(
         f"segments with a claim {_three(found['coverage'])}; "
         f"per answer: {found['claims_per_answer']:.1f} claims "

@@ -7,7 +7,7 @@ and against the recall of its gold label, and adds to no label's predictions.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from scipy.stats import binomtest
 
@@ -31,6 +31,9 @@ class BinaryReport(TypedDict):
     macro_f1: float
     true: LabelScores
     false: LabelScores
+
+
+COVERED = ("supported", "refuted")  # the verdicts that answer; the rest say it could not be checked
 
 
 def _safe_div(num: float, den: float) -> float:
@@ -68,24 +71,75 @@ def answered_report(gold: Sequence[bool], verdicts: Sequence[str | None]) -> dic
     """What a verdict that may say "not enough evidence" gives a user.
 
     ``coverage``: the share of claims answered supported or refuted; ``covered_accuracy``: of
-    those, the share right; the precision of each answer (None where it was never given).
+    those, the share right, and their macro-F1 over supported and refuted; the precision of each
+    answer (None where it was never given).
     """
-    answered = [(g, v) for g, v in zip(gold, verdicts, strict=True) if v in ("supported", "refuted")]
+    answered = [(g, v) for g, v in zip(gold, verdicts, strict=True) if v in COVERED]
 
     def precision(label: str, truth: bool) -> float | None:
         given = [g for g, v in answered if v == label]
         return sum(1 for g in given if g is truth) / len(given) if given else None
 
+    covered = binary_report([g for g, _ in answered], [v == "supported" for _, v in answered])
     return {
         "n": len(gold),
         "answered": len(answered),
         "coverage": _safe_div(len(answered), len(gold)),
-        "covered_accuracy": (
-            sum(1 for g, v in answered if g is (v == "supported")) / len(answered) if answered else None
-        ),
+        "covered_accuracy": covered["accuracy"] if answered else None,
+        "covered_macro_f1": covered["macro_f1"] if answered else None,
         "supported_precision": precision("supported", True),
         "refuted_precision": precision("refuted", False),
     }
+
+
+def verdict_confidence(verdict: str | None, p_true: float | None) -> float | None:
+    """The probability that a supported or refuted verdict is right: P(true), or 1 - P(true)."""
+    if p_true is None or verdict not in COVERED:
+        return None
+    return p_true if verdict == "supported" else 1.0 - p_true
+
+
+def risk_coverage(
+    gold: Sequence[bool], verdicts: Sequence[str | None], confidences: Sequence[float | None]
+) -> dict[str, Any]:
+    """Accuracy at each coverage, the covered claims ranked by confidence, and the curve's area.
+
+    Claims of equal confidence enter together (a bar on confidence cannot split them), so the
+    curve does not depend on the claims' order; claims with no confidence enter last. Each
+    point: ``coverage`` (answered over all claims), ``accuracy`` of the answered, ``answered``.
+    ``accuracy_coverage_area`` is the area under the accuracy-coverage step curve, each covered
+    claim a step of width 1/n: at most the method's coverage, so saying not enough evidence
+    earns nothing; at full coverage it is 1 - AURC.
+    """
+    covered = [
+        (c, g is (v == "supported"))
+        for g, v, c in zip(gold, verdicts, confidences, strict=True)
+        if v in COVERED
+    ]
+    groups: dict[float | None, list[bool]] = {}
+    for confidence, right in covered:
+        groups.setdefault(confidence, []).append(right)
+    order = sorted(groups, key=lambda c: (c is None, -(c or 0.0)))
+    curve, answered, correct, area = [], 0, 0, 0.0
+    for confidence in order:
+        answered += len(groups[confidence])
+        correct += sum(groups[confidence])
+        accuracy = correct / answered
+        area += len(groups[confidence]) / len(gold) * accuracy
+        curve.append({"coverage": answered / len(gold), "accuracy": accuracy, "answered": answered})
+    return {"curve": curve, "accuracy_coverage_area": area}
+
+
+def accuracy_at_coverage(curve: Sequence[dict[str, Any]], coverage: float) -> float | None:
+    """The accuracy of the most confident claims covering at most ``coverage`` of all claims.
+
+    None where the first point is already above it or the curve ends below it (a method that
+    covered less cannot be read there).
+    """
+    if not curve or curve[-1]["coverage"] < coverage - 1e-9:
+        return None
+    within = [p for p in curve if p["coverage"] <= coverage + 1e-9]
+    return within[-1]["accuracy"] if within else None
 
 
 def not_enough_recall(gold_4way: Sequence[str | None], verdicts: Sequence[str | None]) -> float | None:
@@ -142,7 +196,17 @@ def _false_positive_rate(pairs: Sequence[tuple[str, str | None]], label: str) ->
     return _safe_div(sum(1 for p in negatives if p == label), len(negatives))
 
 
-__all__ = ["binary_report", "evidence_match", "four_way_report", "label_prf", "paired", "to_binary"]
+__all__ = [
+    "accuracy_at_coverage",
+    "binary_report",
+    "evidence_match",
+    "four_way_report",
+    "label_prf",
+    "paired",
+    "risk_coverage",
+    "to_binary",
+    "verdict_confidence",
+]
 
 
 def paired(gold: Sequence[bool], method: Sequence[bool | None], floor: Sequence[bool | None]) -> dict:

@@ -3,7 +3,7 @@
 Coverage counts what a split loses, not only what it keeps: sentences with no claim, drops by
 reason, and the gold claims (annotators' atomic claims) that no produced claim states. The
 segment scores judge a checked answer as a user reads it: a segment is flagged when any claim
-taken from it was not supported, and flags are scored against the annotators' false segments.
+taken from it was refuted, and flags are scored against the annotators' false segments.
 """
 
 from __future__ import annotations
@@ -117,19 +117,22 @@ def segment_spans(response: str, segments: Sequence[str]) -> list[tuple[int, int
 
 
 def flagged_segments(
-    spans: Sequence[tuple[int, int] | None], claims: Sequence[tuple[tuple[int, int] | None, bool]]
-) -> tuple[list[bool], list[bool]]:
-    """(flagged, covered) per segment, for claims given as (their sentence's span, supported).
+    spans: Sequence[tuple[int, int] | None], claims: Sequence[tuple[tuple[int, int] | None, bool | None]]
+) -> tuple[list[bool], list[bool], list[bool]]:
+    """(flagged, covered, decided) per segment, for claims given as (their sentence's span, supported).
 
-    A segment is covered when a claim's sentence overlaps it, flagged when one of those claims
-    was not supported.
+    ``supported`` is True or False where the claim got that verdict, None where it got neither
+    (not enough evidence, conflicting). A segment is covered when a claim's sentence overlaps
+    it, decided when one of those claims got a verdict either way, and flagged only when one
+    was refuted: a claim that could not be checked says nothing false.
     """
-    flagged, covered = [], []
+    flagged, covered, decided = [], [], []
     for span in spans:
         mine = [ok for where, ok in claims if span and where and where[0] < span[1] and span[0] < where[1]]
         covered.append(bool(mine))
-        flagged.append(any(not ok for ok in mine))
-    return flagged, covered
+        decided.append(any(ok is not None for ok in mine))
+        flagged.append(any(ok is False for ok in mine))
+    return flagged, covered, decided
 
 
 def false_segment_scores(flags: Sequence[bool], gold_false: Sequence[bool]) -> dict[str, float | int | None]:

@@ -458,3 +458,27 @@ def test_the_cost_of_each_role_is_explained_by_its_tokens_at_the_servers_rates()
     text = markdown({"jury": method_report(rows, Prices())})
     assert "| jury | evaluator | 1.00 | 500 | 300 | 200 | 20 | 8.0 | 7.0 |" in text
     assert "38% of prompt tokens from the cache" in text
+
+
+def test_the_report_gives_selective_scores_ranked_by_each_verdicts_confidence():
+    from factcourt.bench.report import Prices, markdown, method_report
+    from factcourt.state.records import Usage
+
+    usage = Usage().model_dump()
+    rows = [  # P(true) as stored: a refuted verdict's confidence is 1 - P(true)
+        {"id": "a", "gold": True, "verdict": "supported", "p_true": 0.9},
+        {"id": "b", "gold": False, "verdict": "refuted", "p_true": 0.2},
+        {"id": "c", "gold": False, "verdict": "supported", "p_true": 0.8},
+        {"id": "d", "gold": True, "verdict": "refuted", "p_true": None},
+        {"id": "e", "gold": True, "verdict": "not_enough_evidence", "p_true": 0.5},
+    ]
+    report = method_report([{**r, "usage": usage, "seconds": 1.0} for r in rows], Prices())
+    a = report["answered"]
+    assert (a["coverage"], a["covered_accuracy"], a["covered_macro_f1"]) == (0.8, 0.5, 0.5)
+    assert (a["supported_precision"], a["refuted_precision"]) == (0.5, 0.5)
+    # a; b and c tied at .8; d last, no confidence
+    assert [p["answered"] for p in a["risk_coverage"]["curve"]] == [1, 3, 4]
+    assert a["risk_coverage"]["accuracy_coverage_area"] == pytest.approx(17 / 30)
+    text = markdown({"default": report})
+    assert "| default | 0.800 (4/5) | 0.500 | 0.500 | 0.567 | 0.500 | 0.500 | n/a |" in text
+    assert "| default | - | 1.000 | 1.000 | 0.667 | - |" in text  # accuracy at coverage .1/.25/.5/.75/1

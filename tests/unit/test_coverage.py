@@ -54,8 +54,15 @@ def test_segments_are_flagged_by_the_claims_of_the_sentences_that_overlap_them()
     spans = segment_spans(response, segments)
     assert spans[1] == (20, 45)
     claims = [((0, 19), True), ((20, 45), False), ((20, 45), True)]
-    flagged, covered = flagged_segments(spans, claims)
+    flagged, covered, decided = flagged_segments(spans, claims)
     assert flagged == [False, True, False] and covered == [True, True, False]
+    assert decided == [True, True, False]
+    # a claim with no verdict either way (not enough evidence) covers its segment, never flags it
+    flagged, covered, decided = flagged_segments(
+        spans, [((20, 45), None), ((46, 68), None), ((46, 68), True)]
+    )
+    assert flagged == [False, False, False] and covered == [False, True, True]
+    assert decided == [False, False, True]
     assert segment_spans(response, ["not in it"]) == [None]
 
 
@@ -129,6 +136,69 @@ def test_bench_answers_scores_each_reading_beside_the_floors_and_resumes(scripte
     calls = len(scripted.calls)
     again = run(path, ctx, out=tmp_path / "out", limit=None, part="test", quiet=True)
     assert len(scripted.calls) == calls and again["default"] == found["default"]  # resumed, nothing redone
+
+
+def test_bench_answers_flags_only_refuted_claims_and_reports_what_each_reading_decided(
+    scripted, tmp_path, capsys
+):
+    from factcourt.bench.answers import run
+    from factcourt.bench.context import BenchContext
+    from tests.fakes import with_logprobs
+
+    path = _felm_like(
+        tmp_path,
+        [
+            (
+                "Paris is in France. The Moon is cheese.",
+                ["Paris is in France.", "The Moon is cheese."],
+                [True, False],
+            ),
+            ("Water is wet.", ["Water is wet."], [True]),
+        ],
+    )
+    scripted.script["ClerkOutput"] = [
+        {
+            "claims": [
+                {"sentence": 1, "claim": "Paris is in France."},
+                {"sentence": 2, "claim": "The Moon is cheese."},
+            ]
+        },
+        {"claims": [{"sentence": 1, "claim": "Water is wet."}]},
+    ]
+    # Paris supported; the Moon not enough evidence (raw P(true) .25); water refuted (raw .1)
+    paris = {"supported": 0.9, "refuted": 0.05, "not_enough_evidence": 0.05}
+    moon = {"supported": 0.05, "refuted": 0.15, "not_enough_evidence": 0.8}
+    water = {"supported": 0.08, "refuted": 0.72, "not_enough_evidence": 0.2}
+    scripted.script["ThreeLabel"] = [
+        lambda p: with_logprobs(
+            {"verdict": "supported"}, paris if "Paris" in p else moon if "Moon" in p else water
+        )
+    ]
+    settings = {
+        "model": "scripted",
+        "search": "none",
+        "cache": False,
+        "calibration": "off",
+        "label_set": "three",
+    }
+    found = run(path, BenchContext.make(settings), out=tmp_path / "out", limit=None, part="test", quiet=True)
+    # default: only the water is flagged, a true segment; the Moon's not_enough_evidence flags nothing
+    d = found["default"]
+    assert (d["flagged"], d["hits"], d["precision"], d["recall"]) == (1, 0, 0.0, 0.0)
+    assert d["coverage"] == pytest.approx(2 / 3)  # Paris and water decided, the Moon not
+    # plain reads raw P(true) < .5 as false whatever the third label: the Moon and the water
+    p = found["plain"]
+    assert (p["flagged"], p["hits"], p["precision"], p["recall"], p["coverage"]) == (2, 1, 0.5, 1.0, 1.0)
+    assert found["all_flagged"]["coverage"] == 1.0
+    assert found["coverage"] == 1.0  # every segment has a claim
+    # the command's table shows each reading's coverage beside its flags
+    from factcourt.cli import main
+
+    args = ["bench", "answers", "--dataset", str(path), "--out", str(tmp_path / "out"), "--model", "scripted"]
+    args += ["--search", "none", "--quiet", "--set", "calibration=off", "--set", "label_set=three"]
+    assert main(args) == 0
+    shown = capsys.readouterr().out
+    assert "coverage" in shown and "0.667" in shown and "not enough evidence flags nothing" in shown
 
 
 def test_bench_answers_refuses_rows_without_segment_labels(tmp_path):

@@ -2,7 +2,16 @@
 
 import pytest
 
-from factcourt.metrics.classification import binary_report, four_way_report, label_prf, to_binary
+from factcourt.metrics.classification import (
+    accuracy_at_coverage,
+    answered_report,
+    binary_report,
+    four_way_report,
+    label_prf,
+    risk_coverage,
+    to_binary,
+    verdict_confidence,
+)
 from factcourt.metrics.meteor import evidence_match, hungarian_meteor, meteor
 
 
@@ -83,3 +92,60 @@ def test_false_positive_rate_of_a_neutral_label_is_over_the_claims_whose_gold_is
 def test_false_positive_rates_count_a_failed_prediction_as_no_positive():
     r = four_way_report(["supported", "refuted"], [None, "not_enough_evidence"])
     assert r["fpr_nee"] == 0.5 and r["fpr_cec"] == 0.0
+
+
+# five claims: a right (.9), b right and c wrong tied at .8, d wrong with no confidence, e not covered
+SELECTIVE_GOLD = [True, False, False, True, True]
+SELECTIVE_VERDICTS = ["supported", "refuted", "supported", "refuted", "not_enough_evidence"]
+SELECTIVE_CONFIDENCES = [0.9, 0.8, 0.8, None, 0.99]
+
+
+def test_answered_report_gives_the_macro_f1_of_the_covered_claims():
+    r = answered_report(SELECTIVE_GOLD, SELECTIVE_VERDICTS)
+    # covered a-d: gold T,F,F,T against T,F,T,F: each label P = R = F1 = 1/2
+    assert (r["answered"], r["coverage"], r["covered_accuracy"]) == (4, 0.8, 0.5)
+    assert r["covered_macro_f1"] == pytest.approx(0.5)
+    # a label never given scores F1 0: one right refutation, no support given
+    assert answered_report([False, True], ["refuted", "not_enough_evidence"])["covered_macro_f1"] == 0.5
+    assert answered_report([True], ["not_enough_evidence"])["covered_macro_f1"] is None
+
+
+def test_a_verdicts_confidence_is_the_probability_it_is_right():
+    assert verdict_confidence("supported", 0.7) == 0.7
+    assert verdict_confidence("refuted", 0.7) == pytest.approx(0.3)
+    assert verdict_confidence("not_enough_evidence", 0.7) is None
+    assert verdict_confidence("refuted", None) is None and verdict_confidence(None, 0.2) is None
+
+
+def test_risk_coverage_ranks_covered_claims_by_confidence_ties_together_none_last():
+    found = risk_coverage(SELECTIVE_GOLD, SELECTIVE_VERDICTS, SELECTIVE_CONFIDENCES)
+    points = [(p["coverage"], p["accuracy"], p["answered"]) for p in found["curve"]]
+    # a alone (1/5), then b and c at once (3/5, 2 of 3 right), then d, confidence unknown (4/5, 2 of 4)
+    assert points == [(0.2, 1.0, 1), (0.6, pytest.approx(2 / 3), 3), (0.8, 0.5, 4)]
+    # steps of width 1/5 per claim: 1/5 * 1 + 2/5 * 2/3 + 1/5 * 1/2
+    assert found["accuracy_coverage_area"] == pytest.approx(17 / 30)
+    # the claims' order in the input does not matter
+    order = [3, 2, 4, 1, 0]
+    again = risk_coverage(
+        *([xs[i] for i in order] for xs in (SELECTIVE_GOLD, SELECTIVE_VERDICTS, SELECTIVE_CONFIDENCES))
+    )
+    assert again == found
+
+
+def test_risk_coverage_of_nothing_covered_is_empty_with_no_area():
+    assert risk_coverage([True], ["not_enough_evidence"], [0.9]) == {
+        "curve": [],
+        "accuracy_coverage_area": 0.0,
+    }
+    assert risk_coverage([], [], []) == {"curve": [], "accuracy_coverage_area": 0.0}
+    # every verdict right at full coverage: the area is 1
+    assert risk_coverage([True, False], ["supported", "refuted"], [0.6, 0.9])["accuracy_coverage_area"] == 1.0
+
+
+def test_accuracy_at_a_coverage_is_that_of_the_most_confident_claims_within_it():
+    curve = risk_coverage(SELECTIVE_GOLD, SELECTIVE_VERDICTS, SELECTIVE_CONFIDENCES)["curve"]
+    assert accuracy_at_coverage(curve, 0.2) == 1.0
+    assert accuracy_at_coverage(curve, 0.5) == 1.0  # the tie at .8 would take it to 0.6
+    assert accuracy_at_coverage(curve, 0.75) == pytest.approx(2 / 3)
+    assert accuracy_at_coverage(curve, 0.1) is None  # no prefix that small
+    assert accuracy_at_coverage(curve, 0.9) is None  # beyond what was covered
