@@ -29,7 +29,7 @@ from factcourt.cli.shared import (
 )
 from factcourt.context.claims import ClaimsContext
 from factcourt.errors import ConfigError
-from factcourt.state.claims import CheckResult, Correction, VerifyResult
+from factcourt.state.claims import UNCHECKED_WORDS, CheckResult, Correction, VerifyResult
 
 VERDICT_STYLE = {
     "supported": "green",
@@ -38,6 +38,16 @@ VERDICT_STYLE = {
     "conflicting_evidence": "magenta",
     None: "bold red",
 }
+# A verdict as the table reads it: not_enough_evidence is no verdict on the claim, it was not checked.
+VERDICT_WORDS = {"not_enough_evidence": UNCHECKED_WORDS["not_enough_evidence"]}
+
+
+def ways_to_check(evidence_flag: bool) -> str:
+    """What would check a claim the offline corpus decides nothing about (only the command's own flags)."""
+    ways = ["set TAVILY_API_KEY or SERPER_API_KEY to search the web", "give your own documents with --corpus"]
+    if evidence_flag:
+        ways.append("your evidence with --evidence")
+    return f"{', '.join(ways[:-1])}, or {ways[-1]}"
 
 
 def print_report(result: CheckResult) -> None:
@@ -55,11 +65,14 @@ def print_report(result: CheckResult) -> None:
     for col, kw in columns:
         table.add_column(col, **kw)
     for c in result.claims:
-        verdict = c.verdict or f"failed: {c.error}"
-        if c.confidence is not None:
+        verdict = VERDICT_WORDS.get(c.verdict or "", c.verdict or f"failed: {c.error}")
+        if c.confidence is not None and not c.unchecked_reason:  # the reason says more
             verdict += f" ({c.confidence:.2f})"
+        verdict = f"[{VERDICT_STYLE.get(c.verdict, '')}]{escape(verdict)}[/]"
+        if c.unchecked_reason:
+            verdict += f"\n[dim]{escape(c.unchecked_reason)}[/]"
         if c.language_not_covered:
-            verdict += f"\n{LANGUAGE_NOT_COVERED} ({c.language_not_covered})"
+            verdict += escape(f"\n{LANGUAGE_NOT_COVERED} ({c.language_not_covered})")
         tally = Counter(c.votes.values())
         votes = ", ".join(f"{n} {v.replace('_', ' ')}" for v, n in tally.most_common())
         if c.route == "first_pass":
@@ -76,18 +89,16 @@ def print_report(result: CheckResult) -> None:
         table.add_row(  # the text, the reasons and the URLs are the user's or a model's: no markup
             escape(c.id),
             escape(claim),
-            f"[{VERDICT_STYLE.get(c.verdict, '')}]{escape(verdict)}[/]",
+            verdict,
             votes,
             escape(evidence),
         )
     out.print(table)
     s = result.scores
     precision = "n/a" if s.get("precision") is None else f"{s['precision']:.2f}"
-    out.print(
-        f"[bold]precision {precision}[/]  supported {s.get('supported', 0)}  refuted "
-        f"{s.get('refuted', 0)}  not enough evidence {s.get('not_enough_evidence', 0)}  "
-        f"conflicting {s.get('conflicting_evidence', 0)}  failed {s.get('failed', 0)}"
-    )
+    out.print(f"[bold]precision {precision}[/]  {result.summary_line()}", highlight=False)
+    if result.settings.search == "local" and any(c.mark == "not_enough_evidence" for c in result.claims):
+        out.print(f"[yellow]to check the rest: {ways_to_check(evidence_flag=False)}[/]", highlight=False)
     if uncovered := result.language_not_covered:
         out.print(
             f"[yellow]{uncovered} claim(s): {LANGUAGE_NOT_COVERED}, so their verdicts rest on no "
@@ -167,7 +178,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     def render(r: VerifyResult) -> None:
         out.print(f"[bold]{escape(r.text)}[/]")
-        out.print(f"verdict: [{VERDICT_STYLE.get(r.verdict, '')}]{r.verdict}[/] after {r.rounds} round(s)")
+        words = VERDICT_WORDS.get(r.verdict or "", r.verdict)
+        out.print(f"verdict: [{VERDICT_STYLE.get(r.verdict, '')}]{words}[/] after {r.rounds} round(s)")
+        if r.unchecked_reason:
+            out.print(f"why not: {escape(r.unchecked_reason)}", highlight=False)
+        if r.verdict == "not_enough_evidence" and ctx.search == "local":
+            out.print(f"[yellow]to check it: {ways_to_check(evidence_flag=True)}[/]", highlight=False)
         if r.justification:
             out.print(f"justification: {escape(r.justification)}")
         if first := r.first_pass:

@@ -52,6 +52,7 @@ def check_view(result: CheckResult, folder: Path | None = None) -> dict[str, Any
         "claims": claims,
         "dropped": dropped,
         "counts": counts,
+        "unchecked": [k for k, c in enumerate(claims) if c["mark"] == "not_enough_evidence"],
         "precision": result.scores.get("precision"),
         "correction": result.correction,
         "data": data_json({"marked": {"text": marked_pages(text, marks)}}),

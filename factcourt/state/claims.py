@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections import Counter
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, Field
@@ -319,6 +320,14 @@ class VerifyResult(Result, ClaimReport):
         return f"the claim could not be checked: {self.error}" if self.error else None
 
 
+# What a claim without a verdict of supported or refuted is called in a summary, by its mark.
+UNCHECKED_WORDS = {
+    "not_enough_evidence": "not checked (not enough evidence)",
+    "conflicting_evidence": "with conflicting evidence",
+    "failed": "failed",
+}
+
+
 class CheckSettings(BaseModel):
     """The settings a ``check`` ran with, as its result names them."""
 
@@ -373,6 +382,21 @@ class CheckResult(Result):
             f"{len(failed_claims)} of {len(self.claims)} claims and "
             f"{len(failed_parts)} part(s) of the text could not be checked; first reason: {reasons[0]}"
         )
+
+    def summary_line(self) -> str:
+        """How many claims the evidence decided, and what became of the rest: the reports' summary.
+
+        Counted from the claims, not the scores: the page draws a run's claims before it has any.
+        Only supported and refuted are checked; a claim the evidence decides nothing about is
+        told apart from a refuted one, as are conflicting evidence and a failed check.
+        """
+        marks = Counter(c.mark for c in self.claims)
+        line = (
+            f"checked {marks['supported'] + marks['refuted']} of {len(self.claims)} claims: "
+            f"supported {marks['supported']}, refuted {marks['refuted']}"
+        )
+        rest = [f"{marks[mark]} {words}" for mark, words in UNCHECKED_WORDS.items() if marks[mark]]
+        return f"{line}; {', '.join(rest)}" if rest else line
 
     def tally(self) -> tuple[int, list[str]]:
         """Its claims and their verdicts."""

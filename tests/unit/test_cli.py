@@ -334,3 +334,79 @@ def test_a_result_is_printed_before_out_is_written_so_a_failed_write_loses_nothi
     said = " ".join(captured.err.split())
     assert f"could not write --out {out}" in said and "the result is printed above" in said
     assert said.count("error:") == 1 and "Traceback" not in said
+
+
+def unchecked_check(search):
+    """A check with a refuted claim and one the evidence decided nothing about, with its reason."""
+    from factcourt.state.claims import CheckResult, CheckSettings, ClaimReport
+
+    return CheckResult(
+        claims=[
+            ClaimReport(id="c1", text="Paris is in France.", verdict="supported", confidence=0.9),
+            ClaimReport(id="c2", text="Berlin is in Spain.", verdict="refuted", confidence=0.8),
+            ClaimReport(
+                id="c3",
+                text="Obama was born in Honolulu.",
+                verdict="not_enough_evidence",
+                confidence=0.5,
+                unchecked_reason="the passages found do not mention Honolulu",
+            ),
+        ],
+        scores={"precision": 0.5, "supported": 1, "refuted": 1, "not_enough_evidence": 1},
+        settings=CheckSettings(search=search),
+    )
+
+
+def test_the_table_says_which_claims_could_not_be_checked_and_why(capsys, monkeypatch):
+    from factcourt.cli.claims import print_report
+    from factcourt.cli.shared import out
+
+    monkeypatch.setattr(out, "width", 300)  # one line a row: the reason is read whole
+    print_report(unchecked_check("local"))
+    shown = capsys.readouterr().out
+    assert "not checked (not enough evidence)" in shown
+    assert "the passages found do not mention Honolulu" in shown and "(0.50)" not in shown
+    assert "refuted (0.80)" in shown
+    assert (
+        "precision 0.50  checked 2 of 3 claims: supported 1, refuted 1; 1 not checked (not enough evidence)"
+        in shown
+    )
+    assert (
+        "to check the rest: set TAVILY_API_KEY or SERPER_API_KEY to search the web, or give your own "
+        "documents with --corpus" in shown
+    )
+    assert "--evidence" not in shown  # check takes no evidence file: only verify's hint names it
+
+
+def test_no_hint_where_the_web_was_searched_or_every_claim_was_checked(capsys, monkeypatch):
+    from factcourt.cli.claims import print_report
+    from factcourt.cli.shared import out
+
+    monkeypatch.setattr(out, "width", 200)
+    print_report(unchecked_check("tavily"))
+    local = unchecked_check("local")
+    local.claims.pop()
+    print_report(local)
+    shown = capsys.readouterr().out
+    assert "to check the rest" not in shown
+    assert "checked 2 of 2 claims: supported 1, refuted 1\n" in shown
+
+
+def test_verify_says_why_a_claim_was_not_checked_and_what_would_check_it(capsys, monkeypatch):
+    import factcourt.api.claims
+    from factcourt.state.claims import VerifyResult
+
+    def verify(claim, evidence, question, ctx):
+        return VerifyResult(
+            text=claim,
+            verdict="not_enough_evidence",
+            unchecked_reason="the reading was uncertain (P(true) 0.55)",
+        )
+
+    monkeypatch.setattr(factcourt.api.claims, "verify", verify)
+    argv = ["verify", "--claim", "Obama was born in Honolulu.", "--model", "sim", "--search", "local"]
+    assert main(argv) == 0
+    shown = capsys.readouterr().out
+    assert "verdict: not checked (not enough evidence)" in shown
+    assert "why not: the reading was uncertain (P(true) 0.55)" in shown
+    assert "your evidence with --evidence" in shown

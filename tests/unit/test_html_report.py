@@ -496,3 +496,23 @@ def test_a_claim_checked_with_an_unresolved_reference_says_so_beside_its_context
     page = render(result)
     assert '("He" unresolved)' in page.replace("&#34;", '"').replace("&quot;", '"')
     assert "could not be resolved" in page and "&lt;b&gt;served&lt;/b&gt;" in page
+
+
+def test_claims_the_evidence_decides_nothing_about_stand_apart_from_refuted_ones_with_their_reason():
+    result = check_result()
+    reason = f"the passages found do not mention {EVIL}"
+    result["claims"][2]["unchecked_reason"] = reason
+    page = render(result)
+    escaped = "the passages found do not mention &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
+    # its own mark and legend entry, never refuted's
+    assert 'data-count="not_enough_evidence">1<' in page and 'data-count="refuted">1<' in page
+    assert "m-not_enough_evidence" in page and "m-refuted" in page
+    unchecked = page.split('id="unchecked-h"', 1)[1].split("</section>", 1)[0]
+    assert escaped in unchecked and "Mars has" in unchecked and "Eiffel" not in unchecked
+    table = page.split('id="claims-h"', 1)[1].split("</section>", 1)[0]
+    assert escaped in table  # beside its verdict in the table of claims
+    detail = page.split('<template id="d2">', 1)[1].split("</template>", 1)[0]
+    assert escaped in detail
+    # c5 and c6 failed: not checked for want of an answer, not of evidence
+    assert "checked 3 of 7 claims: supported 2, refuted 1; 1 not checked (not enough evidence), " in page
+    assert "1 with conflicting evidence, 2 failed" in page
