@@ -176,7 +176,10 @@ _NEGATABLE = re.compile(r"\b(is|was|are|were|has|had|can|will)\b")
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences of a summary (a rule: abbreviations such as "St. Louis" rarely start a sentence)."""
+    """Sentences of a summary: a stop after a small letter or a digit, then a capital.
+
+    A rule: a rare abbreviation such as "St. Louis" splits too, and costs one odd training row.
+    """
     return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
 
 

@@ -41,13 +41,16 @@ def base_dir() -> Path:
     return Path(list(spec.submodule_search_locations)[0]) / "model"
 
 
-@lru_cache(maxsize=1)
-def tokenizer() -> Tokenizer:
-    """The encoder's WordPiece tokenizer, truncating the evidence (never the claim) to the budget."""
+@lru_cache(maxsize=2)
+def tokenizer(pairs: bool = True) -> Tokenizer:
+    """The encoder's WordPiece tokenizer; for pairs, it cuts the evidence (never the claim) to the budget."""
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(str(base_dir() / "tokenizer.json"))
-    tok.enable_truncation(max_length=MAX_TOKENS, strategy="only_second")
+    if pairs:
+        tok.enable_truncation(max_length=MAX_TOKENS, strategy="only_second")
+    else:
+        tok.no_truncation()
     tok.no_padding()
     return tok
 
@@ -160,7 +163,7 @@ def chunks(evidence: list[str]) -> list[tuple[str, tuple[int, ...]]]:
     A piece that fits whole joins the chunk before it where there is room; a longer piece is cut
     at its token budget into pieces of its own, so nothing is read past a chunk's end.
     """
-    tok = tokenizer()
+    tok = tokenizer(pairs=False)
     packed: list[tuple[list[str], list[int], int]] = []
     for index, text in enumerate(evidence):
         encoding = tok.encode(text, add_special_tokens=False)

@@ -98,5 +98,5 @@ async def judge_vote(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict
         else None,
         uncovered_language=uncovered_language(ctx, claim.text) if ctx.retrieval_enabled else None,
     )
-    emit("verdict", claim_id=claim.id, verdict=verdict, error=error)
+    emit("verdict", claim_id=claim.id, verdict=verdict, error=error, unchecked_reason=result.unchecked_reason)
     return {"results": [result]}

@@ -183,7 +183,8 @@
     if (ANSWERS.indexOf(data.event) >= 0) run.answers += 1;
     if (data.event === "claims") run.total = data.count;
     if (data.event === "verdict") {
-      run.decided[data.claim_id] = { verdict: data.verdict, error: data.error || null };
+      run.decided[data.claim_id] = { verdict: data.verdict, error: data.error || null,
+        unchecked_reason: data.unchecked_reason || null };  // shown mid-run, as in the report
       if (run.mode === "check") draw(soFar(), "check");
     }
     showProgress();
