@@ -192,12 +192,33 @@ def same_fact_by_key(prompt):
     return {"reasoning": "compared", "match": same[0] if same else 0}
 
 
-class BagOfWords:
+def bag_of_words(texts):
     """Embeds by hashed words: shared words make similar vectors."""
+    rows = np.zeros((len(texts), 512), dtype=np.float32)
+    for i, text in enumerate(texts):
+        for word in re.findall(r"\w+", text.lower()):
+            rows[i, zlib.crc32(word.encode()) % 512] += 1
+    return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+
+
+class BagOfWords:
+    """An async Embedder of bags of words."""
 
     async def embed(self, texts):
-        rows = np.zeros((len(texts), 512), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()):
-                rows[i, zlib.crc32(word.encode()) % 512] += 1
-        return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+        return bag_of_words(texts)
+
+
+class PassageBagOfWords:
+    """A passage embedder of bags of words (hybrid search), counting the passages it embeds."""
+
+    name = "bag-of-words"
+
+    def __init__(self):
+        self.embedded = 0
+
+    def queries(self, texts):
+        return bag_of_words(texts)
+
+    def passages(self, texts):
+        self.embedded += len(texts)
+        return bag_of_words(texts)

@@ -132,10 +132,13 @@ def leave_servers() -> None:
     leave_all()
 
 
-def preflight(ctx: BaseContext, answerers: list[str] | None = None) -> None:
+def preflight(
+    ctx: BaseContext, answerers: list[str] | None = None, progress: Callable[[int, int], None] | None = None
+) -> None:
     """Fail fast on configuration (missing keys, missing corpus) before any model call.
 
     ``answerers``: expert or target models that answer on settings of their own, each checked too.
+    ``progress``: hears (done, total) while hybrid retrieval embeds a corpus it has not seen.
     """
     from factcourt.providers.models import choose, role_choice
     from factcourt.providers.search import backend
@@ -143,7 +146,7 @@ def preflight(ctx: BaseContext, answerers: list[str] | None = None) -> None:
     for role in type(ctx).agent_roles():  # the roles this command's graph asks
         role_choice(ctx, role)
     if ctx.retrieval_enabled:
-        backend(ctx)
+        backend(ctx, progress)
     for model in dict.fromkeys(answerers or []):
         try:
             choose(ctx.for_model(model), "answer")

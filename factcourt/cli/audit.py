@@ -18,6 +18,7 @@ from factcourt.cli.shared import (
     err,
     fail,
     out,
+    preflight,
     prepare_out_folder,
     say_how_it_runs,
     settings_values,
@@ -32,7 +33,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     Exit 1 if nothing was graded (in a run, with ``--runs``), 2 on bad input.
     """
-    from factcourt.api import preflight
     from factcourt.api.audit import audit_context, audit_objects, audit_run_key
     from factcourt.audit_report import runs_json, write_runs
 

@@ -18,8 +18,10 @@ from factcourt.cli.shared import (
     add_ray,
     add_settings,
     at_least_one,
+    embedding_progress,
     fail,
     number,
+    preflight,
     prepare_out,
     prepare_out_folder,
     prices_from,
@@ -321,9 +323,9 @@ def cmd_bench_retrieval(args: argparse.Namespace) -> int:
     """Recall@k of the page a claim's annotators cited, where the offline corpus holds it."""
     from factcourt.bench.retrieval import run
 
-    found = run(
-        Path(args.dataset), settings_from(args, BenchContext), k=args.k, part=args.part, dense=args.dense
-    )
+    ctx = settings_from(args, BenchContext)
+    with embedding_progress() as progress:
+        found = run(Path(args.dataset), ctx, k=args.k, part=args.part, dense=args.dense, progress=progress)
     if args.json:
         print(json.dumps(found, indent=2))
         return 0
@@ -510,7 +512,6 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
 
 def cmd_synth_sft(args: argparse.Namespace) -> int:
     """Build Debate-SFT training data."""
-    from factcourt.api import preflight
     from factcourt.bench.sft import debate_context, synth_sft
 
     prepare_out(args.out)
@@ -678,7 +679,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--k", type=at_least_one, default=5, help="passages a query returns (5)")
     p.add_argument("--part", choices=["all", "dev", "test"], default="test")
     p.add_argument(
-        "--dense", action="store_true", help="also re-rank BM25's top 50 by e5 embeddings, and fuse"
+        "--dense",
+        action="store_true",
+        help="also rank by the corpus's e5 embeddings (embedded at first use), and fused with BM25 "
+        "as --set retrieval=hybrid searches",
     )
     p.add_argument("--json", action="store_true")
     add_settings(p, BenchContext)

@@ -19,6 +19,7 @@ from factcourt.cli.shared import (
     emit_result,
     exit_code,
     out,
+    preflight,
     prepare_out,
     print_usage,
     read_text,
@@ -162,7 +163,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check one claim."""
-    from factcourt.api import context_with_given, preflight
+    from factcourt.api import context_with_given
     from factcourt.api.claims import verify
     from factcourt.inputs import read_evidence_file
 

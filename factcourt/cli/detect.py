@@ -16,6 +16,7 @@ from factcourt.cli.shared import (
     emit_result,
     exit_code,
     out,
+    preflight,
     prepare_out,
     print_usage,
     run_progress,
@@ -28,7 +29,7 @@ from factcourt.state.hallucination import DetectResult
 
 def cmd_detect(args: argparse.Namespace) -> int:
     """Debate whether the answer hallucinates; exit 1 when the item could not be judged."""
-    from factcourt.api import context_with_given, preflight
+    from factcourt.api import context_with_given
     from factcourt.api.hallucination import adetect
     from factcourt.inputs import read_evidence_file
 

@@ -16,6 +16,7 @@ from factcourt.cli.shared import (
     emit_result,
     fail,
     out,
+    preflight,
     prepare_out,
     prepare_out_folder,
     settings_values,
@@ -37,8 +38,6 @@ def model_list(value: str) -> list[str]:
 
 def checked_settings(args: argparse.Namespace, models: list[str]):
     """The run's context with the experts set, checked with every expert and target before any call."""
-    from factcourt.api import preflight
-
     values = settings_values(args)
     if args.experts:
         values["experts"] = args.experts

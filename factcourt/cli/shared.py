@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from factcourt.context.base import BaseContext
 from factcourt.context.claims import PRESETS, PROTOCOLS, RULES
@@ -349,11 +349,42 @@ Kind = TypeVar("Kind", bound=BaseContext)
 
 def settings_from(args: argparse.Namespace, kind: type[Kind]) -> Kind:
     """Turn the parsed options into the command's ``kind`` of context, checked before any call."""
-    from factcourt.api import preflight
-
     ctx = kind.make(settings_values(args))
     preflight(ctx)
     return ctx
+
+
+def preflight(ctx: BaseContext, answerers: list[str] | None = None) -> None:
+    """The API's preflight, with a bar while hybrid retrieval embeds a corpus for the first time."""
+    from factcourt import api
+
+    with embedding_progress() as progress:
+        api.preflight(ctx, answerers, progress)
+
+
+@contextlib.contextmanager
+def embedding_progress() -> Iterator[Callable[[int, int], None]]:
+    """A hook for (passages embedded, in all) whose bar shows only once a corpus is being embedded."""
+    bar = Progress(
+        TextColumn("[bold]embedding the corpus (once; an interrupted run resumes)"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    )
+    task = bar.add_task("", total=None)
+
+    def advance(done: int, total: int) -> None:
+        if not bar.live.is_started:
+            bar.start()
+        bar.update(task, completed=done, total=total)
+
+    try:
+        yield advance
+    finally:
+        bar.stop()
 
 
 @contextlib.contextmanager

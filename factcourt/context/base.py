@@ -139,6 +139,12 @@ class BaseContext:
         "Default: the offline Wikipedia lead summaries.",
     )
     top_k: int = describe("Evidence pieces kept per search.", 3)
+    retrieval: Literal["bm25", "hybrid"] = describe(
+        "How the local backend ranks its corpus. 'bm25': by words. 'hybrid': BM25's and "
+        "multilingual-e5-small's top 50 fused by reciprocal rank; the corpus is embedded once, "
+        "at first use (minutes; kept in the user cache), then a query costs one embedding.",
+        "bm25",
+    )
 
     model_settings: dict[str, dict[str, Any]] = describe(
         "Settings of single expert or target models, by name, over this run's, e.g. "
