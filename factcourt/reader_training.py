@@ -153,24 +153,38 @@ def dev_readings(
     from factcourt.api.claims import averify
     from factcourt.bench.runner import select
     from factcourt.context.claims import ClaimsContext
+    from factcourt.nodes.claims.reader_reading import missing_names, own_page
     from factcourt.providers import reader
+    from factcourt.state.records import Evidence
 
     found: list[dict] = []
     for row in _rows(data / "held_back.jsonl"):
         best = reader.deciding(reader.read_chunks(row["claim"], row["evidence"].split("\n"), weights))
         assert best is not None  # held-back rows all have evidence
-        found.append({"set": row["source"], "kind": "given", "gold": row["label"], "raw": best.probabilities})
+        missing = len(missing_names(row["claim"], [Evidence(text=row["evidence"])]))
+        found.append(
+            {
+                "set": row["source"],
+                "kind": "given",
+                "gold": row["label"],
+                "raw": best.probabilities,
+                "missing": missing,
+            }
+        )
     progress(f"{len(found)} held-back readings over given evidence")
     ctx = ClaimsContext(search="local", reader="trained", cache=False, verdict_bar=0.0, not_enough_above=1.0)
     for path in SEARCHED_SETS:
         for case, gold in select(shared / path, None, None, part="dev"):
             result = asyncio.run(averify(case.claim, None, case.question, ctx))
-            raw = (result.first_pass.raw_probabilities if result.first_pass else None) or {}
+            first = result.first_pass
+            raw = (first.raw_probabilities if first else None) or {}
+            pieces = tuple(i - 1 for i in (first.citations if first else []))
             found.append(
                 {
                     "set": path.split("/")[0],
-                    "kind": "searched",
+                    "kind": "own_page" if own_page(case.claim, result.evidence, pieces) else "searched",
                     "gold": "supported" if gold.label else "refuted",
+                    "missing": len(missing_names(case.claim, result.evidence)),
                     "raw": {
                         c: raw.get(c if c != "not_addressed" else "not_enough_evidence", 0.0) for c in CLASSES
                     },
@@ -180,13 +194,26 @@ def dev_readings(
     return found
 
 
-def choose_slopes(readings: list[dict]) -> dict[str, float]:
-    """The calibration slope of each evidence kind, fitted on its dev readings of TRUE and FALSE claims."""
+def choose_slopes(readings: list[dict], not_enough_above: float) -> dict[str, float]:
+    """The calibration slope of each evidence kind, fitted on its dev readings of TRUE and FALSE claims.
+
+    Only the readings that give a verdict (P(not addressed) below ``not_enough_above``) are
+    fitted: the confidence shown is that of a verdict, and over searched evidence the readings of
+    pages that do not address the claim would pull every confidence to one half.
+    """
     from factcourt.metrics.calibration import fit_slope
 
     slopes = {}
-    for kind in ("given", "searched"):
-        rows = [r for r in readings if r["kind"] == kind and r["gold"] != "not_addressed"]
+    for kind in ("given", "own_page", "searched"):
+        rows = [
+            r
+            for r in readings
+            if r["kind"] == kind
+            and r["gold"] != "not_addressed"
+            and r["raw"]["not_addressed"] < not_enough_above
+        ]
+        if kind != "given":  # over a search only supports are shown: their confidence is what is fitted
+            rows = [r for r in rows if _p_true(r["raw"]) >= 0.5]
         p_true = [_p_true(r["raw"]) for r in rows]
         slopes[kind] = round(fit_slope(p_true, [r["gold"] == "supported" for r in rows], 0.0), 4)
     return slopes

@@ -21,8 +21,7 @@ from factcourt.state.records import Usage
 MADFACT, DEBATECV = PRESETS["madfact"], PRESETS["debatecv"]
 DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "default": {},
-    "reader": {"reader": "trained"},  # the trained reader decides every claim (the default's first pass)
-    "llm-reader": {"reader": "llm"},  # the evaluator model's label reading, calibrated, under the same bar
+    "reader": {"reader": "trained"},  # the trained reader (factcourt/readers/) decides every claim
     "routed": {"first_pass_theta": 0.95},  # the dev sweep's pick: contested claims go to the jury
     # every claim debated and every juror heard, so that sweeps can replay fewer jurors or rounds
     "default-record": {"first_pass": "record", "jurors": 3, "rounds": 2, "settled_stop": False},

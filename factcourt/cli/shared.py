@@ -166,10 +166,10 @@ def _settings_flags() -> list[tuple[str, str, tuple[str, ...], dict[str, Any]]]:
             "--reader",
             ("reader",),
             {
-                "choices": ["auto", "trained", "llm"],
-                "help": "who reads the first pass's verdict: 'trained' (the reader trained for it, on "
-                "this CPU, no model call), 'llm' (the label token of the evaluator model's call) or "
-                "'auto' (default: trained on the embedded model, llm on an endpoint you chose)",
+                "choices": ["llm", "trained"],
+                "help": "who reads the first pass's verdict: 'llm' (default: the label token of the "
+                "evaluator model's call) or 'trained' (the pilot reader trained here, on this CPU, no "
+                "model call)",
             },
         ),
         ("debate", "--jurors", ("jurors",), {"type": int, "help": "number of jury evaluators (default 2)"}),

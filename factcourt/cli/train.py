@@ -113,6 +113,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--epochs", type=float, default=2.0, help="epochs over the rows (2)")
     p.add_argument("--lr", type=float, default=8e-5, help="learning rate (8e-5)")
     p.add_argument(
+        "--verdicts-below",
+        type=float,
+        default=0.5,
+        help="calibrate: the verdicts fitted are those whose P(not addressed) is below this (0.5)",
+    )
+    p.add_argument(
         "--exclude", action="append", default=[], help="a source to leave out of training (leave-one-out)"
     )
     p.set_defaults(func=cmd_train_reader)
@@ -154,7 +160,7 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     readings = reader_training.dev_readings(
         Path(args.data), Path(args.shared), weights, progress=lambda line: err.print(escape(line))
     )
-    slopes = reader_training.choose_slopes(readings)
+    slopes = reader_training.choose_slopes(readings, args.verdicts_below)
     reader_training.stamp(weights, slopes=slopes)
     (weights.with_suffix(".dev.jsonl")).write_text(
         "".join(json.dumps(r) + "\n" for r in readings), encoding="utf-8"

@@ -156,19 +156,18 @@ class ClaimsContext(BaseContext):
         "the label under label_set='three'.",
         0.5,
     )
-    reader: Literal["auto", "trained", "llm"] = describe(
-        "Who reads the first pass's verdict: 'trained' = the reader trained for it (a MiniLM "
-        "cross-encoder shipped in factcourt/readers/: P(supported), P(refuted), P(not addressed) "
-        "per chunk of evidence, on this CPU, no model call); 'llm' = the label token of the "
-        "evaluator model's one call; 'auto' (default) = 'trained' when the evaluator is the "
-        "embedded local model, 'llm' when it is an endpoint you chose (OpenAI, a --base-url server).",
-        "auto",
+    reader: Literal["llm", "trained"] = describe(
+        "Who reads the first pass's verdict: 'llm' (default) = the label token of the evaluator "
+        "model's one call; 'trained' = the MiniLM cross-encoder trained here (factcourt/readers/: "
+        "P(supported), P(refuted), P(not addressed) per chunk of evidence, on this CPU, no model "
+        "call), a pilot that lost to the 1.5B's reading on several dev sets (factcourt/readers/README.md).",
+        "llm",
     )
     verdict_bar: float = describe(
         "Over searched evidence a verdict is shown only at this calibrated confidence or above; "
         "below it the claim is not_enough_evidence, with the reason (chosen on the dev parts by "
         "risk against coverage). Evidence you give is not held to it.",
-        0.75,
+        0.8,
     )
     calibration: Literal["auto", "off"] = describe(
         "'auto': the first pass's probability is Platt-scaled by the fit stored for its model and "

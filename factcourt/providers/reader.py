@@ -157,13 +157,17 @@ class ChunkReading:
     pieces: tuple[int, ...]
 
 
-def chunks(evidence: list[str]) -> list[tuple[str, tuple[int, ...]]]:
+def chunks(evidence: list[str], sources: list[str] | None = None) -> list[tuple[str, tuple[int, ...]]]:
     """Evidence packed in order into chunks of at most ``CHUNK_TOKENS`` tokens.
 
-    A piece that fits whole joins the chunk before it where there is room; a longer piece is cut
-    at its token budget into pieces of its own, so nothing is read past a chunk's end.
+    A piece joins the chunk before it where there is room and it comes from the same source (its
+    title): pages of a search are read one by one, as the reader was trained on a passage of one
+    page ("the first woman to win" on another page refuted "Toni Morrison was the first African
+    American woman to win" when the two were read as one). A longer piece is cut at its token
+    budget into chunks of its own, so nothing is read past a chunk's end.
     """
     tok = tokenizer(pairs=False)
+    sources = sources or [""] * len(evidence)
     packed: list[tuple[list[str], list[int], int]] = []
     for index, text in enumerate(evidence):
         encoding = tok.encode(text, add_special_tokens=False)
@@ -172,7 +176,11 @@ def chunks(evidence: list[str]) -> list[tuple[str, tuple[int, ...]]]:
             part = offsets[start : start + CHUNK_TOKENS]
             piece = text[part[0][0] : part[-1][1]] if part else text
             size = len(part)
-            if packed and packed[-1][2] + size <= CHUNK_TOKENS:
+            if (
+                packed
+                and packed[-1][2] + size <= CHUNK_TOKENS
+                and sources[packed[-1][1][-1]] == sources[index]
+            ):
                 packed[-1][0].append(piece)
                 packed[-1][1].append(index)
                 packed[-1] = (packed[-1][0], packed[-1][1], packed[-1][2] + size)
@@ -195,9 +203,11 @@ def slopes(weights: Path = SHIPPED) -> dict[str, float]:
     return dict(encoder(weights).about.get("slopes", {}))
 
 
-def read_chunks(claim: str, evidence: list[str], weights: Path = SHIPPED) -> list[ChunkReading]:
-    """The reading of every chunk of ``evidence`` against ``claim`` (one batch)."""
-    packed = chunks(evidence)
+def read_chunks(
+    claim: str, evidence: list[str], weights: Path = SHIPPED, sources: list[str] | None = None
+) -> list[ChunkReading]:
+    """The reading of every chunk of ``evidence`` (of ``sources``) against ``claim`` (one batch)."""
+    packed = chunks(evidence, sources)
     if not packed:
         return []
     tok = tokenizer()

@@ -344,7 +344,7 @@ def test_web_search_plans_queries_like_the_paper_question_then_expansion(scripte
                 Evidence(text=f"result for {query}", url=f"https://example.org/{len(query)}", source="serper")
             ]
 
-    monkeypatch.setitem(search._backends, ("serper", ""), Web())
+    monkeypatch.setitem(search._backends, ("serper", "", ""), Web())
     script_build(scripted)
     scripted.script["SubQuestions"] = [
         {"sub_questions": ["埃菲尔铁塔的设计者是谁？"], "keywords": ["埃菲尔铁塔", "巴黎"]}

@@ -7,7 +7,8 @@ import pytest
 
 import factcourt
 from factcourt.context.claims import ClaimsContext
-from factcourt.nodes.claims.reader_reading import abstain_reason, missing_names, reads_trained
+from factcourt.nodes.claims.abstain import abstain_reason, missing_names, unaddressed_by_search
+from factcourt.nodes.claims.reader_reading import reads_trained
 from factcourt.providers import reader
 from factcourt.state.records import Evidence
 
@@ -49,8 +50,12 @@ def test_the_numpy_reader_computes_what_transformers_computes(tmp_path):
     assert np.abs(expected - got).max() < 5e-3  # int8 rows: the only difference
 
 
-def test_the_shipped_reader_supports_a_claim_its_own_page_states():
-    [reading] = reader.read_chunks("The Eiffel Tower is in Paris.", [EIFFEL_PAGE])
+STATED = "The Eiffel Tower is named after the engineer Gustave Eiffel, whose company designed and built it."
+
+
+def test_the_shipped_reader_supports_a_sentence_its_page_states():
+    """The pilot reads a sentence its page states as supported (it does not yet read paraphrases)."""
+    [reading] = reader.read_chunks(STATED, [EIFFEL_PAGE])
     assert max(reading.probabilities, key=reading.probabilities.get) == "supported"
     assert reading.probabilities["supported"] > 0.8
 
@@ -64,7 +69,7 @@ def test_the_shipped_reader_says_passages_about_something_else_do_not_address_a_
 def test_the_shipped_file_says_how_it_was_made():
     about = reader.encoder().about
     assert about["data_sha256"] and about["command"].startswith("factcourt train-reader")
-    assert set(about["slopes"]) == {"given", "searched"}
+    assert set(about["slopes"]) == {"given", "own_page", "searched"}
     assert reader.SHIPPED.stat().st_size < 20_000_000
 
 
@@ -118,17 +123,16 @@ def test_no_evidence_and_disagreeing_passages_are_reasons_too():
     assert why and "disagree" in why
 
 
-def test_the_trained_reader_reads_for_the_embedded_model_and_an_endpoint_reads_for_itself():
-    assert reads_trained(ClaimsContext(cache=False))
-    assert not reads_trained(ClaimsContext(model="scripted", cache=False))
-    assert reads_trained(ClaimsContext(model="scripted", reader="trained", cache=False))
-    assert not reads_trained(ClaimsContext(reader="llm", cache=False))
+def test_the_trained_reader_reads_only_when_asked():
+    assert not reads_trained(ClaimsContext(cache=False))
+    assert reads_trained(ClaimsContext(reader="trained", cache=False))
 
 
 def test_verify_with_the_trained_reader_decides_without_a_model_call():
     evidence = [Evidence(text=EIFFEL_PAGE, title="Eiffel Tower")]
-    result = factcourt.verify("The Eiffel Tower is in Paris.", evidence=evidence, cache=False)
-    assert result["verdict"] == "supported" and result["usage"]["calls"] == 0
+    result = factcourt.verify(STATED, evidence=evidence, cache=False, reader="trained")
+    assert result["verdict"] == "supported", result["unchecked_reason"]
+    assert result["usage"]["calls"] == 0
     assert result["first_pass"]["citations"] == [1]
     raw = result["first_pass"]["raw_probabilities"]
     assert set(raw) == {"supported", "refuted", "not_enough_evidence"}
@@ -138,6 +142,23 @@ def test_verify_with_the_trained_reader_decides_without_a_model_call():
 def test_verify_says_why_a_claim_could_not_be_checked():
     evidence = [Evidence(text=JOSEPHUS, title="Josephus")]
     claim = "Obama was born in Honolulu, Hawaii, to a mother from Kansas and a father from Kenya."
-    result = factcourt.verify(claim, evidence=evidence, cache=False)
+    result = factcourt.verify(claim, evidence=evidence, cache=False, reader="trained")
     assert result["verdict"] == "not_enough_evidence"
-    assert "do not mention" in result["unchecked_reason"] and "Obama" in result["unchecked_reason"]
+    assert "does not mention" in result["unchecked_reason"] and "Obama" in result["unchecked_reason"]
+
+
+def test_a_searched_claim_no_passage_of_its_own_pages_addresses_is_not_read():
+    found = [
+        Evidence(text=PEARL_HARBOR, title="Attack on Pearl Harbor"),
+        Evidence(text=JOSEPHUS, title="Josephus"),
+    ]
+    claim = "Obama was born in Honolulu, Hawaii, to a mother from Kansas and a father from Kenya."
+    why = unaddressed_by_search(_ctx(), claim, found)
+    assert why == (
+        "none of the passages found comes from a page the claim names (found: Attack on Pearl "
+        'Harbor, Josephus); they do not mention "Obama", "Kansas" or "Kenya"'
+    )
+    own = [Evidence(text=EIFFEL_PAGE, title="Eiffel Tower")]
+    assert unaddressed_by_search(_ctx(), "The Eiffel Tower is in Paris.", own) is None
+    given = ClaimsContext(search="given", cache=False)
+    assert unaddressed_by_search(given, claim, found) is None  # evidence you give is always read

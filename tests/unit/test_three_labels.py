@@ -3,14 +3,20 @@
 import pytest
 
 import factcourt
+from factcourt.state.records import Evidence
 from tests.fakes import with_logprobs
 
 CLAIM = "Marie Curie was born in Warsaw in 1867."
+# evidence that names neither Warsaw nor 1867, given (a search would not read a page the claim
+# does not name at all)
+SILENT = [
+    Evidence(text="Marie Curie was a physicist and chemist who won two Nobel Prizes.", title="Marie Curie")
+]
 
 
 def run(corpus, **settings):
     return factcourt.verify(
-        CLAIM, model="scripted", corpus=corpus, cache=False, label_set="three", **settings
+        CLAIM, evidence=SILENT, model="scripted", cache=False, label_set="three", **settings
     )
 
 
@@ -48,7 +54,7 @@ def test_the_not_enough_evidence_threshold_decides_where_that_reading_wins(
 
 def test_the_two_label_reading_is_unchanged_by_default(scripted, corpus):
     scripted.script["Label"] = [with_logprobs({"verdict": "refuted"}, {"supported": 0.2, "refuted": 0.8})]
-    result = factcourt.verify(CLAIM, model="scripted", corpus=corpus, cache=False, calibration="off")
+    result = factcourt.verify(CLAIM, evidence=SILENT, model="scripted", cache=False, calibration="off")
     assert result["verdict"] == "refuted" and scripted.count("ThreeLabel") == 0
     assert "not_enough_evidence" not in result["first_pass"]["raw_probabilities"]
 

@@ -7,12 +7,14 @@ import logging
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
+from factcourt.nodes.agents.verifier import FIRST_PASS
+from factcourt.nodes.claims.abstain import abstain_reason, named_pages, unaddressed_by_search
 from factcourt.nodes.claims.label_reading import SILENT, decide_by_labels
-from factcourt.nodes.claims.reader_reading import abstain_reason, decide_by_reader, reads_trained
+from factcourt.nodes.claims.reader_reading import decide_by_reader, reads_trained
 from factcourt.nodes.claims.rules import first_pass_decides, first_pass_unweighed
 from factcourt.nodes.helpers import emit, question_of
 from factcourt.state.claims import ClaimState
-from factcourt.state.records import Usage
+from factcourt.state.records import Turn, Usage
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +25,8 @@ async def first_pass(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict
     evidence = state.get("evidence", [])
     if reads_trained(ctx):
         turn, usage = await decide_by_reader(ctx, claim.text, evidence), Usage()
+    elif unread := unaddressed_by_search(ctx, claim.text, evidence):  # no call spent on noise
+        turn, usage = Turn(speaker=FIRST_PASS, round=0, verdict=SILENT, text=unread, calls=0), Usage()
     else:
         turn, usage = await decide_by_labels(
             ctx,
@@ -32,6 +36,7 @@ async def first_pass(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict
             question=question_of(state, state["language"]),
             run_name="first pass",
             tags=[f"protocol:{ctx.protocol}", f"rule:{ctx.rule}", f"claim:{claim.id}", "first_pass"],
+            own_page=bool(named_pages(claim.text, evidence)),
         )
         if turn.verdict in ("supported", "refuted") and turn.probabilities and first_pass_decides(ctx, turn):
             # a verdict the model's reading decides answers to the same bar as the trained reader's

@@ -112,8 +112,12 @@ async def decide_by_labels(
     question: str = "",
     run_name: str,
     tags: list[str],
+    own_page: bool = False,
 ) -> tuple[Turn, Usage]:
     """The first pass: label readings until the calibrated confidence reaches ``vote_below``.
+
+    ``own_page``: searched evidence holds a page the claim names, whose reading has a slope of its
+    own (the reading of the claim's own page is informative where other pages are noise).
 
     The readings' mean log-odds is calibrated (Platt scaling is linear in log-odds, so this is
     the mean of the calibrated log-odds), and the verdict is the likelier label. A reading
@@ -122,6 +126,8 @@ async def decide_by_labels(
     # files: the server's event loop must not block
     calibration = await asyncio.to_thread(calibration_of, ctx)
     kind = evidence_kind(ctx.search)
+    if kind == "searched" and own_page:
+        kind = "own_page"
     usage, odds, silent = Usage(), [], []
     for index in range(ctx.label_readings):
         reading = await read_label(
