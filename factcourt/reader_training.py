@@ -153,7 +153,8 @@ def dev_readings(
     from factcourt.api.claims import averify
     from factcourt.bench.runner import select
     from factcourt.context.claims import ClaimsContext
-    from factcourt.nodes.claims.reader_reading import missing_names, own_page
+    from factcourt.nodes.claims.abstain import missing_names
+    from factcourt.nodes.claims.reader_reading import own_page
     from factcourt.providers import reader
     from factcourt.state.records import Evidence
 

@@ -96,7 +96,9 @@ def print_report(result: CheckResult) -> None:
         )
     out.print(table)
     s = result.scores
-    precision = "n/a" if s.get("precision") is None else f"{s['precision']:.2f}"
+    checked = any(c.verdict in ("supported", "refuted") for c in result.claims)
+    # MAD-Fact's precision counts an unchecked claim as unsupported: 0.00 would read "all false"
+    precision = "n/a" if s.get("precision") is None or not checked else f"{s['precision']:.2f}"
     out.print(f"[bold]precision {precision}[/]  {result.summary_line()}", highlight=False)
     if result.settings.search == "local" and any(c.mark == "not_enough_evidence" for c in result.claims):
         out.print(f"[yellow]to check the rest: {ways_to_check(evidence_flag=False)}[/]", highlight=False)

@@ -164,9 +164,9 @@ class ClaimsContext(BaseContext):
         "llm",
     )
     verdict_bar: float = describe(
-        "Over searched evidence a verdict is shown only at this calibrated confidence or above; "
-        "below it the claim is not_enough_evidence, with the reason (chosen on the dev parts by "
-        "risk against coverage). Evidence you give is not held to it.",
+        "Over the offline Wikipedia search a verdict is shown only at this calibrated confidence "
+        "or above; below it the claim is not_enough_evidence, with the reason. Evidence you give, "
+        "your own --corpus and the web are not held to it.",
         0.8,
     )
     calibration: Literal["auto", "off"] = describe(

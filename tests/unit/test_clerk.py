@@ -74,7 +74,7 @@ def test_a_rewrite_naming_a_subject_the_text_never_names_is_not_taken(scripted):
     assert result["dropped"] == []
 
 
-def test_a_reference_left_unresolved_is_checked_with_the_sentence_before_and_marked(scripted):
+def test_a_reference_left_unresolved_is_checked_with_the_sentence_before_and_marked(scripted, corpus):
     # issue 52: "He was born in 1898" was dropped; where no rule tells who "He" is, it is still checked
     named = "In 1980, the oldest justice on the court had served for 41 years under William O. Douglas."
     text = named + " He was born on October 16, 1898."
@@ -89,7 +89,7 @@ def test_a_reference_left_unresolved_is_checked_with_the_sentence_before_and_mar
     ]
     scripted.script["ResolvedClaims"] = [{"claims": ["He was born on October 16, 1898."]}]
     result = factcourt.check(
-        text, question="Who was the oldest justice in 1980?", model="scripted", cache=False
+        text, question="Who was the oldest justice in 1980?", model="scripted", corpus=corpus, cache=False
     )
     assert result["dropped"] == []
     first, second = result["claims"]

@@ -44,6 +44,14 @@ def calibration_of(ctx: ClaimsContext) -> Calibration | None:
     return stored(model_key(ctx, "evaluator"), label_prompt_key(ctx.label_set), ctx.label_set)
 
 
+def reachable_confidence(ctx: ClaimsContext, kind: str | None) -> float | None:
+    """The highest calibrated confidence a reading over ``kind`` of evidence can give (None: raw)."""
+    calibration = calibration_of(ctx)
+    if calibration is None:
+        return None
+    return max(calibration.apply(0.999, kind), 1.0 - calibration.apply(0.001, kind))
+
+
 @dataclass
 class Reading:
     """One label-only reading: the label, P(supported) when the endpoint gives logprobs, or why none.
