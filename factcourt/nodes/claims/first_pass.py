@@ -37,10 +37,7 @@ async def _out_of_reach(ctx: ClaimsContext) -> str | None:
     best = await asyncio.to_thread(reachable_confidence, ctx, "own_page")  # reads a file
     if best is None or best >= ctx.verdict_bar:
         return None
-    return (
-        f"a page it names was found, but this model's reading of such pages was noise on our dev "
-        f"sets (confidence at most {best:.2f}, the bar {ctx.verdict_bar:.2f})"
-    )
+    return f"its page was found, but such readings were noise on our dev sets (at most {best:.2f})"
 
 
 async def first_pass(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
