@@ -359,9 +359,8 @@ def unchecked_check(search):
 
 def test_the_table_says_which_claims_could_not_be_checked_and_why(capsys, monkeypatch):
     from factcourt.cli.claims import print_report
-    from factcourt.cli.shared import out
 
-    monkeypatch.setattr(out, "width", 300)  # one line a row: the reason is read whole
+    monkeypatch.setenv("COLUMNS", "300")  # one line a row (out.width set would outlive the test)
     print_report(unchecked_check("local"))
     shown = capsys.readouterr().out
     assert "not checked (not enough evidence)" in shown
@@ -380,9 +379,8 @@ def test_the_table_says_which_claims_could_not_be_checked_and_why(capsys, monkey
 
 def test_no_hint_where_the_web_was_searched_or_every_claim_was_checked(capsys, monkeypatch):
     from factcourt.cli.claims import print_report
-    from factcourt.cli.shared import out
 
-    monkeypatch.setattr(out, "width", 200)
+    monkeypatch.setenv("COLUMNS", "200")
     print_report(unchecked_check("tavily"))
     local = unchecked_check("local")
     local.claims.pop()
