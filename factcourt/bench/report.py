@@ -24,6 +24,11 @@ from factcourt.metrics.debate import accuracy_by_round, flips
 from factcourt.metrics.meteor import evidence_match
 
 
+def table_head(columns: list[str]) -> list[str]:
+    """A markdown table's header row and its rule."""
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+
+
 def method_report(records: list[dict[str, Any]], prices: Prices) -> dict[str, Any]:
     """Scores and costs of one method over its records."""
     n = len(records)
@@ -125,8 +130,7 @@ def _answered_lines(report: dict[str, dict[str, Any]]) -> list[str]:
         "supported and 1 - P(true) for refuted, most confident first, equal ones together, none last;",
         "the area is under this accuracy-coverage curve, at most the coverage; 1 - AURC at full coverage):",
         "",
-        "| method | " + " | ".join(f"{c:.0%}" for c in COVERAGES) + " |",
-        "|" + "---|" * (len(COVERAGES) + 1),
+        *table_head(["method", *(f"{c:.0%}" for c in COVERAGES)]),
     ]
     for method, curve in curves.items():
         cells = [accuracy_at_coverage(curve, c) for c in COVERAGES]
@@ -211,7 +215,7 @@ def markdown(report: dict[str, dict[str, Any]]) -> str:
         head += ["acc 4-way", "macro-F1 4-way", "FPR NEE", "FPR CEC", "AVeriTeC"]
     head += ["vs plain won/lost (p)", "ECE", "ECE raw", "debated", "R->W / W->R"]
     head += ["calls/claim", "tokens in/out per claim", "searches/claim", "$/1k claims", "s/claim"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = table_head(head)
     for method, r in report.items():
         b, c = r["binary"], r["cost"]
         prf = lambda x: f"{x['precision']:.2f}/{x['recall']:.2f}/{x['f1']:.2f}"  # noqa: E731
@@ -321,8 +325,7 @@ def _rounds_table(report: dict[str, dict[str, Any]]) -> list[str]:
         "Accuracy per debated round (claims whose debate ended in that round: accuracy (n); 4-way where",
         "the gold has it; round 0: decided without a debate):",
         "",
-        "| method | " + " | ".join(f"round {n}" for n in rounds) + " |",
-        "|" + "---|" * (len(rounds) + 1),
+        *table_head(["method", *(f"round {n}" for n in rounds)]),
     ]
     for method, rows in debating.items():
         by = {row["round"]: row for row in rows}

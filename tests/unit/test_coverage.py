@@ -93,11 +93,8 @@ def _felm_like(tmp_path, answers):
     return path
 
 
-def test_bench_answers_scores_each_reading_beside_the_floors_and_resumes(scripted, tmp_path):
-    from factcourt.bench.answers import run
-    from factcourt.bench.context import BenchContext
-    from tests.fakes import with_logprobs
-
+def _two_answers(tmp_path, scripted):
+    """Two answers, one false segment of three, and the Clerk's claims of each."""
     path = _felm_like(
         tmp_path,
         [
@@ -118,6 +115,15 @@ def test_bench_answers_scores_each_reading_beside_the_floors_and_resumes(scripte
         },
         {"claims": [{"sentence": 1, "claim": "Water is wet."}]},
     ]
+    return path
+
+
+def test_bench_answers_scores_each_reading_beside_the_floors_and_resumes(scripted, tmp_path):
+    from factcourt.bench.answers import run
+    from factcourt.bench.context import BenchContext
+    from tests.fakes import with_logprobs
+
+    path = _two_answers(tmp_path, scripted)
     # raw P(true): .9 for Paris, .3 for the Moon, .4 for water
     scripted.script["Label"] = [
         lambda p: with_logprobs(
@@ -145,26 +151,7 @@ def test_bench_answers_flags_only_refuted_claims_and_reports_what_each_reading_d
     from factcourt.bench.context import BenchContext
     from tests.fakes import with_logprobs
 
-    path = _felm_like(
-        tmp_path,
-        [
-            (
-                "Paris is in France. The Moon is cheese.",
-                ["Paris is in France.", "The Moon is cheese."],
-                [True, False],
-            ),
-            ("Water is wet.", ["Water is wet."], [True]),
-        ],
-    )
-    scripted.script["ClerkOutput"] = [
-        {
-            "claims": [
-                {"sentence": 1, "claim": "Paris is in France."},
-                {"sentence": 2, "claim": "The Moon is cheese."},
-            ]
-        },
-        {"claims": [{"sentence": 1, "claim": "Water is wet."}]},
-    ]
+    path = _two_answers(tmp_path, scripted)
     # Paris supported; the Moon not enough evidence (raw P(true) .25); water refuted (raw .1)
     paris = {"supported": 0.9, "refuted": 0.05, "not_enough_evidence": 0.05}
     moon = {"supported": 0.05, "refuted": 0.15, "not_enough_evidence": 0.8}
