@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import time
 from collections.abc import Callable
@@ -174,6 +175,8 @@ def dev_readings(
         )
     progress(f"{len(found)} held-back readings over given evidence")
     ctx = ClaimsContext(search="local", reader="trained", cache=False, verdict_bar=0.0, not_enough_above=1.0)
+    # verify reads with the reader in use: the one being calibrated, not the shipped one
+    os.environ["FACTCOURT_READER"] = str(weights)
     for path in SEARCHED_SETS:
         for case, gold in select(shared / path, None, None, part="dev"):
             result = asyncio.run(averify(case.claim, None, case.question, ctx))

@@ -224,11 +224,99 @@ def change_one_fact(sentence: str, neighbours: list[str], rng: random.Random) ->
     return None
 
 
-def synthetic_rows(count: int, avoid: set[str], seed: int = 0) -> list[Row]:
-    """``count`` rows from the offline corpus, a third of each class.
+_PRONOUN = re.compile(r"^(?:It|He|She|They)\b")
+_POSSESSIVE = re.compile(r"^(?:Its|His|Her|Their)\b")
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+# "X is a ... tower on ... in Paris" -> "X is in Paris": the place a thing is in or at
+_COPULA_PLACE = re.compile(
+    r"^(?P<subject>[A-Z][^,;()]*?) (?P<verb>is|was|are|were) [^,;.]*? (?P<prep>in|at|near) "
+    r"(?P<place>[A-Z][\w'-]*(?: (?:de |of |the )?[A-Z][\w'-]*)*)"
+)
+# a first clause is said outright only where no condition or contrast leads into it
+_LEADS_IN = re.compile(r"^(?:Although|Though|While|After|Before|When|If|Because|Despite|As|Since|Unlike)\b")
+# a clause has a verb; "A member of the Democratic Party" (an opening aside) has none
+_VERB = re.compile(r"\b(?:is|was|are|were|has|had|have|[a-z]{3,}ed|[a-z]{3,}s)\b")
+_WORDS = 110  # evidence words a training row holds: the fact stays inside the reader's 256 tokens
 
-    The search is the one ``check`` uses (BM25 over the summaries), so "not addressed" rows are
-    the passages a claim's own search finds on other pages.
+
+def restatement(sentence: str, title: str, rng: random.Random) -> str:
+    """A claim the sentence entails, mostly not in the page's words.
+
+    The page's name stands for a leading pronoun, asides in brackets go, and then one of: the place
+    a copula sentence puts its subject in ("X is a ... in Paris" -> "X is in Paris"), the first
+    clause alone, the sentence without an aside between commas, or the sentence as it is. Trained
+    only on word-for-word copies, the pilot learned to spot copies, not support.
+    """
+    name = _ASIDE.sub("", title).strip()
+    claim = _PRONOUN.sub(name, sentence, count=1)
+    claim = _POSSESSIVE.sub(f"{name}'s", claim, count=1)
+    claim = _ASIDE.sub("", claim)
+    ways = [claim]
+    if m := _COPULA_PLACE.match(claim):
+        ways.append(f"{m['subject']} {m['verb']} {m['prep']} {m['place']}.")
+    head = re.split(r",|;| which | who ", claim)[0].rstrip(" .")
+    if (
+        len(head.split()) >= 5
+        and head != claim.rstrip(" .")
+        and not _LEADS_IN.match(head)
+        and _VERB.search(head)
+    ):
+        ways.append(head + ".")
+    shorter = re.sub(r", [^,]{3,60}, ", " ", claim, count=1)
+    if shorter != claim and len(shorter.split()) >= 5:
+        ways.append(shorter)
+    return rng.choice(ways)
+
+
+def window(text: str, sentence: str, rng: random.Random, words: int = _WORDS) -> str:
+    """Sentences of ``text`` around ``sentence``, at most ``words`` words, grown left or right at random."""
+    parts = sentences(text)
+    if sentence not in parts:
+        return sentence
+    low = high = parts.index(sentence)
+    size = len(sentence.split())
+    while True:
+        sides = [
+            side
+            for side, at in ((-1, low - 1), (1, high + 1))
+            if 0 <= at < len(parts) and size + len(parts[at].split()) <= words
+        ]
+        if not sides:
+            return " ".join(parts[low : high + 1])
+        side = rng.choice(sides)
+        if side < 0:
+            low -= 1
+            size += len(parts[low].split())
+        else:
+            high += 1
+            size += len(parts[high].split())
+
+
+def _facts(claim: str) -> set[str]:
+    return {m.group(0) for m in _NUMBER.finditer(claim)} | set(_names(claim))
+
+
+def _rest_of_page(text: str, sentence: str, claim: str, rng: random.Random) -> str | None:
+    """A window of the page without the sentence that lacks a fact of the claim, or None.
+
+    The claim's own page, not addressing it: what the offline search meets when it finds the page
+    a claim names but the summary does not say the claim's year, number or name.
+    """
+    others = [s for s in sentences(text) if s != sentence]
+    if len(others) < 2:
+        return None
+    rest = window(" ".join(others), rng.choice(others), rng)
+    return rest if any(fact not in rest for fact in _facts(claim)) else None
+
+
+def synthetic_rows(count: int, avoid: set[str], seed: int = 0) -> list[Row]:
+    """``count`` rows from the offline corpus, about a third of each class.
+
+    Each page gives a restatement of one of its sentences against a window of the page holding
+    it (supported), the restatement with one fact changed against the same window (refuted), and
+    (not addressed) the restatement against the rest of its own page where that lacks one of its
+    facts, or else against a passage the search (BM25, the one ``check`` uses) finds on another
+    page.
     """
     pages = load_corpus(None)
     index = LocalBM25(pages)
@@ -246,15 +334,25 @@ def synthetic_rows(count: int, avoid: set[str], seed: int = 0) -> list[Row]:
         sentence = rng.choice(candidates)
         if _norm(sentence) in avoid:
             continue
+        claim = restatement(sentence, page.title, rng)
+        evidence = window(page.text, sentence, rng)
         found = [e for e in index.search(sentence, 6) if e.url != page.url]
         source = f"corpus:{page.title}"
-        rows.append(Row(sentence, page.text, "supported", "corpus", source))
-        changed = change_one_fact(sentence, [e.text for e in found], rng)
-        if changed and changed != sentence:
-            rows.append(Row(changed, page.text, "refuted", "corpus", source))
-        if found:
-            claim = changed if changed and rng.random() < 0.3 else sentence
-            rows.append(Row(claim, rng.choice(found[:3]).text, "not_addressed", "corpus", source))
+        rows.append(Row(claim, evidence, "supported", "corpus", source))
+        changed = change_one_fact(claim, [e.text for e in found], rng)
+        if changed and changed != claim:
+            rows.append(Row(changed, evidence, "refuted", "corpus", source))
+        # the rest of its own page may contradict a changed claim, so only the claim itself is
+        # read against it
+        asked = changed if changed and rng.random() < 0.3 else claim
+        rest = (
+            _rest_of_page(page.text, sentence, asked, rng) if asked == claim and rng.random() < 0.5 else None
+        )
+        if rest is None and found:
+            other = rng.choice(found[:3]).text
+            rest = window(other, rng.choice(sentences(other) or [other]), rng)
+        if rest:
+            rows.append(Row(asked, rest, "not_addressed", "corpus", source))
     return rows[:count]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,6 +32,14 @@ CLASSES = ("supported", "refuted", "not_addressed")
 MAX_TOKENS = 256  # claim + chunk, as trained
 CHUNK_TOKENS = 200  # evidence tokens a chunk holds (the claim takes the rest)
 SHIPPED = Path(__file__).resolve().parent.parent / "readers" / "minilm-l6-3way.safetensors"
+
+
+def in_use() -> Path:
+    """The reader's weights: the shipped file, or one trained with ``train-reader fit``.
+
+    ``FACTCOURT_READER`` names the other file: set by the deployer, never by a run's context.
+    """
+    return Path(os.environ.get("FACTCOURT_READER") or SHIPPED)
 
 
 def base_dir() -> Path:
@@ -193,18 +202,18 @@ _lock = threading.Lock()
 
 
 @lru_cache(maxsize=2)
-def encoder(weights: Path = SHIPPED) -> Encoder:
+def encoder(weights: Path) -> Encoder:
     """The reader's encoder, loaded once per process."""
     return Encoder(weights)
 
 
-def slopes(weights: Path = SHIPPED) -> dict[str, float]:
+def slopes(weights: Path | None = None) -> dict[str, float]:
     """The calibration slope per evidence kind fitted on the dev parts (in the file's metadata)."""
-    return dict(encoder(weights).about.get("slopes", {}))
+    return dict(encoder(weights or in_use()).about.get("slopes", {}))
 
 
 def read_chunks(
-    claim: str, evidence: list[str], weights: Path = SHIPPED, sources: list[str] | None = None
+    claim: str, evidence: list[str], weights: Path | None = None, sources: list[str] | None = None
 ) -> list[ChunkReading]:
     """The reading of every chunk of ``evidence`` (of ``sources``) against ``claim`` (one batch)."""
     packed = chunks(evidence, sources)
@@ -221,7 +230,7 @@ def read_chunks(
         types[row, : len(e.ids)] = e.type_ids
         mask[row, : len(e.ids)] = 1
     with _lock:  # numpy's BLAS already uses every core: one batch at a time
-        logits = encoder(weights).logits(ids, types, mask)
+        logits = encoder(weights or in_use()).logits(ids, types, mask)
     logits = logits - logits.max(-1, keepdims=True)
     probabilities = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
     return [

@@ -67,7 +67,7 @@ def test_the_shipped_reader_says_passages_about_something_else_do_not_address_a_
 
 
 def test_the_shipped_file_says_how_it_was_made():
-    about = reader.encoder().about
+    about = reader.encoder(reader.SHIPPED).about
     assert about["data_sha256"] and about["command"].startswith("factcourt train-reader")
     assert set(about["slopes"]) == {"given", "own_page", "searched"}
     assert reader.SHIPPED.stat().st_size < 20_000_000
@@ -165,3 +165,9 @@ def test_a_searched_claim_no_passage_of_its_own_pages_addresses_is_not_read():
     # a user's corpus titles documents by file name: the rule was measured on Wikipedia's titles
     mine = ClaimsContext(search="local", corpus="notes.jsonl", cache=False)
     assert unaddressed_by_search(mine, claim, found) is None
+
+
+def test_a_reader_trained_here_is_read_in_place_of_the_shipped_one(monkeypatch, tmp_path):
+    assert reader.in_use() == reader.SHIPPED
+    monkeypatch.setenv("FACTCOURT_READER", str(tmp_path / "mine.safetensors"))
+    assert reader.in_use() == tmp_path / "mine.safetensors"

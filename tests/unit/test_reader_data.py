@@ -8,7 +8,9 @@ from factcourt.bench.reader_data import (
     change_one_fact,
     dataset_rows,
     held_back,
+    restatement,
     sentences,
+    window,
 )
 from factcourt.bench.runner import in_part
 
@@ -102,3 +104,29 @@ def test_summaries_split_into_sentences():
         "Is it 2.5 km?",
         "Yes.",
     ]
+
+
+def test_a_restatement_says_less_than_its_sentence_in_other_words():
+    """Supported rows that are not the page's own words, so the reader learns entailment, not copying."""
+    first = "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France."
+    said = {restatement(first, "Eiffel Tower", random.Random(s)) for s in range(30)}
+    assert "The Eiffel Tower is in Paris." in said
+    assert "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris." in said
+    later = "It was completed in 1889 (after two years), and it is 330 m tall."
+    said = {restatement(later, "Eiffel Tower (landmark)", random.Random(s)) for s in range(30)}
+    assert "Eiffel Tower was completed in 1889." in said
+    assert all("(" not in c and not c.startswith("It ") for c in said)
+
+
+def test_a_window_of_a_page_holds_its_sentence_and_stays_short():
+    text = " ".join(f"Sentence number {i} has seven words here." for i in range(40))
+    target = "Sentence number 17 has seven words here."
+    for seed in range(10):
+        part = window(text, target, random.Random(seed), words=60)
+        assert target in part and len(part.split()) <= 60
+
+
+def test_an_opening_aside_is_not_said_as_a_claim():
+    sentence = "A member of the Democratic Party, he was the first African American to serve as president."
+    said = {restatement(sentence, "Barack Obama", random.Random(s)) for s in range(30)}
+    assert "A member of the Democratic Party." not in said

@@ -43,7 +43,7 @@ async def decide_by_reader(ctx: ClaimsContext, claim: str, evidence: list[Eviden
     server's event loop does not block.
     """
     texts, sources = [e.text for e in evidence], [e.title or e.url for e in evidence]
-    readings = await asyncio.to_thread(reader.read_chunks, claim, texts, reader.SHIPPED, sources)
+    readings = await asyncio.to_thread(reader.read_chunks, claim, texts, None, sources)
     best = reader.deciding(readings)
     if best is None:
         reason = abstain_reason(ctx, claim, evidence, p_true=0.5, p_silent=None)
