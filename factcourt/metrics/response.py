@@ -10,7 +10,8 @@ from factcourt.state.records import VERDICTS
 def response_scores(verdicts: Iterable[str | None]) -> dict[str, float | int | None]:
     """Counts per verdict and precision = supported / judged claims (failed ones excluded).
 
-    Precision is None when no claim was judged: an empty answer is not 0% true.
+    Precision is None when no claim was judged, or none was checked (every one lacked
+    evidence): an answer nobody could check is not 0% true.
     """
     verdicts = list(verdicts)
     counts: dict[str, float | int | None] = {v: verdicts.count(v) for v in VERDICTS}
@@ -20,7 +21,9 @@ def response_scores(verdicts: Iterable[str | None]) -> dict[str, float | int | N
         claims=len(verdicts),
         failed=failed,
         judged=judged,
-        precision=verdicts.count("supported") / judged if judged else None,
+        precision=verdicts.count("supported") / judged
+        if judged > verdicts.count("not_enough_evidence")
+        else None,
     )
     return counts
 

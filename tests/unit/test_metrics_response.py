@@ -22,6 +22,12 @@ def test_precision_of_nothing_judged_is_undefined():
     assert response_scores([None])["precision"] is None
 
 
+def test_precision_of_claims_none_could_check_is_undefined_not_zero():
+    """An answer whose every claim lacked evidence is not 0% true (the HTML report said 0.00)."""
+    s = response_scores(["not_enough_evidence", "not_enough_evidence"])
+    assert s["judged"] == 2 and s["precision"] is None
+
+
 def test_weighted_precision_recall_and_f1():
     assert weighted_precision([True, False, True], [3, 1, 1]) == pytest.approx(0.8)
     assert weighted_precision([], []) is None
