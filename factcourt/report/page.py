@@ -15,12 +15,14 @@ from dataclasses import MISSING, fields
 from typing import Any, Literal
 
 from markupsafe import Markup
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from factcourt.errors import FactcourtError
+from factcourt.inputs import first_complaint
 from factcourt.report.html import _asset, _env, render
 from factcourt.systems import named
 
@@ -90,13 +92,15 @@ async def result(request: Request) -> Response:
 
 async def report(request: Request) -> Response:
     """The HTML report of the result posted (a finished one, or the claims done so far)."""
-    body = await request.body()
-    if len(body) > MAX_BODY_BYTES:
+    body = await _body(request)
+    if body is None:
         return _refuse(f"the result is over {MAX_BODY_BYTES // 1_000_000} MB", 413)
     try:
         posted = json.loads(body)
     except ValueError:
         return _refuse("the body is not JSON")
+    except RecursionError:
+        return _refuse("the body is JSON nested too deeply to be a result")
     if not isinstance(posted, dict) or not isinstance(posted.get("result"), dict):
         return _refuse('post {"result": {...}, "kind": ...}')
     kind = posted.get("kind")
@@ -104,9 +108,24 @@ async def report(request: Request) -> Response:
         return _refuse(f"kind must be one of {', '.join(MODES)}")
     try:
         html = render(posted["result"], kind)
+    except ValidationError as exc:  # pydantic's own text runs to many lines and links
+        return _refuse(f"the result cannot be drawn: {first_complaint(exc)}")
     except (FactcourtError, KeyError, TypeError, ValueError, AttributeError) as exc:
         return _refuse(f"the result cannot be drawn ({type(exc).__name__}: {exc})")
     return HTMLResponse(html, headers=_headers())
+
+
+async def _body(request: Request) -> bytes | None:
+    """The request's body, or None once it is over MAX_BODY_BYTES (read no further than that)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            return None
+    return bytes(body)
 
 
 def _refuse(sentence: str, status: int = 400) -> Response:
