@@ -103,19 +103,23 @@ def serve_page(port: int | None, *, model: str | None = None, browser: bool = Tr
     """Serve the graphs, Studio's API and the page to check text in (``/ui``) until Ctrl-C.
 
     ``port`` None: a free one. ``model``: the model every run uses, set as the deployer sets it
-    (over ``FACTCOURT_SERVER_SETTINGS``'s), since the page may not choose one. The page's address
-    is printed, and opened where a browser exists.
+    (over ``FACTCOURT_SERVER_SETTINGS``'s), since the page may not choose one, and a run may not
+    name another. A model no run could reach (``sim:-1``, ``""``, a name without a key) is a
+    ConfigError before the server starts. The page's address is printed, and opened where a
+    browser exists.
     """
+    from factcourt.api import models_by_role
     from factcourt.providers.local_server import free_port
     from factcourt.served import SETTINGS_VARIABLE, deployer_settings
 
+    models_by_role(model, deployer_settings())
     if port is None:
         port = free_port()
     else:
         check_port_free(port)
     with tempfile.TemporaryDirectory(prefix="factcourt-ui-") as folder:
         env = {}
-        if model:
+        if model is not None:
             settings = Path(folder) / "settings.json"
             settings.write_text(json.dumps({**deployer_settings(), "model": model}), encoding="utf-8")
             env[SETTINGS_VARIABLE] = str(settings)
