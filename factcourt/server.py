@@ -1,4 +1,4 @@
-"""Helpers for the deployed LangGraph server: the standard assistants, one per protocol and rule.
+"""The LangGraph server: starting it, who may call it, the standard assistants (one per protocol and rule).
 
 Each assistant is a graph plus a saved context, e.g. ``factcheck`` with
 ``{"protocol": "jury", "rule": "adaptive"}``; clients then run it by assistant id.
@@ -18,16 +18,57 @@ import time
 import urllib.request
 import webbrowser
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from langgraph_sdk import Auth
 
 from factcourt.errors import BackendError, ConfigError
 from factcourt.systems import SYSTEMS
 
 if TYPE_CHECKING:
     from langgraph_sdk.schema import Assistant
+    from starlette.middleware.cors import CORSMiddleware
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds langgraph.json
+
+# langgraph.json's custom auth: the server answers programs, its own page and the web pages of
+# the origins its deployer names (LangGraph's CORS setting), not any page the user has open
+auth = Auth()
+
+
+@auth.authenticate
+async def same_origin_or_named(headers: dict[bytes, bytes]) -> str:
+    """Let in a request from no web page, from the server's own page or from an origin the deployer names.
+
+    A browser names the page behind every POST and cross-origin request (``Origin``). CORS only
+    hides the reply from another origin's page: the request itself (a text/plain POST needs no
+    preflight) would still start a run and spend the server's key.
+    """
+    origin = headers.get(b"origin")
+    if origin is None:
+        return "local"
+    said = origin.decode("latin-1")
+    # the Host was checked already (the page's FrontDoor): the page of that host is the server's own
+    host = headers.get(b"host", b"").decode("latin-1")
+    if urlsplit(said).netloc == host or _cors().is_allowed_origin(said):
+        return "local"
+    raise Auth.exceptions.HTTPException(
+        status_code=403,
+        detail=f"this server answers its own page and the origins its deployer names (CORS), not {said!r}",
+    )
+
+
+@cache
+def _cors() -> CORSMiddleware:
+    """The server's own CORS policy (langgraph.json's ``http.cors``, or the CORS_CONFIG variable)."""
+    from langgraph_api import config
+    from starlette.middleware.cors import CORSMiddleware
+
+    settings = config.CORS_CONFIG or {"allow_origins": config.CORS_ALLOW_ORIGINS}
+    return CORSMiddleware(None, **settings)  # type: ignore[arg-type]  # asked about origins, it wraps no app
 
 
 def langgraph_dev(port: int, *, reload: bool = False) -> tuple[list[str], dict[str, str]]:
