@@ -243,11 +243,13 @@ async def _create_standard_assistants(url: str, timeout_s: float) -> list[Assist
     from langgraph_sdk import get_client
 
     client = get_client(url=url, timeout=timeout_s)
-    existing = {a["name"]: a for a in await client.assistants.search(limit=100)}
     made = []
     for spec in standard_assistants():
-        if spec["name"] in existing:
-            made.append(existing[spec["name"]])
+        # any client may make an assistant of a standard name: one is reused only when it is
+        # the standard one (its graph, its context and nothing configured besides)
+        found = await client.assistants.search(graph_id=spec["graph_id"], name=spec["name"], limit=100)
+        if same := next((a for a in found if _is_standard(a, spec)), None):
+            made.append(same)
             continue
         made.append(
             await client.assistants.create(
@@ -258,3 +260,15 @@ async def _create_standard_assistants(url: str, timeout_s: float) -> list[Assist
             )
         )
     return made
+
+
+def _is_standard(assistant: Assistant, spec: dict[str, Any]) -> bool:
+    config = dict(assistant.get("config") or {})
+    # the server copies the context into the configurable; anything else was configured
+    if config.pop("configurable", {}) not in ({}, spec["context"]) or any(config.values()):
+        return False
+    return (
+        assistant["name"] == spec["name"]  # the search's name is a part of one
+        and assistant["graph_id"] == spec["graph_id"]
+        and (assistant.get("context") or {}) == spec["context"]
+    )

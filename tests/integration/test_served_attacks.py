@@ -220,3 +220,24 @@ def test_a_path_holding_a_terminal_escape_is_refused_before_the_log_writes_it(se
     reply = httpx.get(f"{server['url']}/threads/%1B%5D0%3BPWNED%07/state")
     assert reply.status_code == 400 and reply.json()["detail"] == "the path holds control characters"
     assert b"\x1b]0;PWNED" not in server["log"].read_bytes()
+
+
+def test_assistants_reuses_only_the_standard_assistant_of_a_name(server):
+    """Issue 65.7: a client's "factcheck-jury-adaptive" on graph hallucination with sim:1e300 was
+    listed (and so run) as the standard one."""
+    from factcourt.server import create_standard_assistants
+
+    async def plant():
+        client = get_client(url=server["url"])
+        for graph, context in (
+            ("hallucination", {"model": "sim:1e300"}),
+            ("factcheck", {"model": "sim:1e300"}),
+        ):
+            await client.assistants.create(graph, context=context, name="factcheck-jury-adaptive")
+
+    asyncio.run(plant())
+    made = {a["name"]: a for a in asyncio.run(create_standard_assistants(server["url"]))}
+    mine = made["factcheck-jury-adaptive"]
+    assert mine["graph_id"] == "factcheck" and mine["context"] == {"protocol": "jury", "rule": "adaptive"}
+    again = {a["name"]: a["assistant_id"] for a in asyncio.run(create_standard_assistants(server["url"]))}
+    assert again == {name: a["assistant_id"] for name, a in made.items()}
