@@ -8,6 +8,8 @@ A run posted to the server comes from a client, not from the deployer. So on a s
   server is refused. The deployer sets them in the server's environment (``OPENAI_BASE_URL``,
   the keys) and in a JSON file of settings named by ``FACTCOURT_SERVER_SETTINGS``, applied to
   every run. So a key goes only to OpenAI or to an endpoint the deployer chose;
+- when the deployer names a ``model`` (``factcourt ui --model`` does), the models are the
+  deployer's too: a run that names another (in any setting of ``MODEL_NAME_FIELDS``) is refused;
 - a run's context is checked as the command line checks ``--set``: an unknown key, another
   graph's setting, a bad type or range is refused in one sentence;
 - a run's input is checked as the API checks it (types, empty or too long texts, unknown fields).
@@ -78,13 +80,22 @@ def _names(value: Any) -> list[str]:
 
 def _names_a_path(name: str) -> bool:
     # a trained moderator is found by its folder, or by its name under the trained models' folder
-    # (where "mine/../../x" climbs out): a client may not point the server at one
-    return (
-        name.startswith(("/", "~", "."))
-        or "\\" in name
-        or ".." in Path(name).parts
-        or Path(name).expanduser().exists()
-    )
+    # (where "mine/../../x" climbs out): a client may not point the server at one. Told by the
+    # name's form alone: whether a file of that name exists must not change the answer
+    return name.startswith(("/", "~", ".")) or "\\" in name or ".." in Path(name).parts
+
+
+def _chosen_models(values: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each model a context names, as (setting, name): its own and those of its models' settings."""
+    settings = values.get("model_settings")
+    chosen = [(key, name) for key in MODEL_NAME_FIELDS for name in _names(values.get(key))]
+    for entry, own in (settings if isinstance(settings, dict) else {}).items():
+        chosen += [
+            (f"model_settings[{entry!r}].{key}", name)
+            for key in MODEL_NAME_FIELDS
+            for name in _names(own.get(key) if isinstance(own, dict) else None)
+        ]
+    return chosen
 
 
 def client_problem(values: dict[str, Any]) -> str | None:
@@ -96,21 +107,14 @@ def client_problem(values: dict[str, Any]) -> str | None:
                 "not by a run"
             )
     settings = values.get("model_settings")
-    named = [(key, name) for key in MODEL_NAME_FIELDS for name in _names(values.get(key))]
+    named = _chosen_models(values)
     for entry, own in (settings if isinstance(settings, dict) else {}).items():
-        own = own if isinstance(own, dict) else {}
         # an entry is a model's own settings over the run's: a nested one would hide another
-        if taken := sorted(set(own) & {*SERVER_ONLY, "model_settings"}):
+        if taken := sorted(set(own if isinstance(own, dict) else {}) & {*SERVER_ONLY, "model_settings"}):
             return (
                 f"model_settings[{entry!r}]: {', '.join(taken)} is set by the server's deployer, not by a run"
             )
         named.append(("model_settings", entry))
-        # the model names in it are the run's for that model: checked as the run's own
-        named += [
-            (f"model_settings[{entry!r}].{key}", name)
-            for key in MODEL_NAME_FIELDS
-            for name in _names(own.get(key))
-        ]
     for key, name in named:
         if _names_a_path(name):
             return f"{key}={name!r}: a model on this server is named, not given by a path"
@@ -129,6 +133,12 @@ def served_context(kind: type[C], values: Any) -> C:
         raise ConfigError(problem)
     own = {f.name for f in fields(kind)}
     deployer = {k: v for k, v in deployer_settings().items() if k in own}
+    if "model" in deployer and (
+        chosen := [key for key, name in _chosen_models(values) if name != deployer["model"]]
+    ):
+        # the deployer's model is what every run uses (`factcourt ui --model`): another would
+        # spend the server's key on a model the deployer did not choose, or start a local one
+        raise ConfigError(f"{chosen[0]}: this server's deployer chose the model every run uses")
     merged = {**deployer, **values}
     if isinstance(deployer.get("model_settings"), dict) and isinstance(values.get("model_settings"), dict):
         merged["model_settings"] = {

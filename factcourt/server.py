@@ -1,4 +1,4 @@
-"""Helpers for the deployed LangGraph server: the standard assistants, one per protocol and rule.
+"""The LangGraph server: starting it, who may call it, the standard assistants (one per protocol and rule).
 
 Each assistant is a graph plus a saved context, e.g. ``factcheck`` with
 ``{"protocol": "jury", "rule": "adaptive"}``; clients then run it by assistant id.
@@ -18,16 +18,57 @@ import time
 import urllib.request
 import webbrowser
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from langgraph_sdk import Auth
 
 from factcourt.errors import BackendError, ConfigError
 from factcourt.systems import SYSTEMS
 
 if TYPE_CHECKING:
     from langgraph_sdk.schema import Assistant
+    from starlette.middleware.cors import CORSMiddleware
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds langgraph.json
+
+# langgraph.json's custom auth: the server answers programs, its own page and the web pages of
+# the origins its deployer names (LangGraph's CORS setting), not any page the user has open
+auth = Auth()
+
+
+@auth.authenticate
+async def same_origin_or_named(headers: dict[bytes, bytes]) -> str:
+    """Let in a request from no web page, from the server's own page or from an origin the deployer names.
+
+    A browser names the page behind every POST and cross-origin request (``Origin``). CORS only
+    hides the reply from another origin's page: the request itself (a text/plain POST needs no
+    preflight) would still start a run and spend the server's key.
+    """
+    origin = headers.get(b"origin")
+    if origin is None:
+        return "local"
+    said = origin.decode("latin-1")
+    # the Host was checked already (the page's FrontDoor): the page of that host is the server's own
+    host = headers.get(b"host", b"").decode("latin-1")
+    if urlsplit(said).netloc == host or _cors().is_allowed_origin(said):
+        return "local"
+    raise Auth.exceptions.HTTPException(
+        status_code=403,
+        detail=f"this server answers its own page and the origins its deployer names (CORS), not {said!r}",
+    )
+
+
+@cache
+def _cors() -> CORSMiddleware:
+    """The server's own CORS policy (langgraph.json's ``http.cors``, or the CORS_CONFIG variable)."""
+    from langgraph_api import config
+    from starlette.middleware.cors import CORSMiddleware
+
+    settings = config.CORS_CONFIG or {"allow_origins": config.CORS_ALLOW_ORIGINS}
+    return CORSMiddleware(None, **settings)  # type: ignore[arg-type]  # asked about origins, it wraps no app
 
 
 def langgraph_dev(port: int, *, reload: bool = False) -> tuple[list[str], dict[str, str]]:
@@ -103,19 +144,23 @@ def serve_page(port: int | None, *, model: str | None = None, browser: bool = Tr
     """Serve the graphs, Studio's API and the page to check text in (``/ui``) until Ctrl-C.
 
     ``port`` None: a free one. ``model``: the model every run uses, set as the deployer sets it
-    (over ``FACTCOURT_SERVER_SETTINGS``'s), since the page may not choose one. The page's address
-    is printed, and opened where a browser exists.
+    (over ``FACTCOURT_SERVER_SETTINGS``'s), since the page may not choose one, and a run may not
+    name another. A model no run could reach (``sim:-1``, ``""``, a name without a key) is a
+    ConfigError before the server starts. The page's address is printed, and opened where a
+    browser exists.
     """
+    from factcourt.api import models_by_role
     from factcourt.providers.local_server import free_port
     from factcourt.served import SETTINGS_VARIABLE, deployer_settings
 
+    models_by_role(model, deployer_settings())
     if port is None:
         port = free_port()
     else:
         check_port_free(port)
     with tempfile.TemporaryDirectory(prefix="factcourt-ui-") as folder:
         env = {}
-        if model:
+        if model is not None:
             settings = Path(folder) / "settings.json"
             settings.write_text(json.dumps({**deployer_settings(), "model": model}), encoding="utf-8")
             env[SETTINGS_VARIABLE] = str(settings)
@@ -198,11 +243,13 @@ async def _create_standard_assistants(url: str, timeout_s: float) -> list[Assist
     from langgraph_sdk import get_client
 
     client = get_client(url=url, timeout=timeout_s)
-    existing = {a["name"]: a for a in await client.assistants.search(limit=100)}
     made = []
     for spec in standard_assistants():
-        if spec["name"] in existing:
-            made.append(existing[spec["name"]])
+        # any client may make an assistant of a standard name: one is reused only when it is
+        # the standard one (its graph, its context and nothing configured besides)
+        found = await client.assistants.search(graph_id=spec["graph_id"], name=spec["name"], limit=100)
+        if same := next((a for a in found if _is_standard(a, spec)), None):
+            made.append(same)
             continue
         made.append(
             await client.assistants.create(
@@ -213,3 +260,15 @@ async def _create_standard_assistants(url: str, timeout_s: float) -> list[Assist
             )
         )
     return made
+
+
+def _is_standard(assistant: Assistant, spec: dict[str, Any]) -> bool:
+    config = dict(assistant.get("config") or {})
+    # the server copies the context into the configurable; anything else was configured
+    if config.pop("configurable", {}) not in ({}, spec["context"]) or any(config.values()):
+        return False
+    return (
+        assistant["name"] == spec["name"]  # the search's name is a part of one
+        and assistant["graph_id"] == spec["graph_id"]
+        and (assistant.get("context") or {}) == spec["context"]
+    )

@@ -16,18 +16,25 @@ from typing import Any
 from rich import console as rich_console
 from rich.segment import Segment
 
-# C0 controls but tab and line feed, DEL, the C1 controls (0x9b is CSI on some terminals)
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# the bidirectional embeddings, overrides and isolates: U+202E shows the text after it reversed,
+# so a cell could read as another claim or verdict than the one it holds
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+# C0 controls but tab and line feed, DEL, the C1 controls (0x9b is CSI on some terminals), bidi
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
 # a line end written by Windows is a line end
 _CRLF = re.compile("\r\n")
 
 
 def _visible(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def neutralise(text: str) -> str:
-    r"""``text`` with each control character but tab and line end shown as an escape (``\x1b``)."""
+    r"""``text`` with each control character but tab and line end, and each bidi control, shown as an escape.
+
+    ``\x1b``, ``\u202e``: seen, and acting on nothing.
+    """
     if not _UNSAFE.search(text):
         return text
     return _UNSAFE.sub(_visible, _CRLF.sub("\n", text))
@@ -55,12 +62,12 @@ class Console(rich_console.Console):
                 yield Segment(neutralise(segment.text), segment.style)
 
 
-# DEL and the C1 controls: JSON escapes the C0 controls only, and ensure_ascii=False keeps these
-_UNESCAPED = re.compile("[\x7f-\x9f]")
+# DEL, the C1 controls and bidi: JSON escapes the C0 controls only, and ensure_ascii=False keeps these
+_UNESCAPED = re.compile(f"[\x7f-\x9f{_BIDI}]")
 
 
 def json_text(value: Any, **kwargs: Any) -> str:
-    r"""``json.dumps(value, ensure_ascii=False, ...)`` with DEL and the C1 controls escaped (``\u009b``).
+    r"""``json.dumps(value, ensure_ascii=False, ...)`` with DEL, the C1 controls and bidi escaped (\u009b).
 
     The same JSON value, readable as UTF-8, and nothing in it a terminal acts on.
     """

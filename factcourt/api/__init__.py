@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from dataclasses import fields
 from typing import Any, TypeVar
 
 from langchain_core.runnables import RunnableConfig
@@ -154,12 +155,18 @@ def preflight(
             raise ConfigError(f"{model}: {exc}") from None
 
 
-def models_by_role(model: str | None = None) -> list[tuple[str, Any]]:
-    """Each role with the model it uses (``model``, else the default): name, endpoint, weights."""
+def models_by_role(model: str | None = None, settings: dict[str, Any] | None = None) -> list[tuple[str, Any]]:
+    """Each role with the model it uses (``model``, else the default): name, endpoint, weights.
+
+    ``settings``: a context's settings besides (a deployer's: its endpoint, its model); any
+    setting of no model's is left out. A model no run could reach is a ConfigError.
+    """
     from factcourt.providers.models import choose
     from factcourt.systems import roles
 
-    ctx = BaseContext.from_dict({"model": model} if model is not None else {})
+    shared = {f.name for f in fields(BaseContext)}
+    values = {k: v for k, v in (settings or {}).items() if k in shared}
+    ctx = BaseContext.from_dict(values | ({"model": model} if model is not None else {}))
     return [(role, choose(ctx, role)) for role in roles()]
 
 

@@ -147,7 +147,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "downloads; recent runs), print its address and open it where a browser exists. Ctrl-C stops it.",
     )
     p.add_argument("--port", type=port_number, help="the port (default: a free one)")
-    p.add_argument("--model", help="the model every run uses, as in check (default: the server's)")
+    p.add_argument(
+        "--model",
+        help="the model every run uses, as in check (default: the server's); a run may not name another",
+    )
     p.add_argument("--no-browser", action="store_true", help="print the address only")
     p.set_defaults(func=cmd_ui)
 

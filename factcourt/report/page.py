@@ -10,17 +10,24 @@ report's own, not a copy.
 from __future__ import annotations
 
 import json
+import os
 import typing
 from dataclasses import MISSING, fields
 from typing import Any, Literal
 
 from markupsafe import Markup
+from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from factcourt.errors import FactcourtError
+from factcourt.inputs import first_complaint, strip_controls
 from factcourt.report.html import _asset, _env, render
 from factcourt.systems import named
 
@@ -36,6 +43,9 @@ MODES = {"check": "factcheck", "verify": "verify", "detect": "hallucination"}
 PERSON_SETTINGS = ("protocol", "rule", "jurors", "rounds", "search", "language", "max_concurrency")
 # A result posted to be drawn: the largest text a run takes, with its claims' evidence and debate.
 MAX_BODY_BYTES = 20_000_000
+# The names the server answers to besides loopback's, comma-separated (e.g. a LAN name), as
+# starlette's TrustedHostMiddleware reads them ("*.example.org" too)
+HOSTS_VARIABLE = "FACTCOURT_ALLOWED_HOSTS"
 
 
 def settings_form() -> list[dict[str, Any]]:
@@ -90,13 +100,15 @@ async def result(request: Request) -> Response:
 
 async def report(request: Request) -> Response:
     """The HTML report of the result posted (a finished one, or the claims done so far)."""
-    body = await request.body()
-    if len(body) > MAX_BODY_BYTES:
+    body = await _body(request)
+    if body is None:
         return _refuse(f"the result is over {MAX_BODY_BYTES // 1_000_000} MB", 413)
     try:
         posted = json.loads(body)
     except ValueError:
         return _refuse("the body is not JSON")
+    except RecursionError:
+        return _refuse("the body is JSON nested too deeply to be a result")
     if not isinstance(posted, dict) or not isinstance(posted.get("result"), dict):
         return _refuse('post {"result": {...}, "kind": ...}')
     kind = posted.get("kind")
@@ -104,9 +116,24 @@ async def report(request: Request) -> Response:
         return _refuse(f"kind must be one of {', '.join(MODES)}")
     try:
         html = render(posted["result"], kind)
+    except ValidationError as exc:  # pydantic's own text runs to many lines and links
+        return _refuse(f"the result cannot be drawn: {first_complaint(exc)}")
     except (FactcourtError, KeyError, TypeError, ValueError, AttributeError) as exc:
         return _refuse(f"the result cannot be drawn ({type(exc).__name__}: {exc})")
     return HTMLResponse(html, headers=_headers())
+
+
+async def _body(request: Request) -> bytes | None:
+    """The request's body, or None once it is over MAX_BODY_BYTES (read no further than that)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            return None
+    return bytes(body)
 
 
 def _refuse(sentence: str, status: int = 400) -> Response:
@@ -122,10 +149,46 @@ def _headers() -> dict[str, str]:
     }
 
 
+class FrontDoor(TrustedHostMiddleware):
+    """Every request to the server, the graphs' API included, before the server reads or logs it.
+
+    The server puts this app's middleware outermost. Its Host must be loopback or the deployer's
+    (DNS rebinding: a page of evil.example whose name now points here would be same-origin); its
+    path may hold no control character (the server's log, on the deployer's terminal, writes it
+    raw); and a preflight's private-network grant goes only with CORS's (``langgraph dev`` adds
+    it to every preflight, to any origin).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        named = [h.strip() for h in os.environ.get(HOSTS_VARIABLE, "").split(",") if h.strip()]
+        super().__init__(app, allowed_hosts=["127.0.0.1", "localhost", *named], www_redirect=False)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse a foreign Host or a path with control characters; grant private-network with CORS only."""
+        root = scope.get("root_path", "")
+        if scope["type"] not in ("http", "websocket") or root == "/noauth" or root.startswith("/noauth/"):
+            # the server's own client (the result route's): in-process, as LangGraph's auth lets it by
+            await self.app(scope, receive, send)
+            return
+        if strip_controls(scope["path"]) != scope["path"]:
+            await _refuse("the path holds control characters")(scope, receive, send)
+            return
+
+        async def granting_with_cors_only(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                if "access-control-allow-origin" not in headers:
+                    del headers["access-control-allow-private-network"]
+            await send(message)
+
+        await super().__call__(scope, receive, granting_with_cors_only)
+
+
 app = Starlette(
     routes=[
         Route("/ui", page, methods=["GET"]),
         Route("/ui/threads/{thread_id}/result", result, methods=["GET"]),
         Route("/ui/report", report, methods=["POST"]),
-    ]
+    ],
+    middleware=[Middleware(FrontDoor)],
 )

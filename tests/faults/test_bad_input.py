@@ -128,6 +128,28 @@ def test_serve_refuses_a_bad_or_taken_port_before_starting(monkeypatch, capsys):
     assert f"port {port} is not free" in one_error(capsys.readouterr().err)
 
 
+@pytest.mark.parametrize(
+    "model, words",
+    [
+        ("sim:-1", "sim:LATENCY takes seconds per call"),
+        ("", "a model name is empty"),
+        ("gpt-4o-mini", "model 'gpt-4o-mini' needs OPENAI_API_KEY"),
+    ],
+)
+def test_ui_refuses_a_model_no_run_could_use_before_starting(model, words, monkeypatch, capsys):
+    """Issue 65.21: ``ui --model sim:-1`` (or "") started the server; every run then failed."""
+    from factcourt import server
+
+    def no_server(*args, **kwargs):
+        raise AssertionError("langgraph dev was started")
+
+    monkeypatch.setattr(server, "running_langgraph_dev", no_server)
+    for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "FACTCOURT_SERVER_SETTINGS"):
+        monkeypatch.delenv(variable, raising=False)
+    assert main(["ui", "--model", model, "--no-browser"]) == 2
+    assert words in one_error(capsys.readouterr().err)
+
+
 def test_assistants_names_the_url_of_a_server_that_refuses_or_never_answers(capsys):
     url = dead_url().removesuffix("/v1")
     assert main(["assistants", "--url", url]) == 1

@@ -131,3 +131,18 @@ def test_a_python_warning_goes_through_the_same_log_line(tmp_path, capsys, monke
     said = capsys.readouterr().err
     assert "WARNING py.warnings:" in said and "\\x1b[2J" in said, said
     assert not CONTROL.search(said.replace("\n", "")) and "WARNEDKEY" not in said
+
+
+def test_a_bidi_override_in_a_checked_text_shows_as_an_escape_in_the_table(tmp_path, capsys):
+    """Issue 65.9: U+202E passed into the ``check`` table, showing the rest of its cell reversed."""
+    text = tmp_path / "a.txt"
+    said = "The Eiffel Tower is in \u202eParis\u202c. It opened in \u20661889\u2069.\n"
+    text.write_text(said, encoding="utf-8")
+    assert main(["check", str(text), *FAST, "--quiet"]) == 0
+    shown = capsys.readouterr().out
+    assert not re.search("[\u202a-\u202e\u2066-\u2069]", shown), shown
+    assert "\\u202e" in shown
+    assert main(["check", str(text), *FAST, "--json"]) == 0
+    said = capsys.readouterr().out
+    assert not re.search("[\u202a-\u202e\u2066-\u2069]", said)
+    assert "\u202eParis" in json.loads(said)["response"]  # the same JSON value, escaped

@@ -245,3 +245,40 @@ def test_a_served_run_checks_as_many_claims_at_a_time_as_its_context_says():
 
     seen = asyncio.run(events())
     assert [kind for kind, _ in seen] == ["claim_started", "verdict"] * 3, seen
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        {"model": "gpt-4o-expensive"},
+        {"model": "local"},
+        {"role_models": {"judge": "gpt-4o-expensive"}},
+        {"juror_models": ["sim", "gpt-4o-expensive"]},
+        {"model_settings": {"sim": {"role_models": {"judge": "local"}}}},
+    ],
+)
+def test_the_deployers_model_is_the_model_of_every_run(context, stub, tmp_path, monkeypatch):
+    """Issue 65.4: with `factcourt ui --model X` a run naming another model reached the server's
+    endpoint with the server's key ("local" started the 1.1 GB model on the server)."""
+    settings = tmp_path / "server.json"
+    settings.write_text(json.dumps({"model": "sim", "base_url": stub.url}), encoding="utf-8")
+    monkeypatch.setenv(served.SETTINGS_VARIABLE, str(settings))
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    setting = next(iter(context))
+    with pytest.raises(
+        ConfigError, match=rf"^{setting}.*: this server's deployer chose the model every run uses$"
+    ):
+        run_request("verify", context)
+    assert stub.requests == 0
+    # its own model named again, or none, runs
+    for same in ({"model": "sim"}, {"role_models": {"judge": "sim"}}, {}):
+        run_request("verify", same)
+
+
+def test_whether_a_file_exists_on_the_server_does_not_change_a_model_names_answer(tmp_path, monkeypatch):
+    """Issue 65.9: "langgraph.json" was refused as a path while "langgraph2.json" ran: a file test."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "langgraph.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "src").mkdir()
+    for present, absent in (("langgraph.json", "langgraph2.json"), ("src", "src2")):
+        assert served.client_problem({"model": present}) == served.client_problem({"model": absent}) is None

@@ -1,5 +1,8 @@
 """A hostile client of a real ``langgraph dev`` (issue 54, items 1, 2 and 8): the key and the files stay.
 
+And a hostile web page (issue 65, items 1, 7 and 9): another origin, another Host, an escape in
+a path, an assistant of a standard name.
+
 The server holds OPENAI_API_KEY, as the guide tells deployers; a stub chat endpoint on 127.0.0.1
 stands for a host the client controls and records every Authorization header it gets; a folder
 of .txt files stands for the server's own files.
@@ -8,6 +11,7 @@ of .txt files stands for the server's own files.
 import asyncio
 import json
 
+import httpx
 import pytest
 from langgraph_sdk import get_client
 
@@ -18,6 +22,10 @@ from tests.faults.stub import Stub
 pytestmark = pytest.mark.integration
 KEY = "sk-test-SERVERKEY-0123456789abcdef"
 SECRET = "The database password is hunter2-on-the-server."
+EVIL = "http://evil.example"
+# what the deployer names: a web page's origin (LangGraph's CORS setting) and a host name
+NAMED_ORIGIN = "https://studio.example"
+NAMED_HOST = "factcourt.lan"
 TEXT = "The database password is secret."
 
 
@@ -33,7 +41,14 @@ def server(tmp_path_factory):
     cache = tmp_path_factory.mktemp("served-cache")
     folder = tmp_path_factory.mktemp("server-files")
     (folder / "password.txt").write_text(SECRET, encoding="utf-8")
-    env = {"LANGSMITH_TRACING": "false", "FACTCOURT_CACHE_DIR": str(cache), "OPENAI_API_KEY": KEY}
+    cors = {"allow_origins": [NAMED_ORIGIN], "allow_methods": ["*"], "allow_headers": ["*"]}
+    env = {
+        "LANGSMITH_TRACING": "false",
+        "FACTCOURT_CACHE_DIR": str(cache),
+        "OPENAI_API_KEY": KEY,
+        "CORS_CONFIG": json.dumps(cors),
+        "FACTCOURT_ALLOWED_HOSTS": NAMED_HOST,
+    }
     with (cache / "server.log").open("wb") as log:
         try:
             with running_langgraph_dev(free_port(), env=env, log=log) as url:
@@ -143,3 +158,86 @@ def test_a_plain_run_still_runs(server):
         server["url"], "factcheck", {"response": "The Eiffel Tower is in Paris."}, context={"model": "sim"}
     )
     assert "__error__" not in reply and reply["scores"]["claims"] >= 1
+
+
+def preflight(url: str, path: str, origin: str) -> httpx.Response:
+    """A browser's preflight of a JSON POST from ``origin``, asking for private-network access."""
+    return httpx.options(
+        f"{url}{path}",
+        headers={
+            "Origin": origin,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type",
+            "Access-Control-Request-Private-Network": "true",
+        },
+    )
+
+
+def test_another_websites_page_can_neither_read_nor_start_runs(server):
+    """Issue 65.1: any origin got ``access-control-allow-origin: *`` (and the private-network
+    grant), and a text/plain POST to /runs/wait, which needs no preflight, started a run."""
+    url = server["url"]
+    reply = httpx.post(f"{url}/threads/search", json={"limit": 2}, headers={"Origin": EVIL})
+    assert reply.status_code == 403 and "access-control-allow-origin" not in reply.headers
+    assert EVIL in reply.json()["detail"]
+    asked = preflight(url, "/threads/search", EVIL)
+    assert "access-control-allow-origin" not in asked.headers
+    assert "access-control-allow-private-network" not in asked.headers
+    run = {"assistant_id": "factcheck", "input": {"response": TEXT}, "context": {"model": "sim"}}
+    simple = {"Origin": EVIL, "Content-Type": "text/plain"}
+    assert httpx.post(f"{url}/runs/wait", content=json.dumps(run), headers=simple).status_code == 403
+    # the routes the page adds: a report drawn for another page is refused too
+    drawn = httpx.post(f"{url}/ui/report", json={"result": {}, "kind": "check"}, headers={"Origin": EVIL})
+    assert drawn.status_code == 403
+
+
+def test_the_page_itself_programs_and_the_origins_the_deployer_names_are_answered(server):
+    url = server["url"]
+    for headers in ({"Origin": url}, {}):  # the page's own fetch, a program
+        assert httpx.post(f"{url}/threads/search", json={"limit": 1}, headers=headers).status_code == 200
+    named = httpx.post(f"{url}/threads/search", json={"limit": 1}, headers={"Origin": NAMED_ORIGIN})
+    assert named.status_code == 200 and named.headers["access-control-allow-origin"] == NAMED_ORIGIN
+    asked = preflight(url, "/threads/search", NAMED_ORIGIN)
+    assert asked.headers["access-control-allow-origin"] == NAMED_ORIGIN
+    assert asked.headers["access-control-allow-private-network"] == "true"
+
+
+@pytest.mark.parametrize("path", ["/ui", "/ui/threads/x/result", "/threads/search", "/docs"])
+def test_a_request_naming_another_host_is_refused(server, path):
+    """Issue 65.1: any Host was accepted: a page of a name rebound to 127.0.0.1 read the server as its own."""
+    url = server["url"]
+    method = "POST" if path == "/threads/search" else "GET"
+    body = {"json": {"limit": 1}} if method == "POST" else {}
+    port = url.rsplit(":", 1)[1]
+    foreign = httpx.request(method, f"{url}{path}", headers={"Host": f"evil.example:{port}"}, **body)
+    assert foreign.status_code == 400
+    named = httpx.request(method, f"{url}{path}", headers={"Host": f"{NAMED_HOST}:{port}"}, **body)
+    assert named.status_code != 400
+
+
+def test_a_path_holding_a_terminal_escape_is_refused_before_the_log_writes_it(server):
+    """Issue 65.9: %1B%5D0%3BPWNED%07 in a path was written raw to the log on the deployer's terminal."""
+    reply = httpx.get(f"{server['url']}/threads/%1B%5D0%3BPWNED%07/state")
+    assert reply.status_code == 400 and reply.json()["detail"] == "the path holds control characters"
+    assert b"\x1b]0;PWNED" not in server["log"].read_bytes()
+
+
+def test_assistants_reuses_only_the_standard_assistant_of_a_name(server):
+    """Issue 65.7: a client's "factcheck-jury-adaptive" on graph hallucination with sim:1e300 was
+    listed (and so run) as the standard one."""
+    from factcourt.server import create_standard_assistants
+
+    async def plant():
+        client = get_client(url=server["url"])
+        for graph, context in (
+            ("hallucination", {"model": "sim:1e300"}),
+            ("factcheck", {"model": "sim:1e300"}),
+        ):
+            await client.assistants.create(graph, context=context, name="factcheck-jury-adaptive")
+
+    asyncio.run(plant())
+    made = {a["name"]: a for a in asyncio.run(create_standard_assistants(server["url"]))}
+    mine = made["factcheck-jury-adaptive"]
+    assert mine["graph_id"] == "factcheck" and mine["context"] == {"protocol": "jury", "rule": "adaptive"}
+    again = {a["name"]: a["assistant_id"] for a in asyncio.run(create_standard_assistants(server["url"]))}
+    assert again == {name: a["assistant_id"] for name, a in made.items()}

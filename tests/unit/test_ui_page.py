@@ -9,7 +9,7 @@ from starlette.testclient import TestClient
 from factcourt.report.page import CSP, app, settings_form
 
 ROOT = Path(__file__).resolve().parents[2]
-client = TestClient(app)
+client = TestClient(app, base_url="http://127.0.0.1")  # the server answers loopback names only
 
 
 def test_langgraph_json_mounts_the_page_beside_the_graphs():
