@@ -105,6 +105,28 @@ def test_a_setting_of_the_wrong_type_or_range(command, setting, words, tmp_path,
     assert words in one_error(capsys.readouterr().err)
 
 
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["verify", "--claim", "The Moon orbits the Earth.\udcff"], "argument --claim: the byte 0xff at"),
+        (["check", "T", "--question", "Where is\udcff it?"], "argument --question/-q: the byte 0xff at"),
+        (["detect", "-q", "Where is\udcff Paris?", "-a", "In France."], "argument --question/-q: the byte"),
+        (["verify", "--claim", "Paris.", "--set", 'model="sim\udcff"'], "argument --set: the byte 0xff"),
+    ],
+    ids=lambda value: value[0] if isinstance(value, list) else "",
+)
+def test_an_argument_that_is_not_utf8_is_refused_in_one_sentence(argv, words, tmp_path, capsys):
+    """Item 17 of #65: bytes that are not UTF-8 (Python keeps them as lone surrogates) crashed the run."""
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    argv = [str(text) if a == "T" else a for a in argv]
+    with pytest.raises(SystemExit) as refused:  # a usage error, as argparse's own
+        main([*argv, "--model", "sim", "--search", "none"])
+    assert refused.value.code == 2
+    said = one_error(capsys.readouterr().err)
+    assert words in said and "is not UTF-8 text" in said and "UnicodeEncodeError" not in said
+
+
 def test_debug_is_accepted_after_the_subcommand(capsys):
     assert main(["models", "--debug"]) == 0
     assert main(["--debug", "models"]) == 0
