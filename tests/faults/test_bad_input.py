@@ -7,7 +7,10 @@ import sys
 
 import pytest
 
+import factcourt
 from factcourt.cli import main
+from factcourt.errors import InputError
+from factcourt.state.records import Evidence
 from tests.faults import one_error
 from tests.faults.stub import dead_url
 
@@ -125,6 +128,45 @@ def test_an_argument_that_is_not_utf8_is_refused_in_one_sentence(argv, words, tm
     assert refused.value.code == 2
     said = one_error(capsys.readouterr().err)
     assert words in said and "is not UTF-8 text" in said and "UnicodeEncodeError" not in said
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: factcourt.check(None, model="sim"), "text must be str, not None"),
+        (
+            lambda: factcourt.check("Paris is in France.", "Where?", "sim"),
+            "settings must be dict[str, Any] | BaseContext | None, not str",
+        ),
+        (
+            lambda: factcourt.verify("Paris is in France.", evidence="str", model="sim"),
+            "evidence must be list[Evidence] | None, not str",
+        ),
+        (
+            lambda: factcourt.detect("Where is Paris?", "In France.", knowledge="str", model="sim"),
+            "knowledge must be list[Evidence] | None, not str",
+        ),
+        (lambda: factcourt.audit("fake_news", model="sim"), "objects must be list[str] | None, not str"),
+        (
+            lambda: factcourt.verify("Paris is in France.", evidence=[{"text": 3}], model="sim"),
+            "evidence must be list[Evidence] | None: [0].text: input should be a valid string",
+        ),
+        (
+            lambda: factcourt.check("The Moon orbits the Earth.\udcff", model="sim"),
+            "text: the byte 0xff at character 27 is not UTF-8 text",
+        ),
+        (
+            lambda: factcourt.verify("Paris.", evidence=[Evidence(text="caf\udce9")], model="sim"),
+            "evidence: the byte 0xe9 at character 4 is not UTF-8 text",
+        ),
+    ],
+)
+def test_the_api_refuses_an_argument_of_the_wrong_type_in_one_line(call, words):
+    """Item 18 of #65: raw TypeError, AttributeError, a pydantic dump, a str taken as a list."""
+    with pytest.raises(InputError) as raised:
+        call()
+    said = str(raised.value)
+    assert words in said and "\n" not in said
 
 
 def test_debug_is_accepted_after_the_subcommand(capsys):
