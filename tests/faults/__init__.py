@@ -5,6 +5,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+# Time-outs for the stub endpoint (#65: no test may depend on how busy the machine is). A hung
+# endpoint never answers, so a short time-out fires on any machine; where the stub answers, the
+# time-out is one that no loaded machine's reply reaches: a slow reply is never a time-out.
+HUNG_S = 1
+ANSWERS_S = 300
+
 
 def one_error(err: str) -> str:
     """The single error sentence of a run (rich wraps it: joined back)."""
