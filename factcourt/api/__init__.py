@@ -55,9 +55,10 @@ def checked(function: Call) -> Call:
 
     def check(args: tuple[Any, ...], kwargs: dict[str, Any]) -> inspect.BoundArguments:
         bound = signature.bind(*args, **kwargs)  # a missing or unknown argument: Python's own TypeError
-        for name, value in bound.arguments.items():
-            if problem := undecodable(value):
+        for name, text in [*zip(signature.parameters, bound.args), *bound.kwargs.items()]:
+            if problem := undecodable(text):  # each setting of **overrides by its own name
                 raise InputError(f"{name}: {problem}")
+        for name, value in bound.arguments.items():
             if (adapter := adapters().get(name)) is None:
                 continue
             try:

@@ -155,6 +155,7 @@ def test_an_argument_that_is_not_utf8_is_refused_in_one_sentence(argv, words, tm
             lambda: factcourt.check("The Moon orbits the Earth.\udcff", model="sim"),
             "text: the byte 0xff at character 27 is not UTF-8 text",
         ),
+        (lambda: factcourt.verify("Paris.", model="sim\udcff"), "model: the byte 0xff at character 4"),
         (
             lambda: factcourt.verify("Paris.", evidence=[Evidence(text="caf\udce9")], model="sim"),
             "evidence: the byte 0xe9 at character 4 is not UTF-8 text",
