@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from factcourt.errors import InputError
 from factcourt.state.longqa import Seed
@@ -37,6 +37,28 @@ def decode(data: bytes, name: str) -> str:
             "convert it first, e.g. `iconv -f utf-16le -t utf-8`"
         )
     return text
+
+
+# Python keeps bytes that are not UTF-8 (of a command line, a file name) as lone surrogates,
+# "\udcff" for 0xff; no model, cache key or JSON file takes them
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def undecodable(value: Any) -> str | None:
+    """Why ``value``'s text (a string, or one in its lists, mappings or models) is not UTF-8, or None."""
+    if isinstance(value, str):
+        if (found := _SURROGATE.search(value)) is None:
+            return None
+        code = ord(found.group())
+        what = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+        return f"{what} at character {found.start() + 1} is not UTF-8 text"
+    if isinstance(value, BaseModel):
+        value = dict(value)
+    if isinstance(value, dict):
+        value = [*value, *value.values()]
+    if isinstance(value, list | tuple | set | frozenset):
+        return next(filter(None, map(undecodable, value)), None)
+    return None
 
 
 # A terminal's escape sequences as a whole (so "\x1b[31m" goes, not only its ESC): OSC, DCS, PM,

@@ -36,7 +36,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, InputError
-from factcourt.inputs import first_complaint, strip_controls
+from factcourt.inputs import first_complaint, strip_controls, undecodable
 from factcourt.runs import run_config
 from factcourt.systems import SYSTEMS, System, load, named
 
@@ -100,6 +100,9 @@ def _chosen_models(values: dict[str, Any]) -> list[tuple[str, str]]:
 
 def client_problem(values: dict[str, Any]) -> str | None:
     """Why a run's (or an assistant's) context may not be taken on a served graph, or None."""
+    for key, value in values.items():
+        if problem := undecodable(value):  # JSON's "\udcff": no cache key or prompt takes it
+            return f"{key}: {problem}"
     for key in SERVER_ONLY:
         if values.get(key) not in (None, ""):
             return (
@@ -184,6 +187,9 @@ def check_input(graph: str, payload: Any) -> None:
         if type(payload).__name__ == "Command":
             return
         raise InputError(f"the input must be a JSON object, not {type(payload).__name__}")
+    for key, value in payload.items():
+        if problem := undecodable(value):  # JSON's "\udcff": no cache key or prompt takes it
+            raise InputError(f"input {key}: {problem}")
     system = named(graph)
     _typed(system.input, payload)
     if system.input_problem and (problem := load(system.input_problem)(payload)):

@@ -14,18 +14,89 @@ runs.
 from __future__ import annotations
 
 import ast
+import functools
+import inspect
 import re
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast, get_type_hints
 
 from langchain_core.runnables import RunnableConfig
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from factcourt.context.base import BaseContext
-from factcourt.errors import ConfigError, FactcourtError, first_line
+from factcourt.errors import ConfigError, FactcourtError, InputError, first_line
+from factcourt.inputs import undecodable
 from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
 from factcourt.state.records import Evidence, Result
 from factcourt.systems import load, public
+
+Call = TypeVar("Call", bound=Callable[..., Any])
+
+
+def checked(function: Call) -> Call:
+    """``function``, whose arguments are checked against its annotations before it runs (pydantic).
+
+    An argument of the wrong type, or with text that is not UTF-8, is one InputError naming it,
+    not a TypeError, AttributeError or multi-line dump from deep in the run; ``check("x", "q",
+    "sim")`` took "sim" for the settings, and ``audit("fake_news")`` each letter for an object.
+    What pydantic converts (a dict for an Evidence, a str for a Path) the function gets so.
+    """
+    signature = inspect.signature(function)
+
+    @functools.cache
+    def adapters() -> dict[str, TypeAdapter[Any]]:  # on first use: the hints name classes imported late
+        hints = get_type_hints(function)
+        return {
+            name: TypeAdapter(hints[name], config=ConfigDict(arbitrary_types_allowed=True))
+            for name, parameter in signature.parameters.items()
+            if hints.get(name, Any) is not Any
+            and parameter.kind not in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL)
+        }
+
+    def check(args: tuple[Any, ...], kwargs: dict[str, Any]) -> inspect.BoundArguments:
+        bound = signature.bind(*args, **kwargs)  # a missing or unknown argument: Python's own TypeError
+        for name, text in [*zip(signature.parameters, bound.args), *bound.kwargs.items()]:
+            if problem := undecodable(text):  # each setting of **overrides by its own name
+                raise InputError(f"{name}: {problem}")
+        for name, value in bound.arguments.items():
+            if (adapter := adapters().get(name)) is None:
+                continue
+            try:
+                bound.arguments[name] = adapter.validate_python(value)
+            except ValidationError as exc:
+                wanted = signature.parameters[name].annotation
+                raise InputError(wrong_argument(name, wanted, value, exc)) from None
+        return bound
+
+    if inspect.iscoroutinefunction(function):
+
+        @functools.wraps(function)
+        async def acall(*args: Any, **kwargs: Any) -> Any:
+            bound = check(args, kwargs)
+            return await function(*bound.args, **bound.kwargs)
+
+        return cast(Call, acall)
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound = check(args, kwargs)
+        return function(*bound.args, **bound.kwargs)
+
+    return cast(Call, call)
+
+
+def wrong_argument(name: str, annotation: Any, value: Any, exc: ValidationError) -> str:
+    """One line for an argument of the wrong type: what it must be, and what it was or what in it is wrong."""
+    shown = annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
+    wants = f"{name} must be {shown}"
+    errors = exc.errors()
+    first = errors[0]
+    if first["input"] is value or len(errors) > 1:  # the whole argument, or no member of a union, fits
+        return f"{wants}, not {'None' if value is None else type(value).__name__}"
+    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"])
+    return f"{wants}: {where}: {first['msg'][:1].lower()}{first['msg'][1:]}"
+
 
 ProgressHook = Callable[[dict[str, Any]], None]
 """Takes each progress event of a run: the graph's own (``{"event": "verdict", ...}``, see
@@ -266,6 +337,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "checked",
     "clear_cache",
     "context_with_given",
     "LANGUAGE_NOT_COVERED",

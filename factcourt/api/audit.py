@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import asdict
 from typing import Any
 
-from factcourt.api import ProgressHook, run_resumably, stop_servers_on_exit
+from factcourt.api import ProgressHook, checked, run_resumably, stop_servers_on_exit
 from factcourt.context.audit import AuditContext
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, InputError
@@ -66,6 +66,7 @@ def audit_run_key(objects: list[str], ctx: AuditContext) -> str:
     return run_key("audit", [objects], ctx)
 
 
+@checked
 async def aaudit(
     objects: list[str] | None = None,
     *,
@@ -94,6 +95,7 @@ async def aaudit(
     return AuditResult(**audit_json(state, ctx))
 
 
+@checked
 def audit(objects: list[str] | None = None, **options: Any) -> AuditResult:
     """Audit how well a target model fact-checks (FACT-AUDIT): IMR, JFR and Grade per scope.
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from factcourt.api import ProgressHook, context_with_given, run_graph, run_resumably, stop_servers_on_exit
+from factcourt.api import (
+    ProgressHook,
+    checked,
+    context_with_given,
+    run_graph,
+    run_resumably,
+    stop_servers_on_exit,
+)
 from factcourt.context.base import BaseContext
 from factcourt.context.claims import ClaimsContext
 from factcourt.errors import FactcourtError, InputError
@@ -55,6 +62,7 @@ def check_result(state: dict[str, Any], ctx: ClaimsContext) -> CheckResult:
     )
 
 
+@checked
 async def acheck(
     text: str,
     question: str = "",
@@ -101,6 +109,7 @@ async def check_row(values: dict[str, str], ctx: BaseContext) -> CheckResult:
     return await acheck(values["text"], values.get("question", ""), ctx, resumable=True)
 
 
+@checked
 def check(
     text: str, question: str = "", settings: dict[str, Any] | BaseContext | None = None, **overrides: Any
 ) -> CheckResult:
@@ -113,6 +122,7 @@ def check(
     return asyncio.run(acheck(text, question, settings, **overrides))
 
 
+@checked
 async def averify(
     claim: str,
     evidence: list[Evidence] | None = None,
@@ -143,6 +153,7 @@ def verify_result(state: dict[str, Any], ctx: ClaimsContext) -> VerifyResult:
     return VerifyResult.of(state["results"][0])
 
 
+@checked
 def verify(
     claim: str,
     evidence: list[Evidence] | None = None,

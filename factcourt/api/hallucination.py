@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from factcourt.api import ProgressHook, context_with_given, run_graph, stop_servers_on_exit
+from factcourt.api import ProgressHook, checked, context_with_given, run_graph, stop_servers_on_exit
 from factcourt.context.base import BaseContext
 from factcourt.context.hallucination import HallucinationContext
 from factcourt.errors import InputError
@@ -62,6 +62,7 @@ def detect_payload(
     return payload
 
 
+@checked
 async def adetect(
     question: str,
     answer: str,
@@ -80,6 +81,7 @@ async def adetect(
     return detect_result(state, ctx)
 
 
+@checked
 def detect(
     question: str,
     answer: str,

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from factcourt.api import stop_servers_on_exit
+from factcourt.api import checked, stop_servers_on_exit
 from factcourt.context.base import BaseContext
 from factcourt.context.pyramid import LeaderboardContext, PyramidContext
 from factcourt.errors import InputError
@@ -44,6 +44,7 @@ def pyramid_key(question: str, ctx: PyramidContext, answers: dict[str, str] | No
     )
 
 
+@checked
 async def abuild_pyramid(
     question: str,
     settings: dict[str, Any] | BaseContext | None = None,
@@ -69,6 +70,7 @@ async def abuild_pyramid(
     return pyramid
 
 
+@checked
 def build_pyramid(
     question: str,
     settings: dict[str, Any] | BaseContext | None = None,
@@ -89,6 +91,7 @@ def build_pyramid(
     return asyncio.run(abuild_pyramid(question, settings, answers, **overrides))
 
 
+@checked
 def load_pyramid(path: Path) -> Pyramid:
     """A pyramid saved as JSON (``Pyramid.model_dump_json``); a file that is none is one clear error."""
     text = read_text_file(path, "pyramid file")

@@ -6,9 +6,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from factcourt.api import checked
 from factcourt.errors import InputError
 
 
+@checked
 def train_moderator(
     data: Path,
     base: str,

@@ -16,10 +16,11 @@ import sys
 import threading
 import warnings
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from factcourt.cli.shared import check_paths, err, fail, output_lock
 from factcourt.errors import FactcourtError, first_line
+from factcourt.inputs import undecodable
 from factcourt.redact import redact
 from factcourt.systems import SYSTEMS, load
 from factcourt.terminal import neutralise
@@ -38,6 +39,19 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Print the usage and the message, neutralised, and exit 2."""
         super().error(neutralise(message))
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Any = None, namespace: Any = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Parse, then refuse an argument that holds bytes that are not UTF-8 (exit 2).
+
+        A cache key, a prompt or a JSON file would fail on it mid-run with a UnicodeEncodeError.
+        """
+        parsed, rest = super().parse_known_args(args, namespace)
+        for action in self._actions:
+            if problem := undecodable(getattr(parsed, action.dest, None)):
+                self.error(f"argument {'/'.join(action.option_strings) or action.dest}: {problem}")
+        return parsed, rest
 
 
 class LogFormatter(logging.Formatter):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from factcourt.providers.simulated import rule_answer
@@ -63,6 +64,16 @@ class Stub:
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def seen(self, requests: int, within_s: float = 120) -> int:
+        """The requests counted once ``requests`` have come (at most ``within_s`` seconds).
+
+        A client that gave up on a hung call may have closed before this server read it.
+        """
+        deadline = time.monotonic() + within_s
+        while self.requests < requests and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.requests
 
     def close(self) -> None:
         self.released.set()  # hung handlers return

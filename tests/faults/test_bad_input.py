@@ -7,7 +7,10 @@ import sys
 
 import pytest
 
+import factcourt
 from factcourt.cli import main
+from factcourt.errors import InputError
+from factcourt.state.records import Evidence
 from tests.faults import one_error
 from tests.faults.stub import dead_url
 
@@ -103,6 +106,68 @@ def test_a_setting_of_the_wrong_type_or_range(command, setting, words, tmp_path,
     (tmp_path / "t.txt").write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
     assert main([command, *COMMAND_ARGS[command], "--model", "sim", "--set", setting]) == 2
     assert words in one_error(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["verify", "--claim", "The Moon orbits the Earth.\udcff"], "argument --claim: the byte 0xff at"),
+        (["check", "T", "--question", "Where is\udcff it?"], "argument --question/-q: the byte 0xff at"),
+        (["detect", "-q", "Where is\udcff Paris?", "-a", "In France."], "argument --question/-q: the byte"),
+        (["verify", "--claim", "Paris.", "--set", 'model="sim\udcff"'], "argument --set: the byte 0xff"),
+    ],
+    ids=lambda value: value[0] if isinstance(value, list) else "",
+)
+def test_an_argument_that_is_not_utf8_is_refused_in_one_sentence(argv, words, tmp_path, capsys):
+    """Item 17 of #65: bytes that are not UTF-8 (Python keeps them as lone surrogates) crashed the run."""
+    text = tmp_path / "t.txt"
+    text.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
+    argv = [str(text) if a == "T" else a for a in argv]
+    with pytest.raises(SystemExit) as refused:  # a usage error, as argparse's own
+        main([*argv, "--model", "sim", "--search", "none"])
+    assert refused.value.code == 2
+    said = one_error(capsys.readouterr().err)
+    assert words in said and "is not UTF-8 text" in said and "UnicodeEncodeError" not in said
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: factcourt.check(None, model="sim"), "text must be str, not None"),
+        (
+            lambda: factcourt.check("Paris is in France.", "Where?", "sim"),
+            "settings must be dict[str, Any] | BaseContext | None, not str",
+        ),
+        (
+            lambda: factcourt.verify("Paris is in France.", evidence="str", model="sim"),
+            "evidence must be list[Evidence] | None, not str",
+        ),
+        (
+            lambda: factcourt.detect("Where is Paris?", "In France.", knowledge="str", model="sim"),
+            "knowledge must be list[Evidence] | None, not str",
+        ),
+        (lambda: factcourt.audit("fake_news", model="sim"), "objects must be list[str] | None, not str"),
+        (
+            lambda: factcourt.verify("Paris is in France.", evidence=[{"text": 3}], model="sim"),
+            "evidence must be list[Evidence] | None: [0].text: input should be a valid string",
+        ),
+        (
+            lambda: factcourt.check("The Moon orbits the Earth.\udcff", model="sim"),
+            "text: the byte 0xff at character 27 is not UTF-8 text",
+        ),
+        (lambda: factcourt.verify("Paris.", model="sim\udcff"), "model: the byte 0xff at character 4"),
+        (
+            lambda: factcourt.verify("Paris.", evidence=[Evidence(text="caf\udce9")], model="sim"),
+            "evidence: the byte 0xe9 at character 4 is not UTF-8 text",
+        ),
+    ],
+)
+def test_the_api_refuses_an_argument_of_the_wrong_type_in_one_line(call, words):
+    """Item 18 of #65: raw TypeError, AttributeError, a pydantic dump, a str taken as a list."""
+    with pytest.raises(InputError) as raised:
+        call()
+    said = str(raised.value)
+    assert words in said and "\n" not in said
 
 
 def test_debug_is_accepted_after_the_subcommand(capsys):

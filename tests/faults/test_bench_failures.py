@@ -3,16 +3,16 @@
 import json
 
 from factcourt.cli import main
-from tests.faults import one_error
+from tests.faults import ANSWERS_S, one_error
 
-FAST = ["--set", "retries=0", "--set", "timeout_s=5"]
+NO_RETRIES = ["--set", "retries=0", "--set", f"timeout_s={ANSWERS_S}"]
 
 
 def test_a_sweep_whose_recordings_failed_chooses_nothing(stub, qa_dataset, tmp_path, capsys):
     stub.mode = "http500"
     out = tmp_path / "sweep"
     argv = ["bench", "sweep", "--dataset", f"{qa_dataset}:given", "--limit", "2", "--part", "all"]
-    assert main([*argv, "--base-url", stub.url, "--model", "m", *FAST, "--out", str(out)]) == 1
+    assert main([*argv, "--base-url", stub.url, "--model", "m", *NO_RETRIES, "--out", str(out)]) == 1
     said = one_error(capsys.readouterr().err)
     assert "failed recordings" in said and "answered HTTP 500" in said
     summary = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
@@ -29,7 +29,7 @@ def test_a_clerk_bench_whose_clerk_failed_gives_no_rate(stub, tmp_path, capsys):
         "expect": "tower",
     }
     fixture.write_text(json.dumps(row) + "\n", encoding="utf-8")
-    argv = ["bench", "clerk", "--fixture", str(fixture), "--base-url", stub.url, "--model", "m", *FAST]
+    argv = ["bench", "clerk", "--fixture", str(fixture), "--base-url", stub.url, "--model", "m", *NO_RETRIES]
     assert main(argv) == 1
     captured = capsys.readouterr()
     said = one_error(captured.err)

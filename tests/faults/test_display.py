@@ -3,10 +3,10 @@
 import pytest
 
 from factcourt.cli import main
-from tests.faults import one_error
+from tests.faults import ANSWERS_S, one_error
 
 TEXT = "Array a[i] holds [red] values."
-FAST = ["--set", "timeout_s=5", "--set", "retries=0", "--no-cache", "--search", "none"]
+NO_RETRIES = ["--set", f"timeout_s={ANSWERS_S}", "--set", "retries=0", "--no-cache", "--search", "none"]
 
 
 def said(text: str) -> str:
@@ -34,7 +34,7 @@ def test_a_file_name_in_an_error_is_shown_as_written(tmp_path, capsys):
 
 def test_a_models_words_in_an_error_are_shown_as_written(scripted, capsys):
     scripted.script["Label"] = [RuntimeError("Rating: [[s]] is my [bold]answer")]
-    argv = ["verify", "--claim", "The Moon orbits the Earth.", "--model", "scripted", *FAST]
+    argv = ["verify", "--claim", "The Moon orbits the Earth.", "--model", "scripted", *NO_RETRIES]
     assert main(argv) == 1
     assert "Rating: [[s]] is my [bold]answer" in one_error(capsys.readouterr().err)
 
@@ -42,7 +42,7 @@ def test_a_models_words_in_an_error_are_shown_as_written(scripted, capsys):
 def test_many_agents_failing_alike_give_the_reason_once(stub, capsys):
     stub.mode = "http500"
     argv = ["detect", "-q", "Where is Paris?", "-a", "In France.", "--base-url", stub.url, "--model", "m"]
-    assert main([*argv, *FAST]) == 1
+    assert main([*argv, *NO_RETRIES]) == 1
     error = one_error(capsys.readouterr().err)
     assert error.count("answered HTTP 500") == 1 and len(error) < 400
     assert "more failures, in the notes" in error
@@ -52,7 +52,7 @@ def test_many_agents_failing_alike_give_the_reason_once(stub, capsys):
 def test_a_reply_without_choices_is_one_sentence_in_the_users_terms(fault, stub, capsys):
     stub.mode = fault
     argv = ["verify", "--claim", "The Moon orbits the Earth.", "--base-url", stub.url, "--model", "m"]
-    assert main([*argv, *FAST]) == 1
+    assert main([*argv, *NO_RETRIES]) == 1
     error = one_error(capsys.readouterr().err)
     assert error.endswith(f"{stub.url} sent a reply that is not a chat completion")
 

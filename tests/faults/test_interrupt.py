@@ -33,13 +33,13 @@ def test_ctrl_c_of_a_check_says_interrupted_and_nothing_else(tmp_path):
         env={**os.environ, "FACTCOURT_CACHE_DIR": str(cache), "COLUMNS": "400"},
         preexec_fn=ctrl_c_not_ignored,
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600  # bounds, not timings: a busy machine is slow
     while not _checkpoints(cache / "checkpoints.sqlite"):  # the claims are being debated
         assert run.poll() is None and time.monotonic() < deadline
         time.sleep(0.1)
     time.sleep(1)  # claims in flight and claims not yet started
     run.send_signal(signal.SIGINT)
-    _, err = run.communicate(timeout=60)
+    _, err = run.communicate(timeout=600)
     assert run.returncode == 130, err
     assert "never awaited" not in err and "RuntimeWarning" not in err
     assert err.strip().endswith("interrupted")

@@ -5,7 +5,7 @@ import socket
 import pytest
 
 from factcourt.cli import main
-from tests.faults import one_error
+from tests.faults import ANSWERS_S, one_error
 
 
 def usage_error(argv: list[str], capsys) -> str:
@@ -50,7 +50,7 @@ def test_an_infinite_time_out_is_refused(tmp_path, capsys):
 def test_a_server_that_answers_garbage_is_named_in_one_sentence(stub, capsys):
     stub.mode = "garbage"
     url = stub.url.removesuffix("/v1")
-    assert main(["assistants", "--url", url, "--timeout", "5"]) == 1
+    assert main(["assistants", "--url", url, "--timeout", str(ANSWERS_S)]) == 1
     said = one_error(capsys.readouterr().err)
     assert f"the server at {url} sent a reply that is not JSON" in said
     assert "JSONDecodeError" not in said

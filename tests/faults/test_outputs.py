@@ -8,14 +8,17 @@ import time
 
 import pytest
 
-from factcourt.cli import main
-from tests.faults import one_error
+from factcourt.cli import main, shared
+from tests.faults import ANSWERS_S, one_error
 
-FAST = ["--set", "retries=0", "--set", "timeout_s=5", "--no-cache"]
+NO_RETRIES = ["--set", "retries=0", "--set", f"timeout_s={ANSWERS_S}", "--no-cache"]
 
 
-def _slow_first_run(module: str, name: str, argv: list[str], started: str) -> None:
-    """The first of two runs, in a child process: its first model step waits 2 s, holding its output."""
+def _slow_first_run(module: str, name: str, argv: list[str], started: str, release: str) -> None:
+    """The first of two runs, in a child process: its first model step holds its output until ``release``.
+
+    Not a fixed wait, which a second run slowed by a busy machine could outlast.
+    """
     import importlib
 
     target = importlib.import_module(module)
@@ -23,7 +26,9 @@ def _slow_first_run(module: str, name: str, argv: list[str], started: str) -> No
 
     async def slow(*args, **kwargs):
         open(started, "w").close()
-        await asyncio.sleep(2)
+        deadline = time.monotonic() + 120  # without the lock, no release comes: the test fails below
+        while not os.path.exists(release) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         return await original(*args, **kwargs)
 
     setattr(target, name, slow)
@@ -42,22 +47,30 @@ def _slow_first_run(module: str, name: str, argv: list[str], started: str) -> No
     ids=["bench run", "synth-sft"],
 )
 def test_two_runs_into_one_out_at_once_make_each_record_once(
-    command, step, qa_dataset, fourway_dataset, tmp_path, capsys
+    command, step, qa_dataset, fourway_dataset, tmp_path, capsys, monkeypatch
 ):
     out = tmp_path / ("b" if command[0] == "bench" else "sft.jsonl")
     dataset = qa_dataset if command[0] == "bench" else fourway_dataset  # Debate-SFT needs four labels
     argv = [*command, "--dataset", str(dataset), "--model", "sim", "--out", str(out)]
-    started = tmp_path / "started"
+    started, release = tmp_path / "started", tmp_path / "release"
     first = multiprocessing.get_context("fork").Process(
-        target=_slow_first_run, args=(*step, argv, str(started))
+        target=_slow_first_run, args=(*step, argv, str(started), str(release))
     )
     first.start()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 600
     while not started.exists():
         assert first.is_alive() and time.monotonic() < deadline
         time.sleep(0.05)
+    told = shared.err.print
+
+    def tell_then_release(*args, **kwargs):
+        told(*args, **kwargs)
+        if "another run is writing" in " ".join(map(str, args)):  # the second now waits: the first may go on
+            release.touch()
+
+    monkeypatch.setattr(shared.err, "print", tell_then_release)
     assert main(argv) == 0  # the second, while the first is in its run
-    first.join(60)
+    first.join(600)
     assert first.exitcode == 0
     assert "another run is writing" in " ".join(capsys.readouterr().err.split())
     lines = (out / "predictions.jsonl" if out.suffix == "" else out).read_text(encoding="utf-8").splitlines()
@@ -103,7 +116,7 @@ def test_a_failing_endpoint_is_named_on_the_console(
     command, stub, qa_dataset, fourway_dataset, tmp_path, capsys
 ):
     stub.mode = "http500"
-    endpoint = ["--base-url", stub.url, "--model", "m", *FAST]
+    endpoint = ["--base-url", stub.url, "--model", "m", *NO_RETRIES]
     argv = {
         "synth-sft": ["synth-sft", "--dataset", str(fourway_dataset), "--out", str(tmp_path / "s.jsonl")],
         "bench engine": ["bench", "engine", "--dataset", str(qa_dataset), "--repeats", "1", "--part", "all"],
@@ -114,7 +127,7 @@ def test_a_failing_endpoint_is_named_on_the_console(
         prompts.write_text('{"id": "p1", "prompt": "Where is the Eiffel Tower?"}\n', encoding="utf-8")
         argv = [*argv, "--out", str(tmp_path / "lb"), "--search", "none"]
         argv[argv.index("P")] = str(prompts)
-        endpoint = ["--base-url", stub.url, "--model", "sim", *FAST]  # the target fails, the rest works
+        endpoint = ["--base-url", stub.url, "--model", "sim", *NO_RETRIES]  # the target fails, the rest works
     assert main([*argv, *endpoint]) == 1
     said = one_error(capsys.readouterr().err)
     assert "first reason" in said and "answered HTTP 500" in said

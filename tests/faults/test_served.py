@@ -118,6 +118,8 @@ def test_the_deployer_sets_the_endpoint_and_the_corpus(stub, tmp_path, monkeypat
         ({"timeout_s": "NaN"}, "timeout_s=nan: not a number"),
         ({"no_such_key": 1}, "unknown setting(s) ['no_such_key']"),
         ({"epsilon": 0.2}, "epsilon is a setting of `factcourt detect`"),
+        # JSON's "\\udcff" is a lone surrogate: #65 item 17 for a hostile client
+        ({"role_models": {"clerk": "sim\udcff"}}, "role_models: the byte 0xff at character 4 is not UTF-8"),
     ],
 )
 def test_a_served_context_is_checked_as_the_command_line_checks_it(context, words):
@@ -138,6 +140,8 @@ def test_a_served_context_is_checked_as_the_command_line_checks_it(context, word
         ("hallucination", {"question": "Who?", "answer": ""}, "the answer is empty"),
         ("audit", {"objects": ["everything"]}, "unknown object(s) ['everything']"),
         ("factcheck", [1, 2], "the input must be a JSON object"),
+        ("factcheck", {"response": "Paris is in France.\udcff"}, "input response: the byte 0xff at"),
+        ("verify", {"claim": {"id": "c1", "text": "Paris.\ud800"}}, "input claim: U+D800 at character 7"),
     ],
 )
 def test_a_served_input_is_checked_as_the_api_checks_it(graph_id, payload, words):

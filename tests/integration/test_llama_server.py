@@ -152,7 +152,7 @@ def test_an_interrupted_cli_run_leaves_no_server_behind(smollm2, tmp_path, signu
         stderr=subprocess.PIPE,
         preexec_fn=ctrl_c_not_ignored,
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 600  # bounds, not timings: a loaded machine starts slowly
     servers = []
     while time.monotonic() < deadline and not servers:
         servers = [
@@ -164,18 +164,20 @@ def test_an_interrupted_cli_run_leaves_no_server_behind(smollm2, tmp_path, signu
     assert servers, "the CLI never started its model server"
     time.sleep(1.0)
     cli.send_signal(signum)
-    cli.wait(timeout=30)
-    time.sleep(0.5)
+    cli.wait(timeout=600)
+    time.sleep(0.5)  # no more: the server's own keep-alive (5 s) would end it anyway
     for pid in servers:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
 
 
 def test_a_server_that_dies_mid_run_is_reported_with_its_log(smollm2):
-    ctx = BaseContext(local_weights=str(smollm2), cache=False, max_tokens=64, retries=1, timeout_s=10)
+    # the default time-out: a dead server refuses at once, while a live one on busy cores may
+    # take well over 10 s for the first answer (#65 item 16)
+    ctx = BaseContext(local_weights=str(smollm2), cache=False, max_tokens=64, retries=1)
     messages = [HumanMessage("<claim>Paris is in France.</claim>")]
     first = asyncio.run(models.ask(ctx, "evaluator", JurorAnswer, messages, run_name="alive"))
-    assert first.usage.calls >= 1
+    assert first.usage.calls >= 1, first.error
     server = local_server._current
     server.process.kill()
     server.process.wait()

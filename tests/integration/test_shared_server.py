@@ -26,11 +26,14 @@ print(json.dumps({"pid": server.pid, "port": server.port, "started": server.proc
 body = {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4}
 request = urllib.request.Request(f"{server.base_url}/chat/completions", json.dumps(body).encode(),
                                  {"Content-Type": "application/json"})
-with urllib.request.urlopen(request, timeout=60) as reply:
+with urllib.request.urlopen(request, timeout=600) as reply:
     print(json.load(reply)["usage"]["completion_tokens"], flush=True)
 sys.stdin.readline()
 """
 KEEP_ALIVE = 1.0
+# How long a server may take to exit once its keep-alive is over: a bound, not a timing, as busy
+# cores slow its watchdog and teardown; test_server_registry times the keep-alive itself
+EXIT_S = KEEP_ALIVE + 120
 
 
 def port_open(port: int) -> bool:
@@ -87,12 +90,11 @@ def read_server(proc: subprocess.Popen) -> dict:
     return server
 
 
-def gone_within(pid: int, port: int, seconds: float) -> float:
+def gone_within(pid: int, port: int, seconds: float) -> None:
     start = time.monotonic()
     while time.monotonic() - start < seconds and (alive(pid) or port_open(port)):
         time.sleep(0.05)
     assert not alive(pid) and not port_open(port)
-    return time.monotonic() - start
 
 
 @pytest.mark.parametrize("first_ends", ["sigkill", "exit"])
@@ -106,14 +108,14 @@ def test_two_processes_share_one_server_that_exits_after_the_last(users, tmp_pat
         first.send_signal(signal.SIGKILL)
     else:
         first.stdin.close()
-    first.wait(timeout=30)
+    first.wait(timeout=600)
     time.sleep(KEEP_ALIVE + 1.0)
     assert alive(a["pid"])  # the second process still uses it
-    with urllib.request.urlopen(f"http://127.0.0.1:{a['port']}/health", timeout=10) as reply:
+    with urllib.request.urlopen(f"http://127.0.0.1:{a['port']}/health", timeout=600) as reply:
         assert reply.status == 200
     second.stdin.close()
-    second.wait(timeout=30)
-    assert gone_within(a["pid"], a["port"], KEEP_ALIVE + 3.0) <= KEEP_ALIVE + 3.0
+    second.wait(timeout=600)
+    gone_within(a["pid"], a["port"], EXIT_S)
     assert not (tmp_path / "llama-server" / "server.json").exists()
 
 
@@ -124,7 +126,7 @@ def test_the_server_exits_when_every_user_was_sigkilled(users, tmp_path):
     for proc in (first, second):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    gone_within(a["pid"], a["port"], KEEP_ALIVE + 3.0)
+    gone_within(a["pid"], a["port"], EXIT_S)
     # the next user starts a fresh server (the dead one's record is gone or stale)
     third = users()
     c = read_server(third)
