@@ -55,7 +55,8 @@ def exit_code(result: Result) -> int:
 def print_usage(usage: Usage, more: str = "") -> None:
     """A run's cost in one dim line: model calls, tokens, searches (and ``more``)."""
     out.print(
-        f"[dim]{usage.calls} model calls, {usage.input_tokens} input + {usage.output_tokens} output "
+        f"[dim]{usage.calls} model calls{f' ({usage.failed} failed)' if usage.failed else ''}, "
+        f"{usage.input_tokens} input + {usage.output_tokens} output "
         f"tokens, {usage.search_calls} searches{', ' + more if more else ''}[/]"
     )
 
