@@ -9,7 +9,11 @@ language the offline corpus does not cover).
 import json
 import time
 
+import pytest
+
+from factcourt import served
 from factcourt.cli import main
+from factcourt.redact import redact
 from tests.faults.test_served import CLAIM, served_run
 
 PASSWORD = "hunter2pass"
@@ -34,6 +38,49 @@ def test_a_served_run_on_a_slow_model_ends_at_its_time_out():
     [result] = values["results"]
     assert time.monotonic() - started < 30
     assert "did not answer within timeout_s=1 s" in result.error
+
+
+# --- item 3: a URL is shown and stored without its password or query secrets ---
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("http://admin:hunter2pass@127.0.0.1:80/v1 failed", "http://admin:[redacted]@127.0.0.1:80/v1 failed"),
+        ("see https://u:p%40ss@host/x.", "see https://u:[redacted]@host/x."),
+        ("https://host/v1?api_key=hunter2pass&x=1", "https://host/v1?api_key=[redacted]&x=1"),
+        ("https://host/v1?sig=abc&token=t0k3n", "https://host/v1?sig=[redacted]&token=[redacted]"),
+        ("https://host/v1?page=2", "https://host/v1?page=2"),
+        ("mail admin@example.com", "mail admin@example.com"),
+    ],
+)
+def test_a_url_loses_its_password_and_query_secrets(text, shown):
+    assert redact(text) == shown
+
+
+def test_a_password_in_the_users_endpoint_is_in_no_output(stub, tmp_path, capsys):
+    stub.mode = "http500"
+    url = stub.url.replace("http://", f"http://admin:{PASSWORD}@")
+    out, html = tmp_path / "r.json", tmp_path / "r.html"
+    argv = ["verify", "--claim", CLAIM, "--base-url", url, "--model", "m", "--no-cache", "--search", "none"]
+    code = main([*argv, "--set", "retries=0", "--out", str(out), "--html", str(html)])
+    printed = capsys.readouterr()
+    written = out.read_text(encoding="utf-8") + html.read_text(encoding="utf-8") + printed.out + printed.err
+    assert code == 1 and stub.requests == 1 and "HTTP 500" in written
+    assert PASSWORD not in written
+
+
+def test_a_served_error_names_no_endpoint_of_the_deployer(stub, tmp_path, monkeypatch):
+    stub.mode = "http500"
+    url = stub.url.replace("http://", f"http://admin:{PASSWORD}@")
+    settings = tmp_path / "server.json"
+    settings.write_text(json.dumps({"base_url": url}), encoding="utf-8")
+    monkeypatch.setenv(served.SETTINGS_VARIABLE, str(settings))
+    context = {"model": "m", "search": "none", "cache": False, "retries": 0}
+    values = served_run("verify", {"claim": {"id": "c1", "text": CLAIM}}, context)
+    [result] = values["results"]
+    assert stub.requests == 1 and "HTTP 500" in result.error
+    assert "127.0.0.1" not in result.error and PASSWORD not in result.error
 
 
 # --- item 15: failed requests count; a language the corpus lacks is not judged over it ---
