@@ -13,6 +13,8 @@ import pytest
 
 from factcourt import served
 from factcourt.cli import main
+from factcourt.context.claims import ClaimsContext
+from factcourt.errors import ConfigError
 from factcourt.redact import redact
 from tests.faults.test_served import CLAIM, served_run
 
@@ -38,6 +40,11 @@ def test_a_served_run_on_a_slow_model_ends_at_its_time_out():
     [result] = values["results"]
     assert time.monotonic() - started < 30
     assert "did not answer within timeout_s=1 s" in result.error
+
+
+def test_a_served_run_may_not_wait_for_hours():
+    with pytest.raises(ConfigError, match="timeout_s must be at most 3600"):
+        served.served_context(ClaimsContext, {"model": "sim:1e300", "timeout_s": 1e300})
 
 
 # --- item 3: a URL is shown and stored without its password or query secrets ---
