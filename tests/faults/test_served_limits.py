@@ -14,7 +14,7 @@ import pytest
 from factcourt import served
 from factcourt.cli import main
 from factcourt.context.claims import ClaimsContext
-from factcourt.errors import ConfigError
+from factcourt.errors import ConfigError, InputError
 from factcourt.redact import redact
 from tests.faults.test_served import CLAIM, served_run
 
@@ -88,6 +88,25 @@ def test_a_served_error_names_no_endpoint_of_the_deployer(stub, tmp_path, monkey
     [result] = values["results"]
     assert stub.requests == 1 and "HTTP 500" in result.error
     assert "127.0.0.1" not in result.error and PASSWORD not in result.error
+
+
+# --- item 5: max_claims and the text limit hold for claims given with the input ---
+
+
+def _claims(n: int, text: str = "Paris is in France.") -> list[dict]:
+    return [{"id": f"c{i + 1}", "text": text} for i in range(n)]
+
+
+def test_max_claims_holds_for_claims_given_to_a_served_run():
+    context = {"model": "sim", "search": "none", "max_claims": 3}
+    values = served_run("factcheck", {"response": CLAIM, "claims": _claims(8)}, context)
+    assert len(values["results"]) == 3
+    assert [d.reason for d in values["dropped"]] == ["over_limit"] * 5
+
+
+def test_claims_given_to_a_served_run_count_toward_the_text_limit():
+    with pytest.raises(InputError, match="the limit is 100,000"):
+        served.check_input("factcheck", {"response": CLAIM, "claims": _claims(60, "x" * 1999)})
 
 
 # --- item 15: failed requests count; a language the corpus lacks is not judged over it ---

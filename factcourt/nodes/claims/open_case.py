@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
 from factcourt.inputs import long_question
-from factcourt.nodes.agents.clerk import response_problem
+from factcourt.nodes.agents.clerk import MAX_RESPONSE_CHARS, response_problem
 from factcourt.nodes.helpers import emit, language_for
 from factcourt.state.claims import ClaimState
 from factcourt.state.records import Claim, Evidence
@@ -26,7 +26,16 @@ def claim_problem(text: str) -> str | None:
 
 
 def response_input_problem(payload: dict[str, Any]) -> str | None:
-    """Why a served ``factcheck`` run's input (its schema checked) cannot be checked, or None."""
+    """Why a served ``factcheck`` run's input (its schema checked) cannot be checked, or None.
+
+    Claims given with it are text to check as well: together they are held to the response's limit.
+    """
+    given = sum(len(c.get("text", "")) + len(c.get("context", "")) for c in payload.get("claims") or [])
+    if given > MAX_RESPONSE_CHARS:
+        return (
+            f"the claims given have {given:,} characters; the limit is {MAX_RESPONSE_CHARS:,}: "
+            "split them and check the parts"
+        )
     return response_problem(payload.get("response", "")) or long_question(payload.get("question", ""))
 
 
