@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+import factcourt
 from factcourt import served
 from factcourt.cli import main
 from factcourt.context.claims import ClaimsContext
@@ -109,6 +110,32 @@ def test_claims_given_to_a_served_run_count_toward_the_text_limit():
         served.check_input("factcheck", {"response": CLAIM, "claims": _claims(60, "x" * 1999)})
 
 
+# --- item 12: a claim with no evidence at all is not judged ---
+
+
+def _unjudged(verdict, reason, calls):
+    assert (verdict, reason, calls) == ("not_enough_evidence", "no evidence was given for it", 0)
+
+
+def test_a_claim_with_no_evidence_is_not_judged_on_the_command_line(capsys):
+    argv = ["verify", "--claim", "The Moon orbits the Earth.", "--search", "given", "--model", "sim"]
+    assert main([*argv, "--no-cache", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    _unjudged(result["verdict"], result["unchecked_reason"], result["usage"]["calls"])
+
+
+def test_a_claim_with_no_evidence_is_not_judged_by_the_api():
+    result = factcourt.verify("The Moon orbits the Earth.", evidence=[], model="sim", cache=False)
+    _unjudged(result.verdict, result.unchecked_reason, result.usage.calls)
+
+
+def test_a_claim_with_no_evidence_is_not_judged_on_a_server():
+    payload = {"claim": {"id": "c1", "text": "The Moon orbits the Earth."}, "given_evidence": []}
+    values = served_run("verify", payload, {"model": "sim", "search": "given", "cache": False})
+    [result] = values["results"]
+    _unjudged(result.verdict, result.unchecked_reason, result.usage.calls)
+
+
 # --- item 15: failed requests count; a language the corpus lacks is not judged over it ---
 
 
@@ -118,3 +145,40 @@ def test_a_request_that_failed_is_counted(stub, capsys):
     assert main([*argv, "--search", "none", "--set", "retries=2", "--json"]) == 1
     usage = json.loads(capsys.readouterr().out)["usage"]
     assert stub.requests == 3 and usage["calls"] == 3 and usage["failed"] == 3
+
+
+ARABIC = "القمر يدور حول الأرض."  # The Moon orbits the Earth.
+
+
+def test_arabic_text_is_not_judged_over_the_english_corpus(capsys):
+    argv = ["verify", "--claim", ARABIC, "--search", "local", "--model", "sim"]
+    assert main([*argv, "--no-cache", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["verdict"] == "not_enough_evidence" and result["usage"]["calls"] == 0
+    assert result["language_not_covered"] == "arabic"
+    assert "language not covered by the corpus" in result["unchecked_reason"]
+
+
+def test_a_check_of_arabic_text_says_so_before_it_starts(tmp_path, capsys):
+    (text := tmp_path / "ar.txt").write_text(ARABIC, encoding="utf-8")
+    assert main(["check", str(text), "--search", "local", "--model", "sim", "--no-cache", "--json"]) == 0
+    printed = capsys.readouterr()
+    assert "holds no 'arabic' text" in printed.err
+    [claim] = json.loads(printed.out)["claims"]
+    assert claim["verdict"] == "not_enough_evidence" and claim["usage"]["calls"] == 0
+
+
+@pytest.mark.parametrize(
+    "text, language",
+    [
+        (ARABIC, "arabic"),
+        ("Луна вращается вокруг Земли.", "cyrillic"),
+        ("月は地球の周りを回っている。", "ja"),
+        ("月球绕着地球转。", "zh"),
+        ("La Lune tourne autour de la Terre, écrit Beyoncé.", "en"),
+    ],
+)
+def test_a_script_the_english_corpus_lacks_is_told_apart(text, language):
+    from factcourt.inputs import written_language
+
+    assert written_language(text) == language
