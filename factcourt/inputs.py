@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +132,43 @@ def detect_language(text: str) -> str:
     """'zh' when a fifth or more of the letters are Chinese characters, else 'en'."""
     letters = [c for c in text if c.isalpha()]
     return "zh" if letters and len(_CJK.findall(text)) / len(letters) >= 0.2 else "en"
+
+
+# a script's language where the script names one; another script is named by itself ('arabic',
+# 'cyrillic'): the language is unknown, only that no Latin-script corpus holds it
+SCRIPT_LANGUAGES = {
+    "CJK": "zh",
+    "HIRAGANA": "ja",
+    "KATAKANA": "ja",
+    "HANGUL": "ko",
+    "GREEK": "el",
+    "HEBREW": "he",
+    "THAI": "th",
+    "GEORGIAN": "ka",
+    "ARMENIAN": "hy",
+}
+
+
+def _script(letter: str) -> str:
+    first = unicodedata.name(letter, "LATIN").split(" ")[0]
+    return "en" if first == "LATIN" else SCRIPT_LANGUAGES.get(first, first.lower())
+
+
+def written_language(text: str) -> str:
+    """The language of ``text`` as far as its letters' script tells, for a corpus's coverage.
+
+    'zh' as :func:`detect_language` says it; else a script that writes a fifth or more of the
+    letters names it ('ar'-script text is 'arabic'); Japanese from its kana, which mix with kanji;
+    else 'en' (a Latin-script language is not told apart from English).
+    """
+    scripts = Counter(_script(c) for c in text if c.isalpha())
+    letters = scripts.total()
+    if scripts["ja"] >= 0.1 * letters > 0:
+        return "ja"
+    if detect_language(text) == "zh":
+        return "zh"
+    other = [(n, script) for script, n in scripts.items() if script != "en" and n >= 0.2 * letters]
+    return max(other)[1] if other else "en"
 
 
 def first_complaint(exc: ValidationError) -> str:

@@ -7,7 +7,8 @@ A run posted to the server comes from a client, not from the deployer. So on a s
   are refused in a run's or an assistant's context, and a model name that names a path on the
   server is refused. The deployer sets them in the server's environment (``OPENAI_BASE_URL``,
   the keys) and in a JSON file of settings named by ``FACTCOURT_SERVER_SETTINGS``, applied to
-  every run. So a key goes only to OpenAI or to an endpoint the deployer chose;
+  every run. So a key goes only to OpenAI or to an endpoint the deployer chose, and a client's
+  error texts name such an endpoint ("the server's model endpoint"), never its address;
 - when the deployer names a ``model`` (``factcourt ui --model`` does), the models are the
   deployer's too: a run that names another (in any setting of ``MODEL_NAME_FIELDS``) is refused;
 - a run's context is checked as the command line checks ``--set``: an unknown key, another
@@ -37,6 +38,7 @@ from pydantic import TypeAdapter, ValidationError
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import first_complaint, strip_controls, undecodable
+from factcourt.redact import hide_endpoint
 from factcourt.runs import run_config
 from factcourt.systems import SYSTEMS, System, load, named
 
@@ -66,6 +68,17 @@ def deployer_settings() -> dict[str, Any]:
     if unknown := sorted(set(values) - known):
         raise ConfigError(f"{SETTINGS_VARIABLE}={path}: unknown setting(s) {unknown}")
     return values
+
+
+def hide_deployer_endpoints(settings: dict[str, Any]) -> None:
+    """Name the deployer's endpoints in every text a client gets, rather than show where they are."""
+    entries = settings.get("model_settings")
+    entries = entries.values() if isinstance(entries, dict) else ()
+    own = [entry.get("base_url") for entry in entries if isinstance(entry, dict)]
+    for url in (os.environ.get("OPENAI_BASE_URL"), settings.get("base_url"), *own):
+        hide_endpoint(url if isinstance(url, str) else None, "the server's model endpoint")
+    embedding = settings.get("embedding_base_url")
+    hide_endpoint(embedding if isinstance(embedding, str) else None, "the server's embedding endpoint")
 
 
 def _names(value: Any) -> list[str]:
@@ -135,7 +148,9 @@ def served_context(kind: type[C], values: Any) -> C:
     if problem := client_problem(values):
         raise ConfigError(problem)
     own = {f.name for f in fields(kind)}
-    deployer = {k: v for k, v in deployer_settings().items() if k in own}
+    settings = deployer_settings()
+    hide_deployer_endpoints(settings)
+    deployer = {k: v for k, v in settings.items() if k in own}
     if "model" in deployer and (
         chosen := [key for key, name in _chosen_models(values) if name != deployer["model"]]
     ):

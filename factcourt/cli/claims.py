@@ -195,7 +195,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             out.print(f"[dim]first pass: {first.verdict}{sure}, {how}[/]")
         for t in r.transcript:
             out.print(f"[dim]R{t.round} {t.speaker}: {t.verdict or ''} {escape(t.text)}[/]")
-        out.print(f"[dim]{r.usage.calls} model calls, {r.usage.search_calls} searches[/]")
+        failed = f" ({r.usage.failed} failed)" if r.usage.failed else ""
+        out.print(f"[dim]{r.usage.calls} model calls{failed}, {r.usage.search_calls} searches[/]")
 
     emit_result(result, args, render)
     return 0

@@ -55,7 +55,8 @@ def exit_code(result: Result) -> int:
 def print_usage(usage: Usage, more: str = "") -> None:
     """A run's cost in one dim line: model calls, tokens, searches (and ``more``)."""
     out.print(
-        f"[dim]{usage.calls} model calls, {usage.input_tokens} input + {usage.output_tokens} output "
+        f"[dim]{usage.calls} model calls{f' ({usage.failed} failed)' if usage.failed else ''}, "
+        f"{usage.input_tokens} input + {usage.output_tokens} output "
         f"tokens, {usage.search_calls} searches{', ' + more if more else ''}[/]"
     )
 
@@ -467,8 +468,8 @@ def emit_result(result: BaseModel, args: argparse.Namespace, render: Callable[[A
 def warn_if_corpus_misses_language(text: str, ctx: BaseContext) -> None:
     """Say once, before the run, that the local corpus holds nothing in the text's language.
 
-    The shipped corpus is English Wikipedia: Chinese claims find nothing in it and would come
-    back "not enough evidence" with no hint why. Each such claim is also marked in the result.
+    The shipped corpus is English Wikipedia: Chinese or Arabic claims find nothing in it and come
+    back "not enough evidence", unjudged. Each such claim is also marked in the result.
     """
     from factcourt.api import LANGUAGE_NOT_COVERED, uncovered_language
 
@@ -476,8 +477,8 @@ def warn_if_corpus_misses_language(text: str, ctx: BaseContext) -> None:
         corpus = ctx.corpus or "(English Wikipedia)"
         err.print(
             f"[yellow]warning:[/] the local corpus {escape(corpus)} holds no '{language}' text, so such "
-            f"claims are marked '{LANGUAGE_NOT_COVERED}' and mostly come back 'not enough "
-            "evidence'; search the web (--search tavily or serper, with its key) or give a corpus "
+            f"claims are marked '{LANGUAGE_NOT_COVERED}' and come back 'not enough evidence', "
+            "unjudged; search the web (--search tavily or serper, with its key) or give a corpus "
             "in that language with --corpus"
         )
 

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from factcourt.cli.shared import number, out
+from factcourt.redact import redact
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -26,7 +27,8 @@ def cmd_models(args: argparse.Namespace) -> int:
         weights = c.weights
         if weights:
             weights += " (present)" if Path(weights).exists() else " (fetched on first use)"
-        table.add_row(role, escape(c.name), escape(c.endpoint), c.method, escape(weights))
+        # an endpoint's password (OPENAI_BASE_URL's too) is never shown
+        table.add_row(role, escape(c.name), escape(redact(c.endpoint)), c.method, escape(weights))
     out.print(table)
     trained = trained_moderators()
     if trained:

@@ -47,6 +47,9 @@ def known_roles() -> tuple[str, ...]:
 # row fails the eleventh too: larger values only multiply the calls
 MAX_ROUNDS = 20
 MAX_RETRIES = 10
+# an hour: a 2,048-token answer of a slow CPU model takes minutes; a longer wait holds a served
+# run's worker (and a client may set it) for nothing
+MAX_TIMEOUT_S = 3600.0
 
 
 @dataclass(kw_only=True)
@@ -214,7 +217,7 @@ class BaseContext:
             local_wait_s=0,
             answer_max_tokens=1,
         )
-        self.at_most(retries=MAX_RETRIES)
+        self.at_most(retries=MAX_RETRIES, timeout_s=MAX_TIMEOUT_S, answer_timeout_s=MAX_TIMEOUT_S)
         if not 0.0 <= self.temperature <= 2.0:
             raise ConfigError(f"temperature must be in [0, 2], not {self.temperature}")
         if self.timeout_s <= 0:
@@ -227,7 +230,7 @@ class BaseContext:
                 raise ConfigError(f"{name} must be at least {least}, not {getattr(self, name)}")
 
     def at_most(self, **bounds: float) -> None:
-        """Upper bounds of settings that multiply the calls (``--rounds 100``, ``retries=1000000``)."""
+        """Upper bounds of settings that multiply the calls or the wait (``--rounds 100``)."""
         for name, most in bounds.items():
             if getattr(self, name) > most:
                 raise ConfigError(f"{name} must be at most {most}, not {getattr(self, name)}")

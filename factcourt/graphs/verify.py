@@ -41,17 +41,24 @@ def _turn_start(state: ClaimState, runtime: Runtime[ClaimsContext]) -> TurnStart
 
 def after_open(
     state: ClaimState, runtime: Runtime[ClaimsContext]
-) -> Literal["failed", "evidence_first", "first_pass", "retrieval_first", "direct"]:
+) -> Literal["failed", "nothing_to_judge_over", "evidence_first", "first_pass", "retrieval_first", "direct"]:
     """Search for the claim first when asked; then the first pass; else the rule's start."""
     ctx = runtime.context
     if state.get("error"):
         return "failed"
+    if state.get("decided"):  # no evidence can be had: not judged, and no call spent
+        return "nothing_to_judge_over"
     if evidence_first(ctx):
         return "evidence_first"
     return "first_pass" if ctx.first_pass != "off" else _turn_start(state, runtime)
 
 
-AFTER_OPEN: dict[Hashable, str] = {**TURN_START, "evidence_first": "retrieve", "first_pass": "first_pass"}
+AFTER_OPEN: dict[Hashable, str] = {
+    **TURN_START,
+    "nothing_to_judge_over": "judge_vote",
+    "evidence_first": "retrieve",
+    "first_pass": "first_pass",
+}
 
 
 def after_retrieve(

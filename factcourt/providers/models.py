@@ -462,13 +462,16 @@ async def ask(
     config = {"run_name": run_name, "tags": tags or [], "metadata": metadata or {}}
     usage, error, prompt = Usage(), None, list(messages)
     for attempt in range(ctx.retries + 1):
-        started, timings, cut = time.perf_counter(), [], False
+        started, timings, cut, bound = time.perf_counter(), [], False, None
         try:
             async with _turn(ctx, choice):
                 # the clock starts at the turn: waiting for another call's turn is not this call's
                 started = time.perf_counter()
-                with server_timings() as timings:
-                    out = await runnable.ainvoke(prompt, config=config)
+                # timeout_s bounds the whole call, whatever answers it: the client's own time-out
+                # is per read (a server that trickles never ends), the simulated model has none
+                async with (bound := asyncio.timeout(ctx.timeout_s)):
+                    with server_timings() as timings:
+                        out = await runnable.ainvoke(prompt, config=config)
             if schema is None:
                 out = _free_text(out, parse)
         except (ValidationError, LengthFinishReasonError) as exc:
@@ -479,8 +482,11 @@ async def ask(
             # a cut answer still cost its tokens; the client keeps the completion on the error
             out["spent"] = getattr(getattr(exc, "completion", None), "usage", None)
         except Exception as exc:  # noqa: BLE001  report, don't crash
-            error = failure_reason(exc, ctx, choice)
-            if isinstance(exc, openai.APITimeoutError) or not _transient(exc):
+            timed_out = isinstance(exc, openai.APITimeoutError) or bool(bound and bound.expired())
+            error = failure_reason(exc, ctx, choice, timed_out=timed_out)
+            # a request that got no answer is a call all the same (the endpoint may bill it)
+            usage += Usage.model_call(role, 0, 0, ms=round((time.perf_counter() - started) * 1000), failed=1)
+            if timed_out or not _transient(exc):
                 break
             await asyncio.sleep(min(0.5 * 2**attempt, 8.0))
             continue
@@ -514,19 +520,20 @@ async def ask(
     return Answer(None, usage, redact(error), cut=cut)
 
 
-def failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice) -> str:
+def failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice, *, timed_out: bool = False) -> str:
     """One sentence for a failed model call that names the endpoint, not the client's internals.
 
+    ``timed_out``: the call ran past ``timeout_s`` (the client's time-out, or ask()'s bound on it).
     Known keys are redacted: an endpoint may echo the one it was sent.
     """
-    return redact(_failure_reason(exc, ctx, choice))
+    return redact(_failure_reason(exc, ctx, choice, timed_out))
 
 
-def _failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice) -> str:
+def _failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice, timed_out: bool) -> str:
     where = {"embedded": "the embedded model server", "openai": "OpenAI"}.get(
         choice.endpoint, choice.endpoint
     )
-    if isinstance(exc, openai.APITimeoutError):
+    if timed_out:
         return f"{where} did not answer within timeout_s={ctx.timeout_s:g} s"
     if isinstance(exc, openai.APIConnectionError):
         root: BaseException = exc

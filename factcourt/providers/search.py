@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from factcourt.context.base import BaseContext
 from factcourt.errors import BackendError, ConfigError, InputError
-from factcourt.inputs import detect_language, first_complaint, read_text_file
+from factcourt.inputs import first_complaint, read_text_file, written_language
 from factcourt.providers import dense
 from factcourt.providers.cache import cache_key, store
 from factcourt.providers.embeddings import LocalE5
@@ -138,12 +138,12 @@ LANGUAGE_SAMPLE = 1000
 
 
 def corpus_languages(documents: list[Evidence]) -> frozenset[str]:
-    """The languages ('en', 'zh') a corpus is written in, from an evenly spread sample of it."""
+    """The languages ('en', 'zh', 'arabic', ...) of a corpus, from an evenly spread sample of it."""
     step = max(1, len(documents) // LANGUAGE_SAMPLE)
     sample = documents[::step]
     counts: dict[str, int] = {}
     for doc in sample:
-        language = detect_language(f"{doc.title} {doc.text[:300]}")
+        language = written_language(f"{doc.title} {doc.text[:300]}")
         counts[language] = counts.get(language, 0) + 1
     return frozenset(lang for lang, n in counts.items() if n >= LANGUAGE_SHARE * len(sample))
 
@@ -151,12 +151,12 @@ def corpus_languages(documents: list[Evidence]) -> frozenset[str]:
 def uncovered_language(ctx: BaseContext, text: str) -> str | None:
     """The language of ``text`` when the local corpus holds none of it, else None.
 
-    Such a claim can only come back "not enough evidence" from local search; the web backends
-    and given evidence cover every language.
+    Such a claim is not judged over local search: it finds nothing, or passages that only share
+    its names. The web backends and given evidence cover every language.
     """
     if ctx.search != "local":
         return None
-    language = detect_language(text)
+    language = written_language(text)
     languages = getattr(backend(ctx), "languages", None)
     return language if languages is not None and language not in languages else None
 

@@ -37,6 +37,9 @@ class Usage(BaseModel):
     predicted_ms: int = 0
     search_calls: int = 0
     unparsable: int = Field(default=0, description="answers that failed validation (malformed or cut)")
+    failed: int = Field(
+        default=0, description="calls that got no answer (no connection, an HTTP error, a time-out)"
+    )
     by_role: dict[str, dict[str, int]] = Field(default_factory=dict)
 
     def __add__(self, other: Usage) -> Usage:

@@ -36,6 +36,13 @@ def own_page(claim: str, evidence: list[Evidence], pieces: tuple[int, ...]) -> b
     return any(t and t.lower() in claim.lower() for t in titles)
 
 
+def no_evidence_reason(ctx: ClaimsContext) -> str | None:
+    """Why a claim with no evidence at all gets no verdict, or None when none is wanted."""
+    if ctx.search == "none":  # asked to judge from the model's own knowledge: no evidence to want
+        return None
+    return "no evidence was found for it" if ctx.retrieval_enabled else "no evidence was given for it"
+
+
 def abstain_reason(
     ctx: ClaimsContext,
     claim: str,
@@ -56,9 +63,7 @@ def abstain_reason(
     in 12 (0 in 6 over the claim's own page), little above the 23% of false claims there.
     """
     if not evidence:
-        if ctx.search == "none":  # asked to judge from the model's own knowledge: no evidence to want
-            return None
-        return "no evidence was found for it" if ctx.retrieval_enabled else "no evidence was given for it"
+        return no_evidence_reason(ctx)
     missing = missing_names(claim, evidence)
     if p_silent is not None and p_silent >= ctx.not_enough_above:
         searched = evidence_kind(ctx.search) == "searched"
