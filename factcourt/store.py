@@ -29,6 +29,8 @@ class PredictionStore:
         self.path = path
         self.key = key
         self.records: dict[tuple[str, ...], dict[str, Any]] = {}
+        self.repeated: list[tuple[str, ...]] = []
+        """Keys stored more than once: a record made again (a failed one), or two writers at once."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             text, tail = _whole_lines(path) if path.exists() else ("", b"")
@@ -60,7 +62,9 @@ class PredictionStore:
                 raise ConfigError(
                     f"{path}:{number}: not a factcourt record (an object with {named}); give another --out"
                 )
-            self.records[self._key(record)] = record
+            if (known := self._key(record)) in self.records:
+                self.repeated.append(known)
+            self.records[known] = record
 
     def _key(self, record: dict[str, Any]) -> tuple[str, ...]:
         return tuple(record[k] for k in self.key)
