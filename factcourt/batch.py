@@ -291,6 +291,11 @@ async def run_batch(
     batch = read_batch(path, kind)
     rows = keyed(batch, kind, ctx, list(replicas or []))
     out = PredictionStore(out_path, key=("id",))
+    if out.repeated:  # a batch stores only finished rows, once: two runs wrote at once
+        raise InputError(
+            f"{out_path} holds row {out.repeated[0][0]!r} more than once (two runs wrote into it at "
+            "once?): keep one line of each row, or give another --out"
+        )
     todo = []
     for row in rows:
         if (done := out.records.get((row.id,))) is None:

@@ -16,9 +16,7 @@ lines the outputs are rewritten after every build or review import:
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 from collections import Counter
 from dataclasses import asdict
@@ -40,7 +38,7 @@ from factcourt.progress import Progress
 from factcourt.runs import run_config
 from factcourt.state.longqa import KnowledgeTriple, Seed
 from factcourt.state.records import Usage
-from factcourt.store import PredictionStore, write_jsonl, write_whole
+from factcourt.store import PredictionStore, sheet_rows, sheet_text, write_jsonl, write_whole
 from factcourt.terminal import Console
 
 STAGE = "longqa"  # the method name of the store's records
@@ -194,6 +192,10 @@ def read_reviews(out: Path) -> Reviews:
     return reviews
 
 
+def _is_review_sheet(rows: list[dict[str, Any]]) -> bool:
+    return bool(rows) and all(c in rows[0] for c in ("id", "decision", "reason"))
+
+
 def _decision_of(row: dict[str, str | None]) -> tuple[str, str, str]:
     """A sheet row's decision (lower-cased), stage and reason, blanks as ''."""
     decision, stage, reason = (row.get(k) or "" for k in ("decision", "stage", "reason"))
@@ -210,9 +212,8 @@ def import_review(out: Path, sheet: Path) -> Reviews:
     if not sheet.is_file():
         raise InputError(f"no such review sheet: {sheet}")
     built = {r["id"] for r in stored_records(out) if r["status"] == "built"}
-    rows = list(csv.DictReader(io.StringIO(read_text_file(sheet), newline="")))
-    missing = [c for c in ("id", "decision", "reason") if rows and c not in rows[0]]
-    if not rows or missing:
+    rows = sheet_rows(read_text_file(sheet))
+    if not _is_review_sheet(rows):
         raise InputError(f"{sheet}: not a review sheet (it needs the columns id, decision, reason)")
     reviews = read_reviews(out)
     for line, row in enumerate(rows, start=2):
@@ -250,9 +251,15 @@ def unimported_review(out: Path) -> str | None:
     written = out / WRITTEN_SHEET
     if written.is_file() and written.read_text(encoding="utf-8").strip() == _fingerprint(text):
         return None
+    rows = sheet_rows(text)
+    if rows and not _is_review_sheet(rows):  # changed past reading: its decisions cannot be told apart
+        return (
+            f"{sheet} was changed and no longer reads as a review sheet (the columns id, decision, "
+            "reason), so this command would overwrite whatever it holds: move the file away first"
+        )
     reviews = read_reviews(out)
     edited = []
-    for row in csv.DictReader(io.StringIO(text, newline="")):
+    for row in rows:
         decision, stage, reason = _decision_of(row)
         stored = [reviews.get(row.get("id") or "", {}).get(s, {}) for s in _stages(stage)]
         if decision and any((d.get("decision"), d.get("reason", "")) != (decision, reason) for d in stored):
@@ -310,13 +317,11 @@ def write_outputs(out: Path, records: list[dict[str, Any]], ctx: LongQAContext |
     kept = [r for r in built if review_outcome(_decisions(reviews, r["id"])) == "kept"]
     triples = [{"seed_id": r["id"], **triple} for r in records for triple in r["triples"]]
     write_jsonl(out / "triples.jsonl", triples)
-    sheet = io.StringIO(newline="")
-    writer = csv.DictWriter(sheet, REVIEW_COLUMNS)
-    writer.writeheader()
+    rows = []
     for r in built:
         for stage in REVIEW_STAGES:
             review = reviews.get(r["id"], {}).get(stage, {})
-            writer.writerow(
+            rows.append(
                 {
                     "id": r["id"],
                     "topic": r["topic"],
@@ -329,8 +334,9 @@ def write_outputs(out: Path, records: list[dict[str, Any]], ctx: LongQAContext |
                     "reason": review.get("reason", ""),
                 }
             )
-    write_whole(out / "review.csv", sheet.getvalue())
-    write_whole(out / WRITTEN_SHEET, _fingerprint(sheet.getvalue()))
+    sheet = sheet_text(REVIEW_COLUMNS, rows)
+    write_whole(out / "review.csv", sheet)
+    write_whole(out / WRITTEN_SHEET, _fingerprint(sheet))
     rows = [
         {
             "id": f"longhalluqa-{r['id']}",

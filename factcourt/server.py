@@ -237,6 +237,10 @@ async def create_standard_assistants(url: str, timeout_s: float = 30.0) -> list[
         raise BackendError(
             f"the server at {url} sent a reply that is not JSON: is it a LangGraph server?"
         ) from None
+    except (TypeError, KeyError, AttributeError):  # JSON, but not of assistants: another JSON service
+        raise BackendError(
+            f"the server at {url} answered JSON that names no assistants: is it a LangGraph server?"
+        ) from None
 
 
 async def _create_standard_assistants(url: str, timeout_s: float) -> list[Assistant]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,8 @@ class PredictionStore:
         self.path = path
         self.key = key
         self.records: dict[tuple[str, ...], dict[str, Any]] = {}
+        self.repeated: list[tuple[str, ...]] = []
+        """Keys stored more than once: a record made again (a failed one), or two writers at once."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             text, tail = _whole_lines(path) if path.exists() else ("", b"")
@@ -58,7 +62,9 @@ class PredictionStore:
                 raise ConfigError(
                     f"{path}:{number}: not a factcourt record (an object with {named}); give another --out"
                 )
-            self.records[self._key(record)] = record
+            if (known := self._key(record)) in self.records:
+                self.repeated.append(known)
+            self.records[known] = record
 
     def _key(self, record: dict[str, Any]) -> tuple[str, ...]:
         return tuple(record[k] for k in self.key)
@@ -162,6 +168,55 @@ def write_whole(path: Path, text: str) -> None:
 def write_jsonl(path: Path, records: Iterable[Any]) -> None:
     """Write ``records`` as a whole JSONL file, one line each (:func:`write_whole`)."""
     write_whole(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+
+
+# what a spreadsheet reads as a formula at a cell's start (OWASP's list): such a cell gets a
+# quote before it, which shows it as text, so a question or claim from a hostile source cannot
+# run =HYPERLINK(...) or =cmd|... in the reviewer's spreadsheet
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: Any) -> str:
+    text = "" if value is None else str(value)
+    if not text.startswith(FORMULA_STARTS):
+        return text
+    try:
+        float(text)  # a negative number is no formula
+    except ValueError:
+        return "'" + text
+    return text
+
+
+def sheet_text(columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> str:
+    """A CSV sheet for people to open in a spreadsheet, every cell kept from reading as a formula."""
+    sheet = io.StringIO(newline="")
+    writer = csv.DictWriter(sheet, columns)
+    writer.writeheader()
+    writer.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
+    return sheet.getvalue()
+
+
+def sheet_rows(text: str) -> list[dict[str, Any]]:
+    """The rows of a sheet :func:`sheet_text` wrote, as a spreadsheet may save it again.
+
+    Saved with ``;`` or tabs between cells (as spreadsheets do in many locales) it reads the
+    same; a cell's quote against formulas is taken off.
+    """
+    text = text.lstrip("\ufeff")
+    try:  # the header's separator; the rest is read as excel writes it (quotes doubled)
+        delimiter = csv.Sniffer().sniff(text.split("\n", 1)[0], delimiters=",;\t").delimiter
+    except csv.Error:  # one column, or none
+        delimiter = ","
+    return [
+        {k: _uncell(v) for k, v in row.items()}
+        for row in csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+    ]
+
+
+def _uncell(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith("'") and value[1:].startswith(FORMULA_STARTS):
+        return value[1:]
+    return value
 
 
 def keep_settings(out: Path, settings: dict[str, Any], what: str, *, record: bool = True) -> None:

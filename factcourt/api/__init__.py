@@ -285,15 +285,28 @@ async def stored_result(url: str | None, thread: str) -> Result:
     client = get_client(url=url)
     try:
         state = await client.threads.get_state(thread)
-        graph_id = ((await client.threads.get(thread)).get("metadata") or {}).get("graph_id")
+        found = await client.threads.get(thread)
     except Exception as exc:  # noqa: BLE001 (connection and HTTP status errors alike)
         raise FactcourtError(f"could not read thread {thread} from {url or 'this server'}: {exc}") from exc
-    if state.get("next"):  # a step still to run: the run failed there, or goes on (or was stopped)
-        failure = next((task["error"] for task in state.get("tasks") or [] if task.get("error")), None)
-        if failure:
-            raise FactcourtError(
-                f"thread {thread}'s run failed ({_stored_error(failure)}): it has no result to show"
-            )
+    if not (isinstance(found, dict) and "status" in found and isinstance(state, dict) and "values" in state):
+        raise FactcourtError(
+            f"the server at {url or 'this address'} answered with no LangGraph thread: "
+            "is it a LangGraph server?"
+        )
+    graph_id = (found.get("metadata") or {}).get("graph_id")
+    failure = next((task["error"] for task in state.get("tasks") or [] if task.get("error")), None)
+    if failure and _stored_error(failure).startswith("CancelledError"):
+        raise FactcourtError(f"Stopped on the server: thread {thread}'s run has no result to show")
+    if failure:
+        raise FactcourtError(
+            f"thread {thread}'s run failed ({_stored_error(failure)}): it has no result to show"
+        )
+    if found["status"] == "error":  # refused before its first step: no task, no state to show
+        raise FactcourtError(
+            f"thread {thread}'s run failed before its first step (the server refused it): "
+            "it has no result to show"
+        )
+    if state.get("next"):  # a step still to run: the run goes on (or was stopped)
         raise FactcourtError(
             f"thread {thread}'s run has not finished (it is still running, or was stopped): "
             "it has no result to show yet"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from factcourt.metrics.classification import (
 from factcourt.metrics.cost import Prices, dollars
 from factcourt.metrics.debate import accuracy_by_round, flips
 from factcourt.metrics.meteor import evidence_match
+from factcourt.store import sheet_text
 
 
 def table_head(columns: list[str]) -> list[str]:
@@ -337,21 +337,20 @@ def _rounds_table(report: dict[str, dict[str, Any]]) -> list[str]:
 def write_wrong_predictions(records: list[dict[str, Any]], path: Path) -> int:
     """CSV of every wrong or failed prediction with its transcript; returns the row count."""
     rows = [r for r in records if to_binary(r["verdict"]) != r["gold"]]
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["method", "id", "claim", "gold", "verdict", "error", "transcript"])
-        for r in rows:
-            writer.writerow(
-                [
-                    r["method"],
-                    r["id"],
-                    r["claim"],
-                    r["gold"],
-                    r["verdict"],
-                    r["error"] or "",
-                    json.dumps(r.get("detail", {}), ensure_ascii=False),
-                ]
-            )
+    columns = ["method", "id", "claim", "gold", "verdict", "error", "transcript"]
+    # the claims are a dataset's and the transcripts a model's: neither may run as a formula
+    sheet = sheet_text(
+        columns,
+        (
+            {
+                **{k: r[k] for k in columns[:5]},
+                "error": r["error"] or "",
+                "transcript": json.dumps(r.get("detail", {}), ensure_ascii=False),
+            }
+            for r in rows
+        ),
+    )
+    path.write_text(sheet, encoding="utf-8", newline="")
     return len(rows)
 
 

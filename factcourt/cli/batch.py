@@ -107,10 +107,10 @@ def run_batch_command(args: argparse.Namespace, kind: str, ctx: BaseContext) -> 
         print_summary(summary)
     failed, rejected = len(summary["failed"]), len(summary["rejected"])
     if failed or rejected:
-        fail(
-            f"{failed} row(s) failed and {rejected} line(s) were rejected out of {summary['rows']}; "
-            "run the same command again to retry the failed rows"
-        )
+        # a rerun retries failed rows only: a rejected line stays rejected until it is fixed
+        said = [f"{failed} row(s) failed (run the same command again to retry them)"] * bool(failed)
+        said += [f"{rejected} line(s) were rejected (fix them in the --batch file)"] * bool(rejected)
+        fail(f"{' and '.join(said)}, out of {summary['rows']}")
         return 1
     return 0
 

@@ -627,13 +627,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_bench_calibrate)
 
     p = bench_sub.add_parser("clerk", help="rate of self-contained claims on a decontextualisation fixture")
-    p.add_argument(
+    source = p.add_mutually_exclusive_group()  # --answers replaces the fixture: both would ignore one
+    source.add_argument(
         "--fixture",
         default=str(DECONTEXT_FIXTURE),
         help="JSONL: response, sentence, expect (default: the decontextualisation fixture shipped "
         "with factcourt)",
     )
-    p.add_argument(
+    source.add_argument(
         "--answers",
         action="append",
         metavar="PATH",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import math
 import os
@@ -584,20 +583,22 @@ def output_lock(args: argparse.Namespace) -> Any:
 
     Two runs into one ``--out`` at once each found nothing stored and made and wrote every
     record (and model call) twice; the second now waits, then goes on from what the first
-    stored. The lock files live in the cache folder, not beside the user's files.
+    stored. The lock file lies beside the output (hidden, ``.NAME.lock``): one in a per-user
+    folder (the cache) was missed by a run under another ``FACTCOURT_CACHE_DIR`` or user.
     """
     from filelock import FileLock, Timeout
-
-    from factcourt.paths import cache_dir
 
     with contextlib.ExitStack() as held:
         for flag in ("out", "append"):
             if not (written := getattr(args, flag, None)):
                 continue
-            digest = hashlib.sha1(str(Path(written).expanduser().resolve()).encode("utf-8")).hexdigest()
-            folder = cache_dir() / "outputs"
-            folder.mkdir(exist_ok=True)
-            lock = FileLock(folder / f"{digest[:16]}.lock")
+            path = Path(written).expanduser().resolve()
+            beside = path.with_name(f".{path.name}.lock")
+            try:  # filelock takes a lock file it cannot make for one held: it would wait for ever
+                beside.touch()
+            except OSError:  # a folder no file is made in (/proc/self's, a missing one): the run says so
+                continue
+            lock = FileLock(beside)
             try:
                 lock.acquire(timeout=0)
             except Timeout:

@@ -311,3 +311,26 @@ def test_an_out_that_cannot_be_written_is_refused_before_the_run(argv, where, tm
     argv = [str(text) if a == "T" else a for a in argv]
     assert main([*argv, "--model", "sim", "--out", str(out)]) == 2
     assert words in one_error(capsys.readouterr().err)
+
+
+def test_a_batch_with_only_rejected_lines_asks_for_no_retry(tmp_path, capsys):
+    """Issue 65, item 22: "0 row(s) failed ... run the same command again to retry the failed rows"."""
+    import json
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        json.dumps({"id": "a", "text": "Paris is in France."}) + "\n" + json.dumps({"id": "b"}) + "\n"
+    )
+    argv = ["check", "--batch", str(rows), "--out", str(tmp_path / "o.jsonl"), "--model", "sim", "--no-cache"]
+    assert main([*argv, "--search", "none", "--quiet"]) == 1
+    said = one_error(capsys.readouterr().err)
+    assert "1 line(s) were rejected (fix them in the --batch file)" in said
+    assert "failed" not in said and "retry" not in said
+
+
+def test_bench_clerk_refuses_a_fixture_beside_answers(tmp_path, capsys):
+    """Issue 65, item 22: --answers replaced the --fixture given, without a word."""
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", "clerk", "--answers", "a.jsonl", "--fixture", "f.jsonl", "--model", "sim"])
+    assert stop.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -4,6 +4,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import re
 import time
 
 import pytest
@@ -150,3 +151,39 @@ def test_a_file_given_as_the_folder_to_write_is_named_a_file(argv, qa_dataset, t
     assert main([*argv, "--model", "sim", "--search", "none", "--out", str(taken)]) == 2
     assert f"--out must be a folder: {taken} is a file" in one_error(capsys.readouterr().err)
     assert taken.read_text(encoding="utf-8") == "kept"
+
+
+def _under_cache(folder: str, module: str, name: str, argv: list[str], started: str) -> None:
+    os.environ["FACTCOURT_CACHE_DIR"] = folder
+    _slow_first_run(module, name, argv, started)
+
+
+def test_two_batches_into_one_out_under_other_cache_folders_write_each_row_once(
+    tmp_path, monkeypatch, capsys
+):
+    """Issue 65, item 11: the lock lived in the cache folder, which each writer had its own of."""
+    rows, out = tmp_path / "rows.jsonl", tmp_path / "out.jsonl"
+    texts = ["Paris is in France.", "The Moon orbits the Earth.", "Mount Everest is in Asia."]
+    rows.write_text("".join(json.dumps({"id": str(i), "text": t}) + "\n" for i, t in enumerate(texts)))
+    argv = ["check", "--batch", str(rows), "--out", str(out), "--model", "sim", "--search", "none", "--quiet"]
+    started = tmp_path / "started"
+    first = multiprocessing.get_context("fork").Process(
+        target=_under_cache,
+        args=(str(tmp_path / "cache-a"), "factcourt.batch", "settle", [*argv, "--no-cache"], str(started)),
+    )
+    first.start()
+    deadline = time.monotonic() + 60
+    while not started.exists():
+        assert first.is_alive() and time.monotonic() < deadline
+        time.sleep(0.05)
+    monkeypatch.setenv("FACTCOURT_CACHE_DIR", str(tmp_path / "cache-b"))
+    assert main([*argv, "--no-cache"]) == 0
+    first.join(60)
+    assert first.exitcode == 0
+    assert "another run is writing" in " ".join(capsys.readouterr().err.split())
+    ids = [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(ids) == ["0", "1", "2"]
+    # a file two writers did double is refused, not read as finished
+    out.write_text(out.read_text(encoding="utf-8") * 2, encoding="utf-8")
+    assert main([*argv, "--no-cache"]) == 2
+    assert re.search(r"holds row '\d' more than once", one_error(capsys.readouterr().err))

@@ -27,16 +27,17 @@ RUNNING = FAILED | {"tasks": [{"id": "t", "name": "clerk", "error": None, "inter
 class Thread:
     """A LangGraph server's client that holds one thread's state, run by graph ``graph_id``."""
 
-    def __init__(self, state, graph_id="factcheck"):
+    def __init__(self, state, graph_id="factcheck", status="idle"):
         self.state = state
         self.graph_id = graph_id
+        self.status = status
         self.threads = self
 
     async def get_state(self, thread):
         return self.state
 
     async def get(self, thread):
-        return {"thread_id": thread, "metadata": {"graph_id": self.graph_id}}
+        return {"thread_id": thread, "status": self.status, "metadata": {"graph_id": self.graph_id}}
 
 
 @pytest.mark.parametrize(
@@ -76,3 +77,60 @@ def test_report_html_of_a_graph_without_a_page_is_one_sentence_and_exit_1(tmp_pa
     assert main(["report-html", "--thread", "t1", "--out", str(out)]) == 1
     assert "holds no finished run of a graph whose result a page shows" in one_error(capsys.readouterr().err)
     assert not out.exists()
+
+
+def test_a_run_refused_before_its_first_step_or_stopped_is_said_so_not_drawn(tmp_path, monkeypatch, capsys):
+    """Issue 65, item 14: a refused run's thread (status error, no step, no values) gave a page of
+    0 claims, exit 0; a stopped one said "run failed (CancelledError())"."""
+    import langgraph_sdk
+
+    out = tmp_path / "r.html"
+    refused = {"values": {}, "next": [], "tasks": []}
+    monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: Thread(refused, None, "error"))
+    assert main(["report-html", "--thread", "t1", "--out", str(out)]) == 1
+    assert "thread t1's run failed before its first step" in one_error(capsys.readouterr().err)
+    stopped = FAILED | {"tasks": [{"id": "t", "name": "clerk", "error": "CancelledError()"}]}
+    monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: Thread(stopped, status="interrupted"))
+    assert main(["report-html", "--thread", "t1", "--out", str(out)]) == 1
+    assert one_error(capsys.readouterr().err).startswith("error: Stopped on the server")
+    assert not out.exists()
+
+
+def test_the_pages_result_route_refuses_a_refused_run(monkeypatch):
+    import langgraph_sdk
+    from starlette.testclient import TestClient
+
+    from factcourt.report.page import app
+
+    refused = {"values": {}, "next": [], "tasks": []}
+    monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: Thread(refused, None, "error"))
+    answer = TestClient(app).get("/ui/threads/t1/result")
+    assert answer.status_code == 409 and "failed before its first step" in answer.json()["detail"]
+
+
+class NotLangGraph:
+    """A JSON service that is no LangGraph server: every answer a JSON object of its own."""
+
+    def __init__(self):
+        self.threads = self.assistants = self
+
+    async def get_state(self, thread):
+        return {"detail": "hello"}
+
+    async def get(self, thread):
+        return {"detail": "hello"}
+
+    async def search(self, **kwargs):
+        return {"detail": "hello"}
+
+
+def test_a_json_server_that_is_not_langgraph_is_named_so(tmp_path, monkeypatch, capsys):
+    """Issue 65, item 20: "TypeError: string indices must be integers"; "holds no finished run"."""
+    import langgraph_sdk
+
+    monkeypatch.setattr(langgraph_sdk, "get_client", lambda url, **kw: NotLangGraph())
+    url = "http://127.0.0.1:9"
+    assert main(["assistants", "--url", url]) == 1
+    assert "is it a LangGraph server?" in one_error(capsys.readouterr().err)
+    assert main(["report-html", "--url", url, "--thread", "t1", "--out", str(tmp_path / "r.html")]) == 1
+    assert "is it a LangGraph server?" in one_error(capsys.readouterr().err)
