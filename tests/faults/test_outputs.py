@@ -153,9 +153,9 @@ def test_a_file_given_as_the_folder_to_write_is_named_a_file(argv, qa_dataset, t
     assert taken.read_text(encoding="utf-8") == "kept"
 
 
-def _under_cache(folder: str, module: str, name: str, argv: list[str], started: str) -> None:
+def _under_cache(folder: str, module: str, name: str, argv: list[str], started: str, release: str) -> None:
     os.environ["FACTCOURT_CACHE_DIR"] = folder
-    _slow_first_run(module, name, argv, started)
+    _slow_first_run(module, name, argv, started, release)
 
 
 def test_two_batches_into_one_out_under_other_cache_folders_write_each_row_once(
@@ -166,19 +166,34 @@ def test_two_batches_into_one_out_under_other_cache_folders_write_each_row_once(
     texts = ["Paris is in France.", "The Moon orbits the Earth.", "Mount Everest is in Asia."]
     rows.write_text("".join(json.dumps({"id": str(i), "text": t}) + "\n" for i, t in enumerate(texts)))
     argv = ["check", "--batch", str(rows), "--out", str(out), "--model", "sim", "--search", "none", "--quiet"]
-    started = tmp_path / "started"
+    started, release = tmp_path / "started", tmp_path / "release"
     first = multiprocessing.get_context("fork").Process(
         target=_under_cache,
-        args=(str(tmp_path / "cache-a"), "factcourt.batch", "settle", [*argv, "--no-cache"], str(started)),
+        args=(
+            str(tmp_path / "cache-a"),
+            "factcourt.batch",
+            "settle",
+            [*argv, "--no-cache"],
+            str(started),
+            str(release),
+        ),
     )
     first.start()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 600
     while not started.exists():
         assert first.is_alive() and time.monotonic() < deadline
         time.sleep(0.05)
+    told = shared.err.print
+
+    def tell_then_release(*args, **kwargs):
+        told(*args, **kwargs)
+        if "another run is writing" in " ".join(map(str, args)):  # the second now waits: the first may go on
+            release.touch()
+
+    monkeypatch.setattr(shared.err, "print", tell_then_release)
     monkeypatch.setenv("FACTCOURT_CACHE_DIR", str(tmp_path / "cache-b"))
     assert main([*argv, "--no-cache"]) == 0
-    first.join(60)
+    first.join(600)
     assert first.exitcode == 0
     assert "another run is writing" in " ".join(capsys.readouterr().err.split())
     ids = [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()]

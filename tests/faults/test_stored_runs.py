@@ -104,7 +104,7 @@ def test_the_pages_result_route_refuses_a_refused_run(monkeypatch):
 
     refused = {"values": {}, "next": [], "tasks": []}
     monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: Thread(refused, None, "error"))
-    answer = TestClient(app).get("/ui/threads/t1/result")
+    answer = TestClient(app, base_url="http://127.0.0.1").get("/ui/threads/t1/result")
     assert answer.status_code == 409 and "failed before its first step" in answer.json()["detail"]
 
 

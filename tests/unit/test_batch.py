@@ -155,7 +155,10 @@ def test_rejected_and_failed_rows_are_listed_the_rest_is_checked_and_the_exit_co
     assert "TimeoutError" in summary["failed"][0]["reason"]
     assert summary["rejected"] == [{"line": 4, "id": "r9", "reason": "no 'text'"}]
     assert sorted(r["id"] for r in results(out)) == ["r1", "r3"]  # a failed row is written nowhere
-    assert "1 row(s) failed and 1 line(s) were rejected out of 4" in " ".join(captured.err.split())
+    assert (
+        "1 row(s) failed (run the same command again to retry them) and 1 line(s) were rejected"
+        in " ".join(captured.err.split())
+    )
 
     scripted.script["Label"] = [{"verdict": "supported"}]  # the model is back: the rerun retries r2 only
     scripted.calls.clear()

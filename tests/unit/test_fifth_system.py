@@ -68,7 +68,7 @@ def test_the_api_returns_its_result_and_a_served_thread_of_it_reads_back(echo, m
             return {"values": {"text": "Hi!", "loud": True}, "next": []}
 
         async def get(self, thread):
-            return {"metadata": {"graph_id": "echo"}}
+            return {"status": "idle", "metadata": {"graph_id": "echo"}}
 
     Thread.threads = Thread()
     monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: Thread())

@@ -447,7 +447,7 @@ class StoredThread:
         return {"values": self.values}
 
     async def get(self, thread):
-        return {"thread_id": thread, "metadata": {"graph_id": self.graph_id}}
+        return {"thread_id": thread, "status": "idle", "metadata": {"graph_id": self.graph_id}}
 
 
 @pytest.mark.parametrize("graph_name", ["factcheck", "verify", "hallucination"])
