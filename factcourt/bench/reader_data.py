@@ -372,7 +372,7 @@ def card(rows: list[Row], held: list[Row], digest: str) -> dict:
     }
 
 
-def build(data: Path, out: Path, *, per_set: int = 1200, synthetic: int = 6000, seed: int = 0) -> dict:
+def build(data: Path, out: Path, *, per_set: int = 1200, synthetic: int = 7500, seed: int = 0) -> dict:
     """Write ``train.jsonl``, ``held_back.jsonl`` and ``card.json`` under ``out``; return the card."""
     train, held, avoid = dataset_rows(data, per_set, seed)
     train += synthetic_rows(synthetic, avoid, seed)

@@ -109,7 +109,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--shared", default="../shared/data", help="the shared benchmark data (../shared/data)")
     p.add_argument("--out", help="the weights file (default: the shipped one, factcourt/readers/)")
     p.add_argument("--per-set", type=at_least_one, default=1500, help="most rows of one claim set (1500)")
-    p.add_argument("--synthetic", type=int, default=6000, help="rows made from the corpus (6000)")
+    p.add_argument("--synthetic", type=int, default=7500, help="rows made from the corpus (7500)")
     p.add_argument("--epochs", type=float, default=2.0, help="epochs over the rows (2)")
     p.add_argument("--lr", type=float, default=8e-5, help="learning rate (8e-5)")
     p.add_argument(

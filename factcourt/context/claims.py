@@ -156,12 +156,15 @@ class ClaimsContext(BaseContext):
         "the label under label_set='three'.",
         0.5,
     )
-    reader: Literal["llm", "trained"] = describe(
-        "Who reads the first pass's verdict: 'llm' (default) = the label token of the evaluator "
+    reader: Literal["auto", "llm", "trained"] = describe(
+        "Who reads the first pass's verdict: 'auto' (default) = the trained reader over the offline "
+        "Wikipedia search, where the 1.5B's reading told true from false no better than chance on "
+        "the dev sets, and the 1.5B everywhere else; 'llm' = the label token of the evaluator "
         "model's one call; 'trained' = the MiniLM cross-encoder trained here (factcourt/readers/: "
         "P(supported), P(refuted), P(not addressed) per chunk of evidence, on this CPU, no model "
-        "call), a pilot that lost to the 1.5B's reading on several dev sets (factcourt/readers/README.md).",
-        "llm",
+        "call), which lost to the 1.5B's reading of given evidence on several sets "
+        "(factcourt/readers/README.md).",
+        "auto",
     )
     verdict_bar: float = describe(
         "Over the offline Wikipedia search a verdict is shown only at this calibrated confidence "

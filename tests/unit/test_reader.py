@@ -50,14 +50,15 @@ def test_the_numpy_reader_computes_what_transformers_computes(tmp_path):
     assert np.abs(expected - got).max() < 5e-3  # int8 rows: the only difference
 
 
-STATED = "The Eiffel Tower is named after the engineer Gustave Eiffel, whose company designed and built it."
+STATED = "The Eiffel Tower is in Paris."  # what its page says in other words
 
 
-def test_the_shipped_reader_supports_a_sentence_its_page_states():
-    """The pilot reads a sentence its page states as supported (it does not yet read paraphrases)."""
+def test_the_shipped_reader_supports_what_its_page_says_in_other_words_and_refutes_a_swapped_place():
+    """The first pilot read this as not addressed (.45): it had learned to spot copies, not support."""
     [reading] = reader.read_chunks(STATED, [EIFFEL_PAGE])
-    assert max(reading.probabilities, key=reading.probabilities.get) == "supported"
     assert reading.probabilities["supported"] > 0.8
+    [swapped] = reader.read_chunks("The Eiffel Tower is in Rome.", [EIFFEL_PAGE])
+    assert swapped.probabilities["refuted"] > 0.8
 
 
 def test_the_shipped_reader_says_passages_about_something_else_do_not_address_a_claim():
@@ -123,9 +124,12 @@ def test_no_evidence_and_disagreeing_passages_are_reasons_too():
     assert why and "disagree" in why
 
 
-def test_the_trained_reader_reads_only_when_asked():
-    assert not reads_trained(ClaimsContext(cache=False))
-    assert reads_trained(ClaimsContext(reader="trained", cache=False))
+def test_the_trained_reader_reads_when_asked_and_by_default_over_the_offline_wikipedia_search():
+    assert reads_trained(ClaimsContext(reader="trained", search="given", cache=False))
+    assert reads_trained(ClaimsContext(search="local", cache=False))  # reader 'auto'
+    assert not reads_trained(ClaimsContext(search="given", cache=False))
+    assert not reads_trained(ClaimsContext(search="local", corpus="docs", cache=False))  # a user's corpus
+    assert not reads_trained(ClaimsContext(reader="llm", search="local", cache=False))
 
 
 def test_verify_with_the_trained_reader_decides_without_a_model_call():
