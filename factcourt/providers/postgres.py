@@ -10,9 +10,9 @@ import hashlib
 import json
 import threading
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from factcourt.errors import ConfigError, first_line
+from factcourt.redact import redact
 
 CONNECT_TIMEOUT_S = 5
 # Concurrent CREATE TABLE IF NOT EXISTS in two processes can still fail on the catalog's unique
@@ -21,15 +21,6 @@ CONNECT_TIMEOUT_S = 5
 KV_SETUP_LOCK = 0x6661_6374  # 'fact'
 CHECKPOINT_SETUP_LOCK = KV_SETUP_LOCK + 1
 KV_PREFIX = "factcourt_kv_"
-
-
-def shown(url: str) -> str:
-    """The URL as messages may print it: the password masked."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def connect(url: str, **options: Any) -> Any:
@@ -42,13 +33,13 @@ def connect(url: str, **options: Any) -> Any:
         return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, **options)
     except psycopg.Error as exc:
         said = first_line(exc, type(exc).__name__)
-        raise ConfigError(f"cannot reach the store {shown(url)}: {said}") from None
+        raise ConfigError(f"cannot reach the store {redact(url)}: {said}") from None
 
 
 def check_reachable(url: str) -> None:
     """Connect once, before any model call: a store that cannot be reached stops the run at once."""
     if not url.startswith(("postgresql://", "postgres://")):
-        raise ConfigError(f"the store must be a postgresql:// URL, not {shown(url)!r}")
+        raise ConfigError(f"the store must be a postgresql:// URL, not {redact(url)!r}")
     connect(url).close()
 
 

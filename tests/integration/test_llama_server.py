@@ -59,7 +59,8 @@ def test_a_prompt_over_the_context_window_is_one_sentence_naming_both_sizes(smol
     answer = asyncio.run(
         models.ask(ctx, "evaluator", JurorAnswer, [HumanMessage(too_long)], run_name="integration")
     )
-    assert answer.value is None and answer.usage.calls == 0
+    # one request, refused and not retried: it counts as a call that got no answer
+    assert answer.value is None and (answer.usage.calls, answer.usage.failed) == (1, 1)
     assert re.search(r"refused a prompt of \d+ tokens: its context window holds 4096", answer.error)
 
 

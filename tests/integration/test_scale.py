@@ -102,7 +102,7 @@ def test_an_unreachable_store_exits_2_in_one_sentence_before_any_call(
     url = f"postgresql://me:secret@127.0.0.1:{free_port()}/db"
     assert main(batch(rows, tmp_path / "r.jsonl", "--model", "scripted", "--store", url)) == 2
     said = capsys.readouterr().err
-    assert "cannot reach the store postgresql://me:***@127.0.0.1" in said and "secret" not in said
+    assert "cannot reach the store postgresql://me:[redacted]@127.0.0.1" in said and "secret" not in said
     assert scripted.calls == []
 
 
