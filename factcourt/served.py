@@ -51,6 +51,8 @@ SETTINGS_VARIABLE = "FACTCOURT_SERVER_SETTINGS"
 SERVER_ONLY = ("base_url", "embedding_base_url", "local_weights", "corpus")
 # settings whose values are model names: a name must not name a file or folder of the server
 MODEL_NAME_FIELDS = ("model", "role_models", "juror_models", "experts", "embedding_model")
+# the checkpoint metadata key of the settings a run's result names (see ``result_settings``)
+RESULT_SETTINGS = "factcourt_settings"
 
 
 def deployer_settings() -> dict[str, Any]:
@@ -211,6 +213,19 @@ def check_input(graph: str, payload: Any) -> None:
         raise InputError(problem)
 
 
+def result_settings(graph: str, context: BaseContext) -> dict[str, str]:
+    """The settings a run's result names, as its checkpoints' metadata keeps them (JSON text).
+
+    The server keeps no run's context with its thread, so a stored run's page named the defaults.
+    Only what the result shows: the context holds the deployer's endpoints. LangGraph copies a
+    config's string metadata into each checkpoint's, which the thread's state returns.
+    """
+    system = named(graph)
+    if system.stored is None or system.result is None or "settings" not in system.result.model_fields:
+        return {}
+    return {RESULT_SETTINGS: load(system.stored)({}, context).settings.model_dump_json()}
+
+
 class ServedGraph(CompiledStateGraph[Any, Any, Any, Any]):
     """A graph of ``factcourt.graphs`` as the server runs it: its input and context checked first.
 
@@ -246,6 +261,10 @@ class ServedGraph(CompiledStateGraph[Any, Any, Any, Any]):
                 # resolving the model reads the cache folder, a blocking call the server refuses
                 bound = (await asyncio.to_thread(run_config, context))["max_concurrency"]
                 config = {**(config or {}), "max_concurrency": bound}
+            config = {
+                **(config or {}),
+                "metadata": {**(config or {}).get("metadata", {}), **result_settings(self.name, context)},
+            }
         async for part in super().astream(input, config, context=context, **kwargs):
             yield part
 

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from starlette.middleware.cors import CORSMiddleware
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds langgraph.json
+# runs the server runs at once: `langgraph dev` runs one unless told, so one run stuck on a slow
+# model left every other client's run waiting (its --help says 10, the default of a deployment)
+RUNS_AT_ONCE = 10
 
 # langgraph.json's custom auth: the server answers programs, its own page and the web pages of
 # the origins its deployer names (LangGraph's CORS setting), not any page the user has open
@@ -61,6 +64,39 @@ async def same_origin_or_named(headers: dict[bytes, bytes]) -> str:
     )
 
 
+async def context_a_run_would_take(ctx: Auth.types.AuthContext, value: Any) -> None:
+    """Refuse an assistant whose saved context every run of it would refuse (it was made, then failed).
+
+    Checked as a run's context is (``factcourt.served``). An update names no graph unless it
+    changes it: then only what no graph's run may set is checked.
+    """
+    from factcourt.served import client_problem, served_context
+    from factcourt.systems import named
+
+    configurable = (value.get("config") or {}).get("configurable")
+    context = value.get("context")
+    values = {
+        **(configurable if isinstance(configurable, dict) else {}),
+        **(context if isinstance(context, dict) else {}),
+    }
+    try:
+        system = named(str(value.get("graph_id")))
+    except KeyError:  # an update that keeps its graph, or a graph the server itself refuses
+        problem = client_problem(values)
+    else:
+        try:
+            served_context(system.context, values)
+            problem = None
+        except ValueError as exc:  # a ConfigError, in one sentence
+            problem = str(exc)
+    if problem:
+        raise Auth.exceptions.HTTPException(status_code=400, detail=f"the assistant's context: {problem}")
+
+
+auth.on.assistants.create(context_a_run_would_take)
+auth.on.assistants.update(context_a_run_would_take)
+
+
 @cache
 def _cors() -> CORSMiddleware:
     """The server's own CORS policy (langgraph.json's ``http.cors``, or the CORS_CONFIG variable)."""
@@ -82,6 +118,8 @@ def langgraph_dev(port: int, *, reload: bool = False) -> tuple[list[str], dict[s
         "--no-browser",
         "--port",
         str(port),
+        "--n-jobs-per-worker",
+        str(RUNS_AT_ONCE),
         "--config",
         str(PROJECT_ROOT / "langgraph.json"),
     ]

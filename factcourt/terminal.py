@@ -61,6 +61,14 @@ class Console(rich_console.Console):
             else:
                 yield Segment(neutralise(segment.text), segment.style)
 
+    def on_broken_pipe(self) -> None:
+        """Let a closed pipe reach the command line's entry point, which ends every command alike.
+
+        rich's own ends the process with exit 1, which reads as a failed run.
+        """
+        self.quiet = True
+        raise BrokenPipeError
+
 
 # DEL, the C1 controls and bidi: JSON escapes the C0 controls only, and ensure_ascii=False keeps these
 _UNESCAPED = re.compile(f"[\x7f-\x9f{_BIDI}]")

@@ -280,6 +280,7 @@ async def stored_result(url: str | None, thread: str) -> Result:
     from langgraph_sdk import get_client
     from pydantic import TypeAdapter
 
+    from factcourt.served import RESULT_SETTINGS
     from factcourt.systems import named
 
     client = get_client(url=url)
@@ -319,8 +320,16 @@ async def stored_result(url: str | None, thread: str) -> Result:
         raise FactcourtError(f"thread {thread} holds no finished run of a graph whose result a page shows")
     schema = system.compiled().builder.state_schema
     values = TypeAdapter(schema).validate_python(dict(state.get("values") or {}))  # type: ignore[arg-type]
-    # a run's settings are not in its state: the page names the defaults
-    return load(system.stored)(values, system.context.make({}))
+    result = load(system.stored)(values, system.context.make({}))
+    if "settings" in type(result).model_fields:
+        # the settings the run names in its checkpoint (served.py); a run stored before they were
+        # kept names none, rather than the defaults it may not have run with
+        saved = (state.get("metadata") or {}).get(RESULT_SETTINGS)
+        shown = type(result.settings)
+        result = result.model_copy(
+            update={"settings": shown.model_validate_json(saved) if saved else shown()}
+        )
+    return result
 
 
 _REPR = re.compile(r"(\w+)\((.*)\)", re.S)

@@ -144,7 +144,14 @@ def main(argv: list[str] | None = None) -> int:
 
             use_store(args.store)
         with output_lock(args):
-            return args.func(args)
+            code = args.func(args)
+        sys.stdout.flush()  # a closed stdout shows here, not in Python's exit ("Exception ignored")
+        return code
+    except BrokenPipeError:
+        # the reader went (``| head -1``): end quietly, as a program SIGPIPE ends; what is left
+        # to write goes nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except FactcourtError as exc:
         fail(str(exc))
         return exc.exit_code

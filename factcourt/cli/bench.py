@@ -276,6 +276,7 @@ def cmd_bench_answers(args: argparse.Namespace) -> int:
     from factcourt.bench.answers import run
 
     args.no_cache = not args.cache
+    prepare_out_folder(Path(args.out))
     found = run(
         Path(args.dataset),
         settings_from(args, BenchContext),

@@ -105,12 +105,15 @@ def test_nor_through_an_assistant_or_the_configurable(server, attacker):
 
     async def go():
         client = get_client(url=server["url"])
-        assistant = await client.assistants.create(
-            "factcheck", context={"model": "anything", "base_url": attacker.url}, name="borrow-the-key"
-        )
-        through_assistant = await client.runs.wait(
-            None, assistant["assistant_id"], input={"response": TEXT}, raise_error=False
-        )
+        # refused when made (issue 65, item 22c: tests/integration/test_served_runs.py); an
+        # assistant whose context the config names is refused so too
+        with pytest.raises(httpx.HTTPStatusError) as made:
+            await client.assistants.create(
+                "factcheck",
+                config={"configurable": {"model": "anything", "base_url": attacker.url}},
+                name="borrow-the-key",
+            )
+        through_assistant = {"__error__": made.value.response.json()}
         through_config = await client.runs.wait(
             None,
             "factcheck",
@@ -121,7 +124,8 @@ def test_nor_through_an_assistant_or_the_configurable(server, attacker):
         return through_assistant, through_config
 
     for reply in asyncio.run(go()):
-        assert "base_url is set by the server's deployer" in refusal(reply)
+        said = reply["__error__"].get("message") or reply["__error__"]["detail"]
+        assert "base_url is set by the server's deployer" in said
     assert not attacker.authorizations
     assert KEY not in server["log"].read_text(errors="replace")
 
