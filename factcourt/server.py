@@ -107,7 +107,9 @@ def _cors() -> CORSMiddleware:
     return CORSMiddleware(None, **settings)  # type: ignore[arg-type]  # asked about origins, it wraps no app
 
 
-def langgraph_dev(port: int, *, reload: bool = False) -> tuple[list[str], dict[str, str]]:
+def langgraph_dev(
+    port: int, *, reload: bool = False, config: Path = PROJECT_ROOT / "langgraph.json"
+) -> tuple[list[str], dict[str, str]]:
     """The ``langgraph dev`` command line for this project, and its environment.
 
     Analytics and the version check are off: both reach the network, which may be absent.
@@ -121,12 +123,31 @@ def langgraph_dev(port: int, *, reload: bool = False) -> tuple[list[str], dict[s
         "--n-jobs-per-worker",
         str(RUNS_AT_ONCE),
         "--config",
-        str(PROJECT_ROOT / "langgraph.json"),
+        str(config),
     ]
     if not reload:
         command.append("--no-reload")
     env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true"}
     return command, env
+
+
+def _config_in(folder: Path) -> Path:
+    """A copy of langgraph.json in ``folder`` naming the project's files by absolute path.
+
+    The server reads its files relative to the folder it runs in, and keeps its state there.
+    """
+    config = json.loads((PROJECT_ROOT / "langgraph.json").read_text(encoding="utf-8"))
+
+    def absolute(spec: str) -> str:
+        return str(PROJECT_ROOT / spec) if spec.startswith("./") else spec
+
+    config["dependencies"] = [str(PROJECT_ROOT)]
+    config["graphs"] = {name: absolute(spec) for name, spec in config["graphs"].items()}
+    config["auth"]["path"] = absolute(config["auth"]["path"])
+    config["http"]["app"] = absolute(config["http"]["app"])
+    path = folder / "langgraph.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
 
 
 @contextlib.contextmanager
@@ -136,16 +157,23 @@ def running_langgraph_dev(
     env: dict[str, str] | None = None,
     log: IO[bytes] | int = subprocess.DEVNULL,
     ready_timeout_s: float = 60,
+    state_dir: Path | None = None,
 ) -> Iterator[str]:
     """Run ``langgraph dev`` on ``port`` for the ``with`` block; yields its URL once /ok answers.
+
+    The server keeps its threads and pending runs under ``state_dir`` (``.langgraph_api``; the
+    project's folder by default): a folder of its own keeps a run another server left pending
+    from being taken up again.
 
     The server runs in its own process group, stopped at the end (SIGTERM, then SIGKILL after
     15 s), so its workers go with it. Raises RuntimeError when it exits or stays silent.
     """
-    command, base_env = langgraph_dev(port)
+    command, base_env = langgraph_dev(
+        port, config=_config_in(state_dir) if state_dir else PROJECT_ROOT / "langgraph.json"
+    )
     process = subprocess.Popen(
         command,
-        cwd=PROJECT_ROOT,
+        cwd=state_dir or PROJECT_ROOT,
         env={**base_env, **(env or {})},
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -51,7 +51,7 @@ def server(tmp_path_factory):
     }
     with (cache / "server.log").open("wb") as log:
         try:
-            with running_langgraph_dev(free_port(), env=env, log=log) as url:
+            with running_langgraph_dev(free_port(), env=env, log=log, state_dir=cache) as url:
                 yield {"url": url, "folder": str(folder), "log": cache / "server.log"}
         except RuntimeError as exc:
             pytest.fail(f"{exc}\n{(cache / 'server.log').read_text()}")

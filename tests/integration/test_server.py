@@ -43,7 +43,7 @@ def server(tmp_path_factory):
     }
     with (cache / "server.log").open("wb") as log:
         try:
-            with running_langgraph_dev(free_port(), env=env, log=log) as url:
+            with running_langgraph_dev(free_port(), env=env, log=log, state_dir=cache) as url:
                 yield {"url": url}
         except RuntimeError as exc:
             pytest.fail(f"{exc}\n{(cache / 'server.log').read_text()}")

@@ -55,7 +55,9 @@ def server(tmp_path_factory):
     }
     with (folder / "server.log").open("wb") as log:
         try:
-            with running_langgraph_dev(free_port(), env=env, log=log, ready_timeout_s=300) as url:
+            with running_langgraph_dev(
+                free_port(), env=env, log=log, ready_timeout_s=300, state_dir=folder
+            ) as url:
                 yield url
         except RuntimeError as exc:
             pytest.fail(f"{exc}\n{(folder / 'server.log').read_text()}")
