@@ -40,7 +40,7 @@ from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import first_complaint, strip_controls, undecodable
 from factcourt.redact import hide_endpoint
 from factcourt.runs import run_config
-from factcourt.systems import SYSTEMS, System, load, named
+from factcourt.systems import SYSTEMS, System, named
 
 if TYPE_CHECKING:
     from langgraph_sdk.runtime import ServerRuntime
@@ -207,7 +207,7 @@ def check_input(graph: str, payload: Any) -> None:
             raise InputError(f"input {key}: {problem}")
     system = named(graph)
     _typed(system.input, payload)
-    if system.input_problem and (problem := load(system.input_problem)(payload)):
+    if system.input_problem and (problem := system.input_problem(payload)):
         raise InputError(problem)
 
 
@@ -256,7 +256,13 @@ def served(graph: CompiledStateGraph) -> ServedGraph:
     return ServedGraph(**attrs)
 
 
-def _factory(system: System) -> Callable[..., ServedGraph]:
+def graph_factory(name: str) -> Callable[..., ServedGraph]:
+    """The server's factory of graph ``name`` (its registry entry's), as ``langgraph.json`` names it.
+
+    A system outside the package defines its own (``echo = graph_factory("echo")``) in its module
+    and names that module in ``langgraph.json``.
+    """
+    system: System = named(name)
     graph = cache(lambda: served(system.compiled()))
 
     def factory(runtime: ServerRuntime) -> ServedGraph:
@@ -269,6 +275,10 @@ def _factory(system: System) -> Callable[..., ServedGraph]:
     return factory
 
 
-# each system's factory under its graph's name, as langgraph.json names it (``served.py:factcheck``):
-# the server reads the module's own variables
-globals().update({system.name: _factory(system) for system in SYSTEMS})
+# each system's factory under its graph's name, as langgraph.json names it (``served.py:factcheck``)
+factcheck = graph_factory("factcheck")
+verify = graph_factory("verify")
+hallucination = graph_factory("hallucination")
+pyramid = graph_factory("pyramid")
+longqa = graph_factory("longqa")
+audit = graph_factory("audit")

@@ -46,14 +46,11 @@ def test_the_api_returns_its_result_and_a_served_thread_of_it_reads_back(echo, m
 
     import langgraph_sdk
 
-    import factcourt
-    import factcourt.api
     from factcourt.api import stored_result
     from tests.toy_system.api import aecho
 
-    # the package exports its API function and context, found through its entry alone
-    assert factcourt.aecho is aecho and factcourt.api.aecho is aecho
-    assert factcourt.EchoContext is echo.context and "aecho" in factcourt.__all__
+    # the registry lists its API function and context, found through its entry alone
+    assert {"aecho", "EchoContext"} <= set(systems.exported())
     result = asyncio.run(aecho("quiet words.", model="sim", cache=False))
     assert isinstance(result, EchoResult) and (result.kind, result.loud, result.failure()) == (
         "echo",
@@ -68,7 +65,7 @@ def test_the_api_returns_its_result_and_a_served_thread_of_it_reads_back(echo, m
             return {"values": {"text": "Hi!", "loud": True}, "next": []}
 
         async def get(self, thread):
-            return {"metadata": {"graph_id": "echo"}}
+            return {"status": "success", "metadata": {"graph_id": "echo"}}
 
     Thread.threads = Thread()
     monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: Thread())
@@ -95,4 +92,14 @@ def test_batch_rows_run_and_count_its_verdicts(echo, tmp_path, capsys):
 
 
 def test_checkpoints_may_hold_its_types(echo):
+    from factcourt import checkpoints
+
     assert ("tests.toy_system.state", "EchoResult") in systems.checkpointed_types()
+    assert ("tests.toy_system.state", "EchoResult") in checkpoints.allowed_types()
+
+
+def test_the_server_serves_it_from_a_line_of_its_own_module(echo):
+    from factcourt.served import ServedGraph, graph_factory
+
+    factory = graph_factory("echo")  # langgraph.json: "echo": "./tests/toy_system/served.py:echo"
+    assert isinstance(factory(None), ServedGraph) and factory(None).name == "echo"
