@@ -6,6 +6,7 @@ and types the checkpoints may hold: nothing of the package names it.
 """
 
 import json
+import re
 
 import pytest
 
@@ -99,7 +100,20 @@ def test_checkpoints_may_hold_its_types(echo):
 
 
 def test_the_server_serves_it_from_a_line_of_its_own_module(echo):
-    from factcourt.served import ServedGraph, graph_factory
+    from factcourt.served import ServedGraph
+    from tests.toy_system.served import echo as factory  # langgraph.json: "./tests/toy_system/served.py:echo"
 
-    factory = graph_factory("echo")  # langgraph.json: "echo": "./tests/toy_system/served.py:echo"
     assert isinstance(factory(None), ServedGraph) and factory(None).name == "echo"
+
+
+def test_the_development_guide_lists_the_files_it_took():
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    guide = (root / "docs" / "development.md").read_text(encoding="utf-8")
+    section = guide[guide.index("A fifth system is") : guide.index("A system of the package adds")]
+    items = re.findall(r"^- `(\w+\.py)`(?: and `(\w+\.py)`)?", section, re.M)
+    listed = {name for item in items for name in item if name}
+    toy = {path.name for path in (root / "tests" / "toy_system").glob("*.py")} - {"__init__.py"}
+    assert listed == toy
+    assert "one `System` entry" in section and "one line in\n`langgraph.json`" in section
