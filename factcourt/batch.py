@@ -15,11 +15,11 @@ import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from factcourt.api import ProgressHook
 from factcourt.context.base import BaseContext
@@ -30,7 +30,6 @@ from factcourt.providers.cache import cache_key, lost_store, once, store
 from factcourt.redact import redact
 from factcourt.state.records import Result
 from factcourt.store import PredictionStore
-from factcourt.systems import SYSTEMS, BatchRow, System, load, of_command
 
 RESULTS = "batch_results"
 # settings that change how fast a result comes, not what it says: a rerun may change them
@@ -48,22 +47,53 @@ HOW_IT_RUNS = (
 USAGE = ("calls", "input_tokens", "output_tokens", "search_calls")
 
 
+@dataclass(frozen=True)
+class BatchRow:
+    """A system's ``--batch`` rows: the text fields of a row and how one row is run."""
+
+    fields: tuple[str, ...]
+    """Text fields each row must have."""
+    problem: Callable[[dict[str, str]], str | None]
+    """Why a row's texts cannot be run, as the API would refuse them."""
+    run: Callable[[dict[str, str], Any], Awaitable[Result]]
+    """One row's result, given its texts and the context (its ``failure()``: is it a full one?)."""
+    optional: tuple[str, ...] = ()
+    """Text fields a row may have."""
+    items: bool = False
+    """Whether a row's result holds items (claims) the summary counts."""
+
+
+# a system's batch kind (its command), its rows and its result model
+Rows = tuple[str, BatchRow, type[Result]]
+_rows: Callable[[], Sequence[Rows]] = list
+
+
+def take_rows(rows: Callable[[], Sequence[Rows]]) -> None:
+    """Take the systems' rows, ``rows()``: the registry hands them over at startup.
+
+    This module so names no system; it asks ``rows`` each time, so a system registered later
+    takes rows too.
+    """
+    global _rows
+    _rows = rows
+
+
 def kinds() -> list[str]:
     """The commands that take ``--batch`` rows, as the systems declare them."""
-    return [system.command for system in SYSTEMS if system.batch and system.command]
+    return [kind for kind, _, _ in _rows()]
 
 
-def system_of(kind: str) -> System:
-    """The system of batch kind ``kind`` (``check``, ``detect``, ...); ConfigError for another."""
-    system = of_command(kind)
-    if system is None or system.batch is None:
-        raise ConfigError(f"unknown batch kind {kind!r}; choose from {kinds()}")
-    return system
+def _rows_of(kind: str) -> tuple[BatchRow, type[Result]]:
+    """The batch row and result model of command ``kind``; ConfigError for another."""
+    for named, row, result in _rows():
+        if named == kind:
+            return row, result
+    raise ConfigError(f"unknown batch kind {kind!r}; choose from {kinds()}")
 
 
 def row_of(kind: str) -> BatchRow:
     """The batch row of command ``kind``."""
-    return cast(BatchRow, system_of(kind).batch)
+    return _rows_of(kind)[0]
 
 
 @dataclass(frozen=True)
@@ -177,7 +207,7 @@ def _row(text: str, number: int, kind: str, torn: bool) -> Row | Rejected:
             said = "no" if found in (None, "") or isinstance(found, str) else "a non-text"
             return Rejected(number, row_id, f"{said} {name!r}")
         values[name] = strip_controls(found)  # a terminal's escape sequence is no text to check
-    if problem := load(shape.problem)(values):
+    if problem := shape.problem(values):
         return Rejected(number, row_id, problem)  # the same on every rerun: bad input, not a failure
     return Row(number, row_id, values)
 
@@ -233,7 +263,7 @@ async def settle(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
 
 async def _checked(kind: str, row: Row, ctx: BaseContext) -> dict[str, Any]:
     """The row's result as JSON; a result that is no full success raises FactcourtError, saying why."""
-    result = await load(row_of(kind).run)(row.values, _on(ctx, row.base_url))
+    result = await row_of(kind).run(row.values, _on(ctx, row.base_url))
     if reason := result.failure():
         raise FactcourtError(reason)
     return result.model_dump(mode="json")
@@ -350,8 +380,7 @@ def summary(
     lines = {row.id: row.line for row in rows}
     finished = [out.records[(row.id,)] for row in rows if (row.id,) in out.records]
     verdicts: Counter[str] = Counter()
-    shape = row_of(kind)
-    result = cast(type[Result], system_of(kind).result)  # a system with batch rows names it
+    shape, result = _rows_of(kind)
     claims = 0
     for record in finished:  # a row finished before results named their kind reads the same
         items, said = result.model_validate(record).tally()

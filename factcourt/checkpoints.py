@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict
 from pathlib import Path
+from types import ModuleType
 from typing import Any, NamedTuple
 
 from filelock import FileLock, Timeout
@@ -30,6 +31,7 @@ from factcourt.context.base import BaseContext
 from factcourt.paths import cache_dir, store_url
 from factcourt.providers.cache import cache_key, prepared
 from factcourt.runs import run_config
+from factcourt.state import checkpointed_types
 
 # Lease files are named by a prefix of the thread id's digest. Two unrelated live runs that
 # share one cost the second a fresh thread and a wrong "still going" note, so the prefix is long
@@ -107,6 +109,24 @@ async def resumable_run(
             held.release()
 
 
+_state_modules: Callable[[], Sequence[ModuleType]] = list
+
+
+def hold_states_of(modules: Callable[[], Sequence[ModuleType]]) -> None:
+    """Let checkpoints hold the models of ``modules()``: the systems' state modules.
+
+    The registry (``factcourt.systems``) hands them over at startup, so this module names no
+    system; it asks ``modules`` each time, so a system registered later is allowed too.
+    """
+    global _state_modules
+    _state_modules = modules
+
+
+def allowed_types() -> list[tuple[str, str]]:
+    """The models a checkpoint may hold: the checkpointer's allow-list."""
+    return checkpointed_types(list(_state_modules()))
+
+
 def checkpoint_serde() -> Any:
     """The checkpoints' serializer: factcourt's models allowed, and whole across Ctrl-C and SIGTERM.
 
@@ -118,8 +138,6 @@ def checkpoint_serde() -> Any:
     """
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    from factcourt.systems import checkpointed_types
-
     class SignalSafeSerializer(JsonPlusSerializer):
         def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
             with signals_held():
@@ -129,7 +147,7 @@ def checkpoint_serde() -> Any:
             with signals_held():
                 return super().loads_typed(data)
 
-    return SignalSafeSerializer(allowed_msgpack_modules=checkpointed_types())
+    return SignalSafeSerializer(allowed_msgpack_modules=allowed_types())
 
 
 @contextmanager
@@ -226,9 +244,7 @@ async def _sql(saver: Any, statement: str, params: tuple = ()) -> list[Sequence[
 
 def layout() -> str:
     """A digest of the classes a checkpoint may hold, by module path (``factcourt.state.claims``, ...)."""
-    from factcourt.systems import checkpointed_types
-
-    return cache_key("checkpoint layout", sorted(checkpointed_types()))
+    return cache_key("checkpoint layout", sorted(allowed_types()))
 
 
 async def _clear_other_layouts(saver: Any) -> int:

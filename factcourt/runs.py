@@ -7,32 +7,40 @@ from typing import Unpack
 from langchain_core.runnables import RunnableConfig
 
 from factcourt.context.base import BaseContext
+from factcourt.errors import ConfigError
 from factcourt.providers.models import choose
 
 
 def run_config(ctx: BaseContext, **extra: Unpack[RunnableConfig]) -> RunnableConfig:
-    """The LangGraph run config for a context (concurrency bound, tags for tracing).
+    """The LangGraph run config for a context (concurrency bound, tags for tracing, step limit).
 
     The embedded server answers as many requests at once as it has slots (one by default: on 2
     cores more slots gave no throughput, ``factcourt bench engine``) and reuses the prompt prefix
-    of a slot's previous request, so claims run that many at a time: more only queue.
+    of a slot's previous request, so where one of the graph's own agents answers on it, its calls
+    run that many at a time: more only queue. The step limit is the context's own.
     """
-    embedded = choose(ctx, "evaluator").endpoint == "embedded"
     return {
-        "max_concurrency": ctx.local_slots if embedded else ctx.max_concurrency,
+        "max_concurrency": ctx.local_slots if on_embedded(ctx) else ctx.max_concurrency,
         "tags": [f"{key}:{value}" for key, value in ctx.trace_metadata().items() if key != "search"],
         "metadata": ctx.trace_metadata(),
-        "recursion_limit": step_limit(ctx),
+        "recursion_limit": ctx.step_limit(),
         **extra,
     }
 
 
-def step_limit(ctx: BaseContext) -> int:
-    """LangGraph's step limit of a run: 200 steps, and more for each round of each speaker.
+def on_embedded(ctx: BaseContext) -> bool:
+    """Whether an agent of the context's graph (one of its roles) answers on the embedded server."""
+    roles = type(ctx).agent_roles() or ("answer",)  # a bare context: its model's
+    one_per_model = {ctx.role_models.get(role) or ctx.model: role for role in roles}
+    return any(_endpoint(ctx, role) == "embedded" for role in one_per_model.values())
 
-    A claim's debate takes a few steps (retrieve, speak, route) per speaker and round: at a fixed
-    limit, a run of many rounds debated to the end and then failed with GraphRecursionError.
+
+def _endpoint(ctx: BaseContext, role: str) -> str | None:
+    """Where ``role`` answers; None where the run's settings alone do not say.
+
+    An audit's target answers on settings of its own: its calls resolve it, and say what is missing.
     """
-    rounds = max(int(getattr(ctx, name, 0) or 0) for name in ("rounds", "max_rounds", "hallucination_rounds"))
-    speakers = max(len(getattr(ctx, "speakers", ())), 2 * len(getattr(ctx, "hallucination_agents", ())), 2)
-    return 200 + rounds * (3 * speakers + 4)
+    try:
+        return choose(ctx, role).endpoint
+    except ConfigError:
+        return None

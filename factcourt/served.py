@@ -35,12 +35,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import TypeAdapter, ValidationError
 
+from factcourt.api import RESULT_SETTINGS
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.inputs import first_complaint, strip_controls, undecodable
 from factcourt.redact import hide_endpoint
 from factcourt.runs import run_config
-from factcourt.systems import SYSTEMS, System, load, named
+from factcourt.systems import SYSTEMS, System, named
 
 if TYPE_CHECKING:
     from langgraph_sdk.runtime import ServerRuntime
@@ -52,7 +53,6 @@ SERVER_ONLY = ("base_url", "embedding_base_url", "local_weights", "corpus")
 # settings whose values are model names: a name must not name a file or folder of the server
 MODEL_NAME_FIELDS = ("model", "role_models", "juror_models", "experts", "embedding_model")
 # the checkpoint metadata key of the settings a run's result names (see ``result_settings``)
-RESULT_SETTINGS = "factcourt_settings"
 
 
 def deployer_settings() -> dict[str, Any]:
@@ -209,7 +209,7 @@ def check_input(graph: str, payload: Any) -> None:
             raise InputError(f"input {key}: {problem}")
     system = named(graph)
     _typed(system.input, payload)
-    if system.input_problem and (problem := load(system.input_problem)(payload)):
+    if system.input_problem and (problem := system.input_problem(payload)):
         raise InputError(problem)
 
 
@@ -223,7 +223,7 @@ def result_settings(graph: str, context: BaseContext) -> dict[str, str]:
     system = named(graph)
     if system.stored is None or system.result is None or "settings" not in system.result.model_fields:
         return {}
-    return {RESULT_SETTINGS: load(system.stored)({}, context).settings.model_dump_json()}
+    return {RESULT_SETTINGS: system.stored({}, context).settings.model_dump_json()}  # type: ignore[attr-defined]
 
 
 class ServedGraph(CompiledStateGraph[Any, Any, Any, Any]):
@@ -275,7 +275,13 @@ def served(graph: CompiledStateGraph) -> ServedGraph:
     return ServedGraph(**attrs)
 
 
-def _factory(system: System) -> Callable[..., ServedGraph]:
+def graph_factory(name: str) -> Callable[..., ServedGraph]:
+    """The server's factory of graph ``name`` (its registry entry's), as ``langgraph.json`` names it.
+
+    A system outside the package defines its own (``echo = graph_factory("echo")``) in its module
+    and names that module in ``langgraph.json``.
+    """
+    system: System = named(name)
     graph = cache(lambda: served(system.compiled()))
 
     def factory(runtime: ServerRuntime) -> ServedGraph:
@@ -288,6 +294,10 @@ def _factory(system: System) -> Callable[..., ServedGraph]:
     return factory
 
 
-# each system's factory under its graph's name, as langgraph.json names it (``served.py:factcheck``):
-# the server reads the module's own variables
-globals().update({system.name: _factory(system) for system in SYSTEMS})
+# each system's factory under its graph's name, as langgraph.json names it (``served.py:factcheck``)
+factcheck = graph_factory("factcheck")
+verify = graph_factory("verify")
+hallucination = graph_factory("hallucination")
+pyramid = graph_factory("pyramid")
+longqa = graph_factory("longqa")
+audit = graph_factory("audit")

@@ -1,66 +1,84 @@
 """The registry of systems: each graph declares itself here once, and every layer loops over it.
 
-An entry names the graph's context, input schema and state module, and where its other parts
-live: the graph module, the checks of a served run's input, the command line module, the HTML
-view, the batch row and the simulated model's rules. Parts above this module
-(the graphs, nodes, API, command line) are named by ``"module:attribute"`` and loaded when
-used, so every layer may import the registry: the providers and the checkpointer too.
+An entry names the graph's context, input schema and state module, and imports its other parts:
+the graph module, the checks of a served run's input, the command line's commands, the HTML
+view, the batch row and the simulated model's rules. The registry so sits on the top floor, above
+every part it names, and nothing below imports it (an import contract keeps it so): only the
+entry points do (``factcourt``, the command line, the served graphs, the server, the page).
 
-The API, the command line, the HTML report, batch runs, the server's assistants, the served
-graphs, the checkpoints' allow-list and the simulated model read this list; a new system is
-its own modules plus one :class:`System` in :data:`SYSTEMS` (and its line in ``langgraph.json``).
+What a layer below needs of the systems is handed to it at startup by :func:`hand_down` (the
+checkpoints' allow-list, the simulated model's rules, the HTML views, the batch rows, a served
+thread's result); each asks for it when used, so a system appended to :data:`SYSTEMS` later is
+found too. A new system is its own modules plus one :class:`System` in :data:`SYSTEMS` (and its
+line in ``langgraph.json``).
 """
 
 from __future__ import annotations
 
-import importlib
+import argparse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
-from factcourt import state
+from langgraph.graph import StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+import factcourt.api.audit
+import factcourt.api.claims
+import factcourt.api.hallucination
+import factcourt.api.pyramid
+import factcourt.cli.audit
+import factcourt.cli.claims
+import factcourt.cli.detect
+import factcourt.cli.leaderboard
+import factcourt.cli.longqa
+import factcourt.graphs.audit
+import factcourt.graphs.factcheck
+import factcourt.graphs.hallucination
+import factcourt.graphs.longqa
+import factcourt.graphs.pyramid
+import factcourt.graphs.verify
+import factcourt.nodes.audit.simulated
+import factcourt.nodes.claims.simulated
+import factcourt.nodes.hallucination.simulated
+import factcourt.nodes.longqa.simulated
+import factcourt.nodes.pyramid.simulated
+from factcourt import api, batch, checkpoints, state
+from factcourt.api import StoredRun
+from factcourt.batch import BatchRow
 from factcourt.context.audit import AuditContext
 from factcourt.context.base import BaseContext
 from factcourt.context.claims import PROTOCOLS, RULES, ClaimsContext
 from factcourt.context.hallucination import LAYOUTS, HallucinationContext
 from factcourt.context.longqa import LongQAContext
 from factcourt.context.pyramid import PyramidContext
+from factcourt.nodes.audit.common import input_problem as audit_input_problem
+from factcourt.nodes.claims.open_case import claim_input_problem, response_input_problem
+from factcourt.nodes.hallucination.gather import input_problem as hallucination_input_problem
+from factcourt.nodes.longqa.gather import input_problem as longqa_input_problem
+from factcourt.nodes.pyramid.open import input_problem as pyramid_input_problem
+from factcourt.providers import simulated
+from factcourt.report import audit as audit_view
+from factcourt.report import claims as claims_view
+from factcourt.report import hallucination as hallucination_view
+from factcourt.report import html
+from factcourt.report.html import HtmlView
 from factcourt.state import audit, claims, hallucination, longqa, pyramid
 from factcourt.state.records import Result
 
-
-def load(reference: str) -> Any:
-    """What ``"module:attribute"`` names (a module alone without the colon)."""
-    module, _, attribute = reference.partition(":")
-    loaded = importlib.import_module(module)
-    return getattr(loaded, attribute) if attribute else loaded
+__all__ = ["BatchRow", "GraphModule", "HtmlView", "SYSTEMS", "System", "hand_down", "named", "of_command"]
 
 
-@dataclass(frozen=True)
-class BatchRow:
-    """A system's ``--batch`` rows: the text fields of a row and how one row is run."""
+class GraphModule(Protocol):
+    """A graph's module: ``build()`` and the compiled ``graph`` (``factcourt.graphs.<name>``)."""
 
-    fields: tuple[str, ...]
-    """Text fields each row must have."""
-    optional: tuple[str, ...] = ()
-    """Text fields a row may have."""
-    problem: str = ""
-    """``values -> str | None``: why a row's texts cannot be run, as the API would refuse them."""
-    run: str = ""
-    """``async (values, ctx) -> Result``: one row's result (its ``failure()``: is it a full one?)."""
-    items: bool = False
-    """Whether a row's result holds items (claims) the summary counts."""
+    @property
+    def graph(self) -> CompiledStateGraph[Any, Any, Any, Any]:
+        """The compiled graph."""
 
-
-@dataclass(frozen=True)
-class HtmlView:
-    """How the HTML report shows a system's result: a view of it and the template that draws the view."""
-
-    view: str
-    """``result -> dict``: the template's values."""
-    template: str = "tables"
-    """A template of ``factcourt/report/templates`` (``tables`` shows a view's ``body``)."""
+    def build(self) -> StateGraph[Any, Any, Any, Any]:
+        """The graph, uncompiled."""
 
 
 @dataclass(frozen=True)
@@ -75,25 +93,25 @@ class System:
     """The graph's input schema: a served run's input is checked against it."""
     state: ModuleType
     """The module of its state and models: what a checkpoint of it may hold."""
-    graph: str
-    """The module holding ``build()`` and the compiled ``graph`` (``factcourt.graphs.<name>``)."""
-    input_problem: str | None = None
-    """``payload -> str | None``: why a served run's input is refused beyond its schema."""
+    graph: GraphModule
+    """The module holding ``build()`` and the compiled ``graph``."""
+    input_problem: Callable[[dict[str, Any]], str | None] | None = None
+    """Why a served run's input is refused beyond its schema."""
     command: str | None = None
     """The ``factcourt`` command that runs it, and the ``kind`` of its result."""
     result: type[Result] | None = None
     """The model of the result the API returns (its ``kind`` is ``command``)."""
-    stored: str | None = None
+    stored: Callable[[Any, Any], Result] | None = None
     """``(state, context) -> Result``: the result of a finished run's state (a served thread's)."""
-    api: str | None = None
+    api: ModuleType | None = None
     """The module of its Python API: its ``__all__`` is what ``factcourt`` exports for it."""
-    cli: str | None = None
-    """The command line module whose ``add_commands`` registers its commands."""
+    cli: Callable[[argparse._SubParsersAction], None] | None = None
+    """The command line module's ``add_commands``, which registers its commands."""
     html: HtmlView | None = None
     """How the HTML report shows its result."""
     batch: BatchRow | None = None
     """Its ``--batch`` rows, when it takes them."""
-    simulated: str | None = None
+    simulated: ModuleType | None = None
     """The module whose ``RULES`` (schema name -> prompt -> answer) the simulated model follows for it."""
     assistants: tuple[tuple[str, dict[str, Any]], ...] = field(default=())
     """The standard assistants a server gets for it: (name, context)."""
@@ -103,13 +121,13 @@ class System:
         if (self.html or self.batch) and self.result is None:
             raise ValueError(f"system {self.name!r} shows results: name its result model")
 
-    def compiled(self) -> Any:
+    def compiled(self) -> CompiledStateGraph[Any, Any, Any, Any]:
         """The compiled graph."""
-        return load(f"{self.graph}:graph")
+        return self.graph.graph
 
-    def builder(self) -> Callable[[], Any]:
+    def builder(self) -> Callable[[], StateGraph[Any, Any, Any, Any]]:
         """The graph module's ``build``."""
-        return load(f"{self.graph}:build")
+        return self.graph.build
 
 
 def _claim_assistants(graph: str) -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -126,22 +144,22 @@ SYSTEMS: list[System] = [
         context=ClaimsContext,
         input=claims.FactcheckInput,
         state=claims,
-        graph="factcourt.graphs.factcheck",
-        input_problem="factcourt.nodes.claims.open_case:response_input_problem",
+        graph=factcourt.graphs.factcheck,
+        input_problem=response_input_problem,
         command="check",
         result=claims.CheckResult,
-        stored="factcourt.api.claims:check_result",
-        api="factcourt.api.claims",
-        cli="factcourt.cli.claims",
-        html=HtmlView("factcourt.report.claims:check_view", "check"),
+        stored=factcourt.api.claims.check_result,
+        api=factcourt.api.claims,
+        cli=factcourt.cli.claims.add_commands,
+        html=HtmlView(claims_view.check_view, "check"),
         batch=BatchRow(
             fields=("text",),
             optional=("question",),
-            problem="factcourt.api.claims:check_row_problem",
-            run="factcourt.api.claims:check_row",
+            problem=factcourt.api.claims.check_row_problem,
+            run=factcourt.api.claims.check_row,
             items=True,
         ),
-        simulated="factcourt.nodes.claims.simulated",
+        simulated=factcourt.nodes.claims.simulated,
         assistants=_claim_assistants("factcheck"),
     ),
     System(
@@ -149,13 +167,13 @@ SYSTEMS: list[System] = [
         context=ClaimsContext,
         input=claims.ClaimInput,
         state=claims,
-        graph="factcourt.graphs.verify",
-        input_problem="factcourt.nodes.claims.open_case:claim_input_problem",
+        graph=factcourt.graphs.verify,
+        input_problem=claim_input_problem,
         command="verify",
         result=claims.VerifyResult,
-        stored="factcourt.api.claims:verify_result",
-        api="factcourt.api.claims",
-        html=HtmlView("factcourt.report.claims:verify_view", "verify"),
+        stored=factcourt.api.claims.verify_result,
+        api=factcourt.api.claims,
+        html=HtmlView(claims_view.verify_view, "verify"),
         assistants=_claim_assistants("verify"),
     ),
     System(
@@ -163,20 +181,20 @@ SYSTEMS: list[System] = [
         context=HallucinationContext,
         input=hallucination.HallucinationInput,
         state=hallucination,
-        graph="factcourt.graphs.hallucination",
-        input_problem="factcourt.nodes.hallucination.gather:input_problem",
+        graph=factcourt.graphs.hallucination,
+        input_problem=hallucination_input_problem,
         command="detect",
         result=hallucination.DetectResult,
-        stored="factcourt.api.hallucination:detect_result",
-        api="factcourt.api.hallucination",
-        cli="factcourt.cli.detect",
-        html=HtmlView("factcourt.report.hallucination:detect_view", "detect"),
+        stored=factcourt.api.hallucination.detect_result,
+        api=factcourt.api.hallucination,
+        cli=factcourt.cli.detect.add_commands,
+        html=HtmlView(hallucination_view.detect_view, "detect"),
         batch=BatchRow(
             fields=("question", "answer"),
-            problem="factcourt.api.hallucination:detect_row_problem",
-            run="factcourt.api.hallucination:detect_row",
+            problem=factcourt.api.hallucination.detect_row_problem,
+            run=factcourt.api.hallucination.detect_row,
         ),
-        simulated="factcourt.nodes.hallucination.simulated",
+        simulated=factcourt.nodes.hallucination.simulated,
         assistants=tuple((f"hallucination-{layout}", {"hallucination_layout": layout}) for layout in LAYOUTS),
     ),
     System(
@@ -184,37 +202,37 @@ SYSTEMS: list[System] = [
         context=PyramidContext,
         input=pyramid.PyramidInput,
         state=pyramid,
-        graph="factcourt.graphs.pyramid",
-        input_problem="factcourt.nodes.pyramid.open:input_problem",
+        graph=factcourt.graphs.pyramid,
+        input_problem=pyramid_input_problem,
         command="pyramid",
-        api="factcourt.api.pyramid",
-        cli="factcourt.cli.leaderboard",
-        simulated="factcourt.nodes.pyramid.simulated",
+        api=factcourt.api.pyramid,
+        cli=factcourt.cli.leaderboard.add_commands,
+        simulated=factcourt.nodes.pyramid.simulated,
     ),
     System(
         name="longqa",
         context=LongQAContext,
         input=longqa.LongQAInput,
         state=longqa,
-        graph="factcourt.graphs.longqa",
-        input_problem="factcourt.nodes.longqa.gather:input_problem",
+        graph=factcourt.graphs.longqa,
+        input_problem=longqa_input_problem,
         command="build-longqa",
-        cli="factcourt.cli.longqa",
-        simulated="factcourt.nodes.longqa.simulated",
+        cli=factcourt.cli.longqa.add_commands,
+        simulated=factcourt.nodes.longqa.simulated,
     ),
     System(
         name="audit",
         context=AuditContext,
         input=audit.AuditInput,
         state=audit,
-        graph="factcourt.graphs.audit",
-        input_problem="factcourt.nodes.audit.common:input_problem",
+        graph=factcourt.graphs.audit,
+        input_problem=audit_input_problem,
         command="audit",
         result=audit.AuditResult,
-        api="factcourt.api.audit",
-        cli="factcourt.cli.audit",
-        html=HtmlView("factcourt.report.audit:audit_view"),
-        simulated="factcourt.nodes.audit.simulated",
+        api=factcourt.api.audit,
+        cli=factcourt.cli.audit.add_commands,
+        html=HtmlView(audit_view.audit_view),
+        simulated=factcourt.nodes.audit.simulated,
     ),
 ]
 
@@ -237,35 +255,33 @@ def of_command(command: str) -> System | None:
     return next((s for s in SYSTEMS if s.command == command), None)
 
 
-def roles() -> tuple[str, ...]:
-    """Every system's agent roles, in the registry's order (``factcourt models`` lists them)."""
-    return tuple(dict.fromkeys(role for system in SYSTEMS for role in system.context.agent_roles()))
-
-
-def _api_modules() -> list[ModuleType]:
-    """The systems' API modules, each once (the claim court's serves two graphs)."""
-    return [load(module) for module in dict.fromkeys(system.api for system in SYSTEMS if system.api)]
-
-
 def exported() -> list[str]:
     """What ``factcourt`` exports for the systems: each one's context and its API's ``__all__``."""
     names = [system.context.__name__ for system in SYSTEMS]
-    for module in _api_modules():
+    for module in dict.fromkeys(system.api for system in SYSTEMS if system.api):
         names += module.__all__
     return list(dict.fromkeys(names))
 
 
-def public(name: str, owner: str) -> Any:
-    """The context or API function ``name`` of a system, as module ``owner`` exports it.
+def _stored_run(graph: str) -> StoredRun | None:
+    """What reading a served thread of ``graph`` takes; None when no page shows its result."""
+    system = next((s for s in SYSTEMS if s.name == graph), None)
+    if system is None or system.stored is None:
+        return None
+    return StoredRun(system.compiled().builder.state_schema, system.stored, system.context)
 
-    ``factcourt.check`` and ``factcourt.api.check`` are found here, so no module but this names
-    every system. AttributeError when no system exports ``name``.
-    """
-    if not name.startswith("__"):
-        for system in SYSTEMS:
-            if system.context.__name__ == name:
-                return system.context
-        for module in _api_modules():
-            if name in module.__all__:
-                return getattr(module, name)
-    raise AttributeError(f"module {owner!r} has no attribute {name!r}")
+
+def hand_down() -> None:
+    """Hand the layers below what they need of the systems: each reads :data:`SYSTEMS` when used."""
+    checkpoints.hold_states_of(lambda: [system.state for system in SYSTEMS])
+    simulated.follow_systems(lambda: [system.simulated for system in SYSTEMS if system.simulated])
+    html.show_results(
+        lambda: [(s.command, s.result, s.html) for s in SYSTEMS if s.html and s.command and s.result]
+    )
+    batch.take_rows(
+        lambda: [(s.command, s.batch, s.result) for s in SYSTEMS if s.batch and s.command and s.result]
+    )
+    api.read_threads_with(_stored_run)
+
+
+hand_down()

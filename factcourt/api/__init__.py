@@ -3,12 +3,12 @@
 This package holds what every system's API shares (running a graph, resumably or not, the
 store, the embedded servers, the preflight, a served thread's result); each system's own
 functions live in its module (``factcourt.api.claims``, ``.hallucination``, ``.pyramid``,
-``.audit``), which the registry (``factcourt.systems``) names, so ``factcourt.api.check`` is
-found there and this package names no system. Each returns its system's result model (or a
-:class:`Pyramid`): ``kind`` names it, and its ``model_dump(mode="json")`` is the JSON the command
-prints. The command line runs every command through here too: ``progress`` hands it each progress
-event of a run, and a resumable run (a crashed one resumes from its checkpoints) says first how it
-runs.
+``.audit``), which the registry (``factcourt.systems``) names: this package names no system,
+and is handed by the registry what it needs of them (:func:`read_threads_with`). Each returns
+its system's result model (or a :class:`Pyramid`): ``kind`` names it, and its
+``model_dump(mode="json")`` is the JSON the command prints. The command line runs every
+command through here too: ``progress`` hands it each progress event of a run, and a resumable
+run (a crashed one resumes from its checkpoints) says first how it runs.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import inspect
 import re
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any, TypeVar, cast, get_type_hints
+from typing import Any, NamedTuple, TypeVar, cast, get_type_hints
 
 from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, TypeAdapter, ValidationError
@@ -29,7 +29,6 @@ from factcourt.errors import ConfigError, FactcourtError, InputError, first_line
 from factcourt.inputs import undecodable
 from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
 from factcourt.state.records import Evidence, Result
-from factcourt.systems import load, public
 
 Call = TypeVar("Call", bound=Callable[..., Any])
 
@@ -133,6 +132,7 @@ async def run_graph(
 
 async def run_resumably(
     name: str,
+    build: Callable[[], Any],
     identity: list[Any],
     payload: dict[str, Any],
     ctx: BaseContext,
@@ -141,11 +141,12 @@ async def run_resumably(
     keep: bool,
     **config: Any,
 ) -> dict[str, Any]:
-    """Run graph ``name`` under the SQLite checkpointer: a crashed run of ``identity`` resumes."""
-    from factcourt.checkpoints import DURABILITY, resumable_run
-    from factcourt.systems import named
+    """Run graph ``name``, made by ``build``, under the SQLite checkpointer: a crashed run resumes.
 
-    build = named(name).builder()
+    ``identity``: what names the run (its texts), so a crashed run of it is found again.
+    """
+    from factcourt.checkpoints import DURABILITY, resumable_run
+
     async with resumable_run(name, build, identity, payload, ctx, keep=keep, **config) as run:
         if progress is not None:
             progress(
@@ -232,13 +233,13 @@ def models_by_role(model: str | None = None, settings: dict[str, Any] | None = N
     ``settings``: a context's settings besides (a deployer's: its endpoint, its model); any
     setting of no model's is left out. A model no run could reach is a ConfigError.
     """
+    from factcourt.context.base import known_roles
     from factcourt.providers.models import choose
-    from factcourt.systems import roles
 
     shared = {f.name for f in fields(BaseContext)}
     values = {k: v for k, v in (settings or {}).items() if k in shared}
     ctx = BaseContext.from_dict(values | ({"model": model} if model is not None else {}))
-    return [(role, choose(ctx, role)) for role in roles()]
+    return [(role, choose(ctx, role)) for role in known_roles()]
 
 
 def clear_cache() -> tuple[int, int, int]:
@@ -252,6 +253,33 @@ def clear_cache() -> tuple[int, int, int]:
     answers = cache.clear()
     deleted, live = checkpoints.clear()
     return answers, deleted, live
+
+
+# the key of a served run's checkpoint metadata that holds the settings its result names (served.py)
+RESULT_SETTINGS = "factcourt_settings"
+
+
+class StoredRun(NamedTuple):
+    """What reading a served thread's result takes of the graph that ran it."""
+
+    state: Any
+    """The graph's state schema: the thread's JSON values are turned back into it."""
+    result: Callable[[Any, Any], Result]
+    """``(state, context) -> Result``: the result of a finished run's state."""
+    context: type[BaseContext]
+    """The graph's context: a page names its defaults."""
+
+
+_stored_run: Callable[[str], StoredRun | None] = lambda graph: None  # noqa: E731
+
+
+def read_threads_with(stored_run: Callable[[str], StoredRun | None]) -> None:
+    """Read a served thread's result with ``stored_run(graph_id)`` (None: no result a page shows).
+
+    The registry (``factcourt.systems``) hands it over at startup: this package names no system.
+    """
+    global _stored_run
+    _stored_run = stored_run
 
 
 Given = TypeVar("Given", bound=BaseContext)
@@ -279,9 +307,6 @@ async def stored_result(url: str | None, thread: str) -> Result:
     """
     from langgraph_sdk import get_client
     from pydantic import TypeAdapter
-
-    from factcourt.served import RESULT_SETTINGS
-    from factcourt.systems import named
 
     client = get_client(url=url)
     try:
@@ -312,20 +337,16 @@ async def stored_result(url: str | None, thread: str) -> Result:
             f"thread {thread}'s run has not finished (it is still running, or was stopped): "
             "it has no result to show yet"
         )
-    try:
-        system = named(str(graph_id))
-    except KeyError:
-        system = None
-    if system is None or system.stored is None:
+    stored = _stored_run(str(graph_id))
+    if stored is None:
         raise FactcourtError(f"thread {thread} holds no finished run of a graph whose result a page shows")
-    schema = system.compiled().builder.state_schema
-    values = TypeAdapter(schema).validate_python(dict(state.get("values") or {}))  # type: ignore[arg-type]
-    result = load(system.stored)(values, system.context.make({}))
+    values = TypeAdapter(stored.state).validate_python(dict(state.get("values") or {}))  # type: ignore[arg-type]
+    result = stored.result(values, stored.context.make({}))
     if "settings" in type(result).model_fields:
         # the settings the run names in its checkpoint (served.py); a run stored before they were
         # kept names none, rather than the defaults it may not have run with
         saved = (state.get("metadata") or {}).get(RESULT_SETTINGS)
-        shown = type(result.settings)
+        shown = type(result.settings)  # type: ignore[attr-defined]  # only results naming settings
         result = result.model_copy(
             update={"settings": shown.model_validate_json(saved) if saved else shown()}
         )
@@ -353,11 +374,6 @@ def _stored_error(error: Any) -> str:
     return first_line(error, "an error")
 
 
-def __getattr__(name: str) -> Any:
-    """A system's own function (``factcourt.api.check``), found through the registry."""
-    return public(name, __name__)
-
-
 __all__ = [
     "checked",
     "clear_cache",
@@ -368,9 +384,11 @@ __all__ = [
     "preflight",
     "ProgressHook",
     "run_graph",
+    "read_threads_with",
     "run_resumably",
     "stop_servers",
     "stop_servers_on_exit",
+    "StoredRun",
     "stored_result",
     "uncovered_language",
     "use_store",

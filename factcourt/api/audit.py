@@ -80,11 +80,13 @@ async def aaudit(
 ) -> AuditResult:
     """Audit a target model's fact-checking (async); see :func:`audit`."""
     from factcourt.audit_report import audit_json
+    from factcourt.graphs.audit import build
 
     ctx = audit_context(scale, target_model, target_base_url, settings, overrides)
     chosen = audit_objects(objects)
     state = await run_resumably(
         "audit",
+        build,
         [chosen],
         {"objects": chosen},
         ctx,

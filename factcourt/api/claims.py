@@ -79,7 +79,7 @@ async def acheck(
     ``split``: the Clerk's split of this very text made before (a pyramid's), taken instead of
     asking the Clerk again.
     """
-    from factcourt.graphs.factcheck import graph
+    from factcourt.graphs.factcheck import build, graph
 
     if split is None:  # a split given was made of this very text, spans and all
         text, question = strip_controls(text), strip_controls(question or "")
@@ -93,7 +93,9 @@ async def acheck(
         payload |= {"claims": split.claims, "dropped": split.dropped}
     if resumable:
         identity = [text, question or ""]
-        state = await run_resumably("factcheck", identity, payload, ctx, progress, keep=keep_checkpoint)
+        state = await run_resumably(
+            "factcheck", build, identity, payload, ctx, progress, keep=keep_checkpoint
+        )
     else:
         state = await run_graph(graph, payload, ctx, run_config(ctx), progress)
     return check_result(state, ctx)

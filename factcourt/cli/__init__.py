@@ -2,7 +2,7 @@
 
 One module per command group parses, calls the API (``factcourt.api``) and renders. A system's
 group is named by its entry in the registry (``factcourt.systems``); the groups that run no one
-system (tools, benchmarks, training, reports) are listed in ``GROUPS``. Exit codes: 0 done, 1 the run
+system (tools, benchmarks, training, reports) are :func:`groups`. Exit codes: 0 done, 1 the run
 failed, 2 bad input or configuration.
 """
 
@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 import warnings
+from collections.abc import Callable
 from types import FrameType
 from typing import Any, NoReturn
 
@@ -22,11 +23,7 @@ from factcourt.cli.shared import check_paths, err, fail, output_lock
 from factcourt.errors import FactcourtError, first_line
 from factcourt.inputs import undecodable
 from factcourt.redact import redact
-from factcourt.systems import SYSTEMS, load
 from factcourt.terminal import neutralise
-
-# the command groups of no one system
-GROUPS = ("factcourt.cli.tools", "factcourt.cli.bench", "factcourt.cli.train", "factcourt.cli.report")
 
 
 class Parser(argparse.ArgumentParser):
@@ -65,8 +62,17 @@ class LogFormatter(logging.Formatter):
         return neutralise(redact(super().format(record)))
 
 
+def groups() -> list[Callable[[argparse._SubParsersAction], None]]:
+    """The command groups of no one system: tools, benchmarks, training, reports."""
+    from factcourt.cli import bench, report, tools, train
+
+    return [tools.add_commands, bench.add_commands, train.add_commands, report.add_commands]
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
+    """The argument parser with every subcommand: each system's (the registry's) and the groups'."""
+    from factcourt.systems import SYSTEMS  # the registry sits above every command it names
+
     parser = Parser(
         prog="factcourt",
         description="Check what an LLM wrote: agents debate each claim over retrieved evidence. "
@@ -76,8 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    for group in dict.fromkeys([*(s.cli for s in SYSTEMS if s.cli), *GROUPS]):
-        load(group).add_commands(sub)
+    for add_commands in dict.fromkeys([*(s.cli for s in SYSTEMS if s.cli), *groups()]):
+        add_commands(sub)
     _debug_everywhere(parser)
     return parser
 

@@ -50,6 +50,13 @@ MAX_RETRIES = 10
 # an hour: a 2,048-token answer of a slow CPU model takes minutes; a longer wait holds a served
 # run's worker (and a client may set it) for nothing
 MAX_TIMEOUT_S = 3600.0
+# LangGraph's step limit of a run that debates nothing; a debate adds its rounds' steps
+BASE_STEPS = 200
+
+
+def debate_steps(rounds: int, speakers: int) -> int:
+    """The steps a debate of ``rounds`` takes beyond the base: a few (retrieve, speak, route) per turn."""
+    return rounds * (3 * max(speakers, 2) + 4)
 
 
 @dataclass(kw_only=True)
@@ -263,6 +270,14 @@ class BaseContext:
     def retrieval_enabled(self) -> bool:
         """Whether agents may search (off for 'given', 'none' and the no-search ablation)."""
         return self.search not in ("given", "none")
+
+    def step_limit(self) -> int:
+        """LangGraph's step limit of a run of its graph: a graph that debates adds its rounds' steps.
+
+        At a fixed limit, a run of many rounds debated to the end and then failed with
+        GraphRecursionError. A context that extends two adds the larger of their debates.
+        """
+        return BASE_STEPS
 
     def trace_metadata(self) -> dict[str, Any]:
         """What a run's trace is filed under (LangSmith metadata)."""

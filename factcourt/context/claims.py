@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, get_args
 
-from factcourt.context.base import MAX_ROUNDS, BaseContext, describe
+from factcourt.context.base import BASE_STEPS, MAX_ROUNDS, BaseContext, debate_steps, describe
 from factcourt.errors import ConfigError
 
 # The published systems as their papers run them, with no first pass. MAD-Fact (§4.2, §6.2.3): no
@@ -258,6 +258,11 @@ class ClaimsContext(BaseContext):
     def trace_metadata(self) -> dict[str, Any]:
         """The protocol and rule beside the search."""
         return {"protocol": self.protocol, "rule": self.rule, **super().trace_metadata()}
+
+    def step_limit(self) -> int:
+        """The base and the court's debate: each speaker's turn each round (see the base's)."""
+        debate = debate_steps(max(self.rounds, self.max_rounds), len(self.speakers))
+        return max(super().step_limit(), BASE_STEPS + debate)
 
     @property
     def max_rounds(self) -> int:

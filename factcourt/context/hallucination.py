@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal, get_args
 
-from factcourt.context.base import MAX_ROUNDS, BaseContext, describe
+from factcourt.context.base import BASE_STEPS, MAX_ROUNDS, BaseContext, debate_steps, describe
 from factcourt.errors import ConfigError
 
 HALLUCINATION_AGENTS = ("logic", "consistency", "factual", "comprehensive")
@@ -118,6 +118,11 @@ class HallucinationContext(BaseContext):
     def judge_weights(self) -> dict[str, float]:
         """The agents' weights by the judge's dimension that scores them."""
         return {JUDGE_DIMENSION[agent]: w for agent, w in self.hallucination_weights.items()}
+
+    def step_limit(self) -> int:
+        """The base and the teams' debate: each agent's two turns each round (see the base's)."""
+        debate = debate_steps(self.hallucination_rounds, 2 * len(self.hallucination_agents))
+        return max(super().step_limit(), BASE_STEPS + debate)
 
     @property
     def hallucination_rounds(self) -> int:

@@ -13,6 +13,7 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -68,8 +69,9 @@ def _shared(schema: str, prompt: str) -> dict[str, Any]:
 def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
     """The rule-based answer to a prompt that asks for ``schema``: the shared agents' or a system's rule.
 
-    Each system's rules are the module its registry entry names (``System.simulated``); rules for
-    schemas no system asks for (the benchmarks') are added with :func:`add_rules`.
+    Each system's rules are the module its registry entry names (``System.simulated``), handed
+    over with :func:`follow_systems`; rules for schemas no system asks for (the benchmarks') are
+    added with :func:`add_rules`.
     """
     if schema in ("ClerkOutput", "SearchQuery"):
         return _shared(schema, prompt)
@@ -99,10 +101,21 @@ def add_rules(rules: ModuleType) -> None:
         _ADDED.append(rules)
 
 
-def _systems_rules() -> list[Any]:
-    from factcourt.systems import SYSTEMS, load
+_systems: Callable[[], Sequence[ModuleType]] = list
 
-    return [load(system.simulated) for system in SYSTEMS if system.simulated] + _ADDED
+
+def follow_systems(rules: Callable[[], Sequence[ModuleType]]) -> None:
+    """Follow the systems' rules, ``rules()``: the registry hands them over at startup.
+
+    This provider so names no system; it asks ``rules`` each time, so a system registered later
+    is followed too.
+    """
+    global _systems
+    _systems = rules
+
+
+def _systems_rules() -> list[Any]:
+    return [*_systems(), *_ADDED]
 
 
 class SimulatedChatModel(BaseChatModel):

@@ -1,9 +1,9 @@
 """Reports for people: a result as one self-contained HTML page (``factcourt.report_html``)."""
 
-from factcourt.report.html import KINDS, kind_of, render, write_html
+from factcourt.report.html import kind_of, kinds, render, write_html
 from factcourt.state.records import Result
 
-__all__ = ["KINDS", "kind_of", "render", "report_html", "write_html"]
+__all__ = ["kind_of", "kinds", "render", "report_html", "write_html"]
 
 
 def report_html(result: Result | dict, kind: str | None = None, folder=None) -> str:

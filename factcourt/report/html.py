@@ -12,7 +12,8 @@ import base64
 import bisect
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -23,18 +24,40 @@ from markupsafe import Markup
 from factcourt.errors import FactcourtError, InputError
 from factcourt.nodes.helpers import fence
 from factcourt.state.records import Result
-from factcourt.systems import SYSTEMS, load, of_command
 
 # the folder reports of the leaderboard and the benchmarks: no system's results
 FOLDER_REPORTS = ("leaderboard", "bench")
 
 
+@dataclass(frozen=True)
+class HtmlView:
+    """How the HTML report shows a system's result: a view of it and the template that draws the view."""
+
+    view: Callable[[Any, Path | None], dict[str, Any]]
+    """``(result, folder) -> dict``: the template's values."""
+    template: str = "tables"
+    """A template of ``factcourt/report/templates`` (``tables`` shows a view's ``body``)."""
+
+
+# a system's result kind (its command), result model and view
+Shown = tuple[str, type[Result], HtmlView]
+_shown: Callable[[], Sequence[Shown]] = list
+
+
+def show_results(shown: Callable[[], Sequence[Shown]]) -> None:
+    """Show the systems' results, ``shown()``: the registry hands them over at startup.
+
+    This module so names no system; it asks ``shown`` each time, so a system registered later
+    is shown too.
+    """
+    global _shown
+    _shown = shown
+
+
 def kinds() -> tuple[str, ...]:
     """What a page shows: the results of the systems that have a view, then the folder reports."""
-    return (*(s.command for s in SYSTEMS if s.html and s.command), *FOLDER_REPORTS)
+    return (*(kind for kind, _, _ in _shown()), *FOLDER_REPORTS)
 
-
-KINDS = kinds()  # those of the package's own systems
 
 # Each mark: a colour, an icon and words, so the page reads without colour too. Ordered worst
 # first: a sentence holding a refuted and a supported claim is marked refuted.
@@ -70,9 +93,9 @@ def kind_of(result: Result | dict[str, Any]) -> str:
         return result.kind
     if isinstance(result.get("kind"), str):
         return result["kind"]
-    for system in SYSTEMS:  # each result model knows its own older JSON
-        if system.html and system.command and system.result and system.result.has_shape(result):
-            return system.command
+    for kind, model, _ in _shown():  # each result model knows its own older JSON
+        if model.has_shape(result):
+            return kind
     report = result.get("report")
     if isinstance(report, dict) and "rows" in report and "score_names" in report:
         return "leaderboard"
@@ -91,10 +114,11 @@ def render(result: Result | dict[str, Any], kind: str | None = None, folder: Pat
     kind = kind or kind_of(result)
     if kind not in kinds():
         raise InputError(f"kind must be one of {', '.join(kinds())}, not {kind!r}")
-    system = of_command(kind)
-    if system is not None and system.html is not None and system.result is not None:
-        typed = result if isinstance(result, Result) else system.result.model_validate(result)
-        page, template = load(system.html.view)(typed, folder), system.html.template
+    shown = next(((model, html) for named, model, html in _shown() if named == kind), None)
+    if shown is not None:
+        model, html = shown
+        typed = result if isinstance(result, Result) else model.model_validate(result)
+        page, template = html.view(typed, folder), html.template
     else:
         page, template = _folder_report(dict(result), kind, folder), "tables"
     return _env.get_template(f"{template}.html.j2").render(

@@ -113,3 +113,19 @@ def test_bench_clerk_finds_its_fixture_from_any_folder(tmp_path, monkeypatch, ca
     monkeypatch.chdir(tmp_path)
     assert main(["bench", "clerk", "--model", "sim", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["items"] > 0
+
+
+def test_each_context_sets_its_own_step_limit_and_concurrency():
+    from factcourt.context.base import BASE_STEPS
+    from factcourt.context.hallucination import HallucinationContext
+    from factcourt.context.pyramid import PyramidContext
+    from factcourt.runs import run_config
+
+    def limit(rounds: int) -> int:
+        return HallucinationContext.make({"model": "sim", "rounds": rounds}).step_limit()
+
+    assert limit(9) > limit(1) > BASE_STEPS == PyramidContext.make({"model": "sim"}).step_limit()
+    # the graph's own roles bound its calls at a time: the judge on the embedded server, its slots
+    ctx = HallucinationContext.make({"model": "sim", "role_models": {"judge": "local"}, "local_slots": 3})
+    assert run_config(ctx)["max_concurrency"] == 3
+    assert run_config(HallucinationContext.make({"model": "sim", "local_slots": 3}))["max_concurrency"] == 4

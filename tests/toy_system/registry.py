@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from factcourt.systems import BatchRow, HtmlView, System
-from tests.toy_system import state
+from tests.toy_system import api, cli, graph, html, simulated, state
 from tests.toy_system.context import EchoContext
 
 ECHO = System(
@@ -11,15 +11,13 @@ ECHO = System(
     context=EchoContext,
     input=state.EchoInput,
     state=state,
-    graph="tests.toy_system.graph",
+    graph=graph,
     command="echo",
     result=state.EchoResult,
-    stored="tests.toy_system.api:stored",
-    api="tests.toy_system.api",
-    cli="tests.toy_system.cli",
-    html=HtmlView("tests.toy_system.html:view"),
-    batch=BatchRow(
-        fields=("text",), problem="tests.toy_system.api:row_problem", run="tests.toy_system.api:row"
-    ),
-    simulated="tests.toy_system.simulated",
+    stored=api.stored,
+    api=api,
+    cli=cli.add_commands,
+    html=HtmlView(html.view),
+    batch=BatchRow(fields=("text",), problem=api.row_problem, run=api.row),
+    simulated=simulated,
 )

@@ -65,7 +65,16 @@ def test_only_the_registry_names_every_system():
         for path in sorted((ROOT / "factcourt").rglob("*.py"))
         if len(found := systems_named(path, wings)) > 2
     }
-    assert naming == {"factcourt/systems.py": sorted(wings)}
+    # the package's front door imports each system's API by name: the registry's list, see below
+    assert naming == {"factcourt/__init__.py": sorted(wings), "factcourt/systems.py": sorted(wings)}
+
+
+def test_the_package_exports_what_the_registry_lists():
+    import factcourt
+    from factcourt import systems
+
+    assert factcourt.__all__ == ["report_html", *systems.exported()]
+    assert all(getattr(factcourt, name) is not None for name in factcourt.__all__)
 
 
 def test_a_name_no_system_exports_is_no_attribute_of_the_package():

@@ -6,6 +6,7 @@ and types the checkpoints may hold: nothing of the package names it.
 """
 
 import json
+import re
 
 import pytest
 
@@ -46,14 +47,11 @@ def test_the_api_returns_its_result_and_a_served_thread_of_it_reads_back(echo, m
 
     import langgraph_sdk
 
-    import factcourt
-    import factcourt.api
     from factcourt.api import stored_result
     from tests.toy_system.api import aecho
 
-    # the package exports its API function and context, found through its entry alone
-    assert factcourt.aecho is aecho and factcourt.api.aecho is aecho
-    assert factcourt.EchoContext is echo.context and "aecho" in factcourt.__all__
+    # the registry lists its API function and context, found through its entry alone
+    assert {"aecho", "EchoContext"} <= set(systems.exported())
     result = asyncio.run(aecho("quiet words.", model="sim", cache=False))
     assert isinstance(result, EchoResult) and (result.kind, result.loud, result.failure()) == (
         "echo",
@@ -95,4 +93,27 @@ def test_batch_rows_run_and_count_its_verdicts(echo, tmp_path, capsys):
 
 
 def test_checkpoints_may_hold_its_types(echo):
+    from factcourt import checkpoints
+
     assert ("tests.toy_system.state", "EchoResult") in systems.checkpointed_types()
+    assert ("tests.toy_system.state", "EchoResult") in checkpoints.allowed_types()
+
+
+def test_the_server_serves_it_from_a_line_of_its_own_module(echo):
+    from factcourt.served import ServedGraph
+    from tests.toy_system.served import echo as factory  # langgraph.json: "./tests/toy_system/served.py:echo"
+
+    assert isinstance(factory(None), ServedGraph) and factory(None).name == "echo"
+
+
+def test_the_development_guide_lists_the_files_it_took():
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    guide = (root / "docs" / "development.md").read_text(encoding="utf-8")
+    section = guide[guide.index("A fifth system is") : guide.index("A system of the package adds")]
+    items = re.findall(r"^- `(\w+\.py)`(?: and `(\w+\.py)`)?", section, re.M)
+    listed = {name for item in items for name in item if name}
+    toy = {path.name for path in (root / "tests" / "toy_system").glob("*.py")} - {"__init__.py"}
+    assert listed == toy
+    assert "one `System` entry" in section and "one line in\n`langgraph.json`" in section
