@@ -90,13 +90,16 @@ def test_an_assistant_a_run_would_refuse_is_refused_when_made(server, context, s
 
 
 def test_a_run_stuck_on_a_slow_model_holds_up_no_other_clients_run(server):
-    """Item 2: a run on ``sim:1e300`` left another client's /runs/wait unanswered."""
+    """Item 2: a run on ``sim:1e300`` left another client's /runs/wait unanswered.
+
+    No search, so the model is asked: over the offline search the trained reader decides with no call.
+    """
 
     async def go():
         client = get_client(url=server)
         thread = (await client.threads.create())["thread_id"]
         stuck = await client.runs.create(
-            thread, "verify", input=CLAIM, context={"model": "sim:1e300", "timeout_s": 3600}
+            thread, "verify", input=CLAIM, context={"model": "sim:1e300", "timeout_s": 3600, "search": "none"}
         )
         try:
             while (await client.runs.get(thread, stuck["run_id"]))["status"] == "pending":
