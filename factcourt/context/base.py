@@ -49,13 +49,15 @@ def describe(
     return field(default=default, metadata=metadata)
 
 
-# the system contexts, in the order they were defined: a key unknown to one names the command of another
-SYSTEMS: list[type[BaseContext]] = []
+# every context class that names a command (registered by __init_subclass__), in the order they were
+# defined: a key unknown to one names the command of another. Not the registry of systems
+# (factcourt.systems.SYSTEMS), which the layers below it may not import
+CONTEXTS: list[type[BaseContext]] = []
 
 
 def known_roles() -> tuple[str, ...]:
     """Every role of the system contexts defined: a settings file may name any command's roles."""
-    return tuple(dict.fromkeys(role for context in SYSTEMS for role in context.agent_roles()))
+    return tuple(dict.fromkeys(role for context in CONTEXTS for role in context.agent_roles()))
 
 
 # a debate settles in a few rounds (the papers run 2-5), and a call that failed ten times in a
@@ -212,7 +214,7 @@ class BaseContext:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "command" in cls.__dict__:
-            SYSTEMS.append(cls)
+            CONTEXTS.append(cls)
 
     def __post_init__(self) -> None:
         """Check every value against its field's type, then each class's own ranges."""
@@ -309,7 +311,7 @@ class BaseContext:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - known)
         for key in unknown:
-            if owner := next((s for s in SYSTEMS if key in s.__dict__.get("__annotations__", {})), None):
+            if owner := next((s for s in CONTEXTS if key in s.__dict__.get("__annotations__", {})), None):
                 raise ConfigError(
                     f"{key} is a setting of `factcourt {owner.command}`, not of `factcourt {cls.command}`"
                 )
