@@ -69,35 +69,41 @@ class AuditContext(BaseContext):
         "FACT-AUDIT: scenarios of the initial taxonomy audited per object, from its start; 0 = all "
         "(complex claim 9, fake news 9, social rumor 7).",
         0,
+        ge=0,
     )
-    audit_seeds: int = describe("FACT-AUDIT: seed test cases the Inquirer writes per scenario (k).", 10)
+    audit_seeds: int = describe("FACT-AUDIT: seed test cases the Inquirer writes per scenario (k).", 10, ge=1)
     audit_cases_per_scenario: int = describe(
         "FACT-AUDIT: graded test cases per scenario, seeds included; the Prober writes the rest, "
         "asking at most twice this many (paper: 30).",
         30,
+        ge=1,
     )
     audit_scenario_cap: int = describe(
-        "FACT-AUDIT: most scenarios audited per object, added ones included (paper code: 16).", 16
+        "FACT-AUDIT: most scenarios audited per object, added ones included (paper code: 16).", 16, ge=1
     )
     audit_rejections: int = describe(
         "FACT-AUDIT: the taxonomy stops growing after this many Appraiser proposals in a row are "
         "rejected by the scenario judge (or do not parse).",
         3,
+        ge=1,
     )
     audit_stops: int = describe(
         "FACT-AUDIT: the taxonomy stops growing after the Appraiser says [[Stop]] this many times "
         "(the authors' code: 1; the paper's text: 3).",
         1,
+        ge=1,
     )
     audit_reference_votes: int = describe(
         "FACT-AUDIT: auditor answers voted on for each case's reference answer, which the "
         "reference check then confirms or revises.",
         3,
+        ge=1,
     )
     audit_inspector_passes: int = describe(
         "FACT-AUDIT: most Quality Inspector calls per batch of cases: one, and more while the "
         "Wikipedia check of [evidence] cases fails (paper code: 1 + 5 repairs).",
         6,
+        ge=0,
     )
     audit_wiki_check: bool = describe(
         "FACT-AUDIT: check that [evidence] cases quote the corpus (half of each piece's words "
@@ -106,7 +112,7 @@ class AuditContext(BaseContext):
         True,
     )
     audit_prober_examples: int = describe(
-        "FACT-AUDIT: graded cases of the scenario the Prober is shown (the code's 5).", 5
+        "FACT-AUDIT: graded cases of the scenario the Prober is shown (the code's 5).", 5, ge=1
     )
     audit_prompts: Literal["code", "paper"] = describe(
         "FACT-AUDIT, the Prober's prompt: 'code' = the authors' code (each example with the "
@@ -115,7 +121,7 @@ class AuditContext(BaseContext):
         "code",
     )
     audit_bad_cases: int = describe(
-        "FACT-AUDIT: bad cases (grade 3 or less) per scenario shown to the Appraiser.", 2
+        "FACT-AUDIT: bad cases (grade 3 or less) per scenario shown to the Appraiser.", 2, ge=0
     )
     audit_temperatures: dict[str, float] = describe(
         "FACT-AUDIT: sampling temperature per agent (the paper's): " + ", ".join(AUDIT_ROLES),
@@ -139,18 +145,6 @@ class AuditContext(BaseContext):
     def validate(self) -> None:
         """The shared checks, then the budgets and the agents named in the per-agent settings."""
         super().validate()
-        self.at_least(
-            audit_initial_scenarios=0,
-            audit_seeds=1,
-            audit_cases_per_scenario=1,
-            audit_scenario_cap=1,
-            audit_rejections=1,
-            audit_stops=1,
-            audit_reference_votes=1,
-            audit_inspector_passes=0,
-            audit_prober_examples=1,
-            audit_bad_cases=0,
-        )
         for name in ("audit_temperatures", "audit_max_tokens"):
             unknown = [r for r in getattr(self, name) if r not in AUDIT_ROLES]
             if unknown:

@@ -13,9 +13,9 @@ import math
 import os
 from dataclasses import dataclass, field, fields
 from functools import cache
-from typing import Any, ClassVar, Literal, Self, get_type_hints
+from typing import Annotated, Any, ClassVar, Literal, Self, get_type_hints
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from factcourt.errors import ConfigError
 
@@ -27,20 +27,37 @@ KEEP_ALIVE_S = 5.0  # how long the server stays up after its last user, for the 
 WAIT_S = 600.0
 
 
-def describe(text: str, default: Any = None, factory: Any = None) -> Any:
-    """A field with its description, which Studio shows in the graph's form."""
+def describe(
+    text: str,
+    default: Any = None,
+    factory: Any = None,
+    *,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+) -> Any:
+    """A field with its description and its bounds, the one place that every reader takes them from.
+
+    Pydantic reads the field's metadata as ``Field``'s arguments: Studio's form (the context's JSON
+    schema) shows the description and the bounds as minimum and maximum, and ``--set``, the served
+    context check and the API check a value against the same bounds (``BaseContext._check_types``).
+    """
+    bounds = {name: value for name, value in (("ge", ge), ("gt", gt), ("le", le)) if value is not None}
+    metadata = {"description": text, **bounds}
     if factory is not None:
-        return field(default_factory=factory, metadata={"description": text})
-    return field(default=default, metadata={"description": text})
+        return field(default_factory=factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
-# the system contexts, in the order they were defined: a key unknown to one names the command of another
-SYSTEMS: list[type[BaseContext]] = []
+# every context class that names a command (registered by __init_subclass__), in the order they were
+# defined: a key unknown to one names the command of another. Not the registry of systems
+# (factcourt.systems.SYSTEMS), which the layers below it may not import
+CONTEXTS: list[type[BaseContext]] = []
 
 
 def known_roles() -> tuple[str, ...]:
     """Every role of the system contexts defined: a settings file may name any command's roles."""
-    return tuple(dict.fromkeys(role for context in SYSTEMS for role in context.agent_roles()))
+    return tuple(dict.fromkeys(role for context in CONTEXTS for role in context.agent_roles()))
 
 
 # a debate settles in a few rounds (the papers run 2-5), and a call that failed ten times in a
@@ -105,29 +122,36 @@ class BaseContext:
         "Requests the embedded llama.cpp server decodes in parallel, and claims checked at once on it "
         "(more slots gave no throughput on 2 cores: factcourt bench engine).",
         1,
+        ge=1,
     )
-    local_threads: int = describe("CPU threads of the embedded server; 0 = every core.", 0)
+    local_threads: int = describe("CPU threads of the embedded server; 0 = every core.", 0, ge=0)
     local_keep_alive: float = describe(
         "Seconds the embedded server, shared by every factcourt process of the machine, stays up "
         "after its last user ended, so that the next command finds it loaded.",
         KEEP_ALIVE_S,
+        ge=0,
     )
     local_wait_s: float = describe(
         "Seconds to wait for another factcourt process's embedded server with other weights or "
         "settings to stop (one runs per machine) before giving up.",
         WAIT_S,
+        ge=0,
     )
-    temperature: float = describe("Sampling temperature of every agent.", 0.0)
-    max_tokens: int = describe("Most tokens one agent answer may have.", 512)
+    temperature: float = describe("Sampling temperature of every agent.", 0.0, ge=0, le=2)
+    max_tokens: int = describe("Most tokens one agent answer may have.", 512, ge=1)
     timeout_s: float = describe(
         "Seconds before a model call gives up. A time-out is not retried (a model that did not "
         "answer in this time rarely does on the next try): raise it for a slow local model.",
         120.0,
+        gt=0,
+        le=MAX_TIMEOUT_S,
     )
     retries: int = describe(
         "Retries of a model call that could not connect, got a server error or an answer that "
         "does not parse, and of a failed search.",
         2,
+        ge=0,
+        le=MAX_RETRIES,
     )
     confidence_source: Literal["logprobs", "reported"] = describe(
         "Where a verdict's confidence comes from: the token log-probabilities of the verdict "
@@ -148,7 +172,7 @@ class BaseContext:
         "Local corpus: a JSONL file ({'text', 'title', 'id'|'url'}) or a folder of .txt files. "
         "Default: the offline Wikipedia lead summaries.",
     )
-    top_k: int = describe("Evidence pieces kept per search.", 3)
+    top_k: int = describe("Evidence pieces kept per search.", 3, ge=1)
     retrieval: Literal["bm25", "hybrid"] = describe(
         "How the local backend ranks its corpus. 'bm25': by words. 'hybrid': BM25's and "
         "multilingual-e5-small's top 50 fused by reciprocal rank; the corpus is embedded once, "
@@ -165,17 +189,19 @@ class BaseContext:
         "Most tokens of an expert's or a target model's long-form answer (it is also held to "
         "2,400 characters, so a constrained model closes it in time).",
         2048,
+        ge=1,
     )
     answer_timeout_s: float = describe(
         "Seconds a long-form answer may take, when more than timeout_s: 2,048 tokens at 10-20 "
         "tokens a second on a 2-core CPU take minutes.",
         600.0,
+        le=MAX_TIMEOUT_S,
     )
 
     language: Literal["auto", "en", "zh"] = describe(
         "Language of prompts: 'auto' detects Chinese text.", "auto"
     )
-    max_concurrency: int = describe("Claims checked at the same time.", 4)
+    max_concurrency: int = describe("Claims checked at the same time.", 4, ge=1)
     cache: bool = describe("Cache model and search calls in SQLite under the user cache.", True)
 
     @classmethod
@@ -188,7 +214,7 @@ class BaseContext:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "command" in cls.__dict__:
-            SYSTEMS.append(cls)
+            CONTEXTS.append(cls)
 
     def __post_init__(self) -> None:
         """Check every value against its field's type, then each class's own ranges."""
@@ -196,7 +222,11 @@ class BaseContext:
         self.validate()
 
     def validate(self) -> None:
-        """Resolve 'auto' search and check the shared ranges; a subclass checks its own after these."""
+        """Resolve 'auto' search and check the model names; a subclass checks its own after these.
+
+        A field's bounds are checked with its type (``describe``); ``validate`` checks what one
+        field's bounds cannot say (values that depend on each other, the names in lists).
+        """
         if self.search == "auto":
             self.search = (
                 "tavily"
@@ -213,40 +243,6 @@ class BaseContext:
         if bad_roles:
             offered = type(self).agent_roles() or known  # this command's own, where it has some
             raise ConfigError(f"unknown model role(s) {bad_roles}; choose from {list(offered)}")
-        self.at_least(
-            top_k=1,
-            max_concurrency=1,
-            retries=0,
-            max_tokens=1,
-            local_slots=1,
-            local_threads=0,
-            local_keep_alive=0,
-            local_wait_s=0,
-            answer_max_tokens=1,
-        )
-        self.at_most(retries=MAX_RETRIES, timeout_s=MAX_TIMEOUT_S, answer_timeout_s=MAX_TIMEOUT_S)
-        if not 0.0 <= self.temperature <= 2.0:
-            raise ConfigError(f"temperature must be in [0, 2], not {self.temperature}")
-        if self.timeout_s <= 0:
-            raise ConfigError(f"timeout_s must be more than 0 seconds, not {self.timeout_s}")
-
-    def at_least(self, **bounds: float) -> None:
-        """Lower bounds that a wrong --set would otherwise break silently (retries=-1 makes no call)."""
-        for name, least in bounds.items():
-            if getattr(self, name) < least:
-                raise ConfigError(f"{name} must be at least {least}, not {getattr(self, name)}")
-
-    def at_most(self, **bounds: float) -> None:
-        """Upper bounds of settings that multiply the calls or the wait (``--rounds 100``)."""
-        for name, most in bounds.items():
-            if getattr(self, name) > most:
-                raise ConfigError(f"{name} must be at most {most}, not {getattr(self, name)}")
-
-    def in_unit_range(self, *names: str) -> None:
-        """Fields that are shares or probabilities: each in [0, 1]."""
-        for name in names:
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ConfigError(f"{name} must be in [0, 1], not {getattr(self, name)}")
 
     def _check_types(self) -> None:
         # --set, the server and the API pass JSON values: 'banana' for a float fails here, in
@@ -265,6 +261,11 @@ class BaseContext:
             if isinstance(validated, float) and not math.isfinite(validated):
                 said = "not a number" if math.isnan(validated) else "not a finite number"
                 raise ConfigError(f"{f.name}={validated!r}: {said}")
+            if bounds := _bounds(f.metadata):
+                try:
+                    _bounded(type(self), f.name).validate_python(validated)  # type: ignore[arg-type]
+                except ValidationError as exc:
+                    raise ConfigError(_out_of_bounds(f.name, validated, bounds, exc)) from None
 
     @property
     def retrieval_enabled(self) -> bool:
@@ -310,7 +311,7 @@ class BaseContext:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - known)
         for key in unknown:
-            if owner := next((s for s in SYSTEMS if key in s.__dict__.get("__annotations__", {})), None):
+            if owner := next((s for s in CONTEXTS if key in s.__dict__.get("__annotations__", {})), None):
                 raise ConfigError(
                     f"{key} is a setting of `factcourt {owner.command}`, not of `factcourt {cls.command}`"
                 )
@@ -342,3 +343,35 @@ class BaseContext:
 @cache
 def _adapter(kind: type[BaseContext], name: str) -> TypeAdapter:
     return TypeAdapter(get_type_hints(kind)[name])
+
+
+@cache
+def _bounded(kind: type[BaseContext], name: str) -> TypeAdapter:
+    """The field's type with its bounds, as pydantic reads them from the field (``describe``)."""
+    bounds = _bounds(next(f.metadata for f in fields(kind) if f.name == name))
+    hint: Any = get_type_hints(kind)[name]
+    bounded: Any = Annotated[hint, Field(ge=bounds.get("ge"), gt=bounds.get("gt"), le=bounds.get("le"))]
+    return TypeAdapter(bounded)
+
+
+def _bounds(metadata: Any) -> dict[str, float]:
+    """The bounds ``describe`` put in a field's metadata."""
+    return {k: metadata[k] for k in ("ge", "gt", "le") if k in metadata}
+
+
+Bound = Literal["ge", "gt", "le"]
+# the bound a value fell outside, by pydantic's error type
+_BOUND_SAID: dict[str, Bound] = {"greater_than_equal": "ge", "greater_than": "gt", "less_than_equal": "le"}
+
+
+def _out_of_bounds(name: str, value: Any, bounds: dict[str, float], exc: ValidationError) -> str:
+    """The sentence of a value out of its field's bounds, as the hand checks said it before.
+
+    A share or a scale (a float bounded both ways) is "in [lo, hi]"; a count is "at least" or
+    "at most" the bound it fell outside.
+    """
+    if isinstance(value, float) and "ge" in bounds and "le" in bounds:
+        return f"{name} must be in [{bounds['ge']}, {bounds['le']}], not {value}"
+    bound = _BOUND_SAID.get(exc.errors()[0]["type"], "ge")
+    said = {"ge": "at least", "gt": "more than", "le": "at most"}[bound]
+    return f"{name} must be {said} {bounds[bound]}, not {value}"

@@ -29,11 +29,15 @@ class HallucinationContext(BaseContext):
     command: ClassVar[str] = "detect"
     model_roles: ClassVar[tuple[str, ...]] = ("gatherer", "debater", "judge", "refiner")
 
-    rounds: int = describe("Round limit of the hallucination debate; 0 = the default (3).", 0)
+    rounds: int = describe(
+        "Round limit of the hallucination debate; 0 = the default (3).", 0, ge=0, le=MAX_ROUNDS
+    )
     epsilon: float = describe(
         "Hallucination debate: it stops when the judge's weighted dispute (0 = the teams agree, "
         "1 = opposite) falls to this or below, or at consensus, else at 'rounds' (default 3).",
         0.2,
+        ge=0,
+        le=1,
     )
     hallucination_layout: Layout = describe(
         "Hallucination debate: 'agents' = the paper's layout (Logic, Context-Consistency and "
@@ -89,14 +93,12 @@ class HallucinationContext(BaseContext):
         "Hallucination debate, hallucination_jt='paper': beta of Q_t's recency term "
         "q_time = e^(-beta (t - 1)) (IMPD-MACD App. C.2, 0.05 as in App. C.4).",
         0.05,
+        ge=0,
     )
 
     def validate(self) -> None:
         """The shared checks, then the round limit, epsilon and the agents of each team."""
         super().validate()
-        self.at_least(rounds=0, hallucination_beta=0)
-        self.at_most(rounds=MAX_ROUNDS)
-        self.in_unit_range("epsilon")
         bad_agents = [a for a in self.hallucination_agents if a not in HALLUCINATION_AGENTS]
         if bad_agents:
             raise ConfigError(

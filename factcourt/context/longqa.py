@@ -32,6 +32,8 @@ class LongQAContext(BaseContext):
         "this confidence (its verdict's probability, from logprobs) or more; lower, contested "
         "or refuted facts are dropped. The paper gives no value.",
         0.7,
+        ge=0,
+        le=1,
     )
     longqa_topics: list[str] = describe(
         "LongHalluQA builder: the topics a seed is filed under (the paper has 7 and names "
@@ -39,19 +41,19 @@ class LongQAContext(BaseContext):
         factory=lambda: list(LONGQA_TOPICS),
     )
     longqa_max_facts: int = describe(
-        "LongHalluQA builder: most facts verified per seed (one verifier call each).", 6
+        "LongHalluQA builder: most facts verified per seed (one verifier call each).", 6, ge=1
     )
     longqa_cluster_distance: float = describe(
         "LongHalluQA builder: sub-questions whose cosine distance (character bigrams) is at most "
         "this share a topic cluster; 0 = every sub-question is its own candidate. 0.85 grouped "
         "short Chinese questions on one subject, and no two subjects, in the test fixture.",
         0.85,
+        ge=0,
+        le=1,
     )
 
     def validate(self) -> None:
         """The shared checks, then the builder's thresholds and topics."""
         super().validate()
-        self.in_unit_range("longqa_theta", "longqa_cluster_distance")
         if not self.longqa_topics:
             raise ConfigError("longqa_topics needs at least one topic")
-        self.at_least(longqa_max_facts=1)

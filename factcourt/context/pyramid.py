@@ -41,23 +41,21 @@ class PyramidContext(BaseContext):
         "Cosine similarity at or above which a claim is proposed as the same fact as another. "
         "Default per embedder: 0.92 local (e5 puts any two sentences on one topic near 0.85), "
         "0.75 openai.",
+        ge=-1,
+        le=1,
     )
     same_fact_candidates: int = describe(
-        "Most proposals the matcher sees for one claim (the most similar first).", 3
+        "Most proposals the matcher sees for one claim (the most similar first).", 3, ge=1
     )
-    max_claims: int = describe("Most claims checked per response (a guard on cost).", 60)
+    max_claims: int = describe("Most claims checked per response (a guard on cost).", 60, ge=1)
 
     def validate(self) -> None:
         """The shared checks, then the experts and the similarity."""
         super().validate()
-        self.at_least(max_claims=1)
-        self.at_least(same_fact_candidates=1)
         if not self.experts:
             raise ConfigError("experts needs at least one model")
         if len(set(self.experts)) < len(self.experts):  # G counts experts: one named twice counts twice
             raise ConfigError(f"a model is named twice in experts {self.experts}")
-        if self.same_fact_similarity is not None and not -1.0 <= self.same_fact_similarity <= 1.0:
-            raise ConfigError(f"same_fact_similarity must be in [-1, 1], not {self.same_fact_similarity}")
 
     @property
     def similarity_threshold(self) -> float:
@@ -84,6 +82,7 @@ class LeaderboardContext(ClaimsContext, PyramidContext):
         "Weight of a response claim that matches no golden claim (the paper's 5 - k at k = 4; "
         "0 would hide its errors from precision).",
         1.0,
+        ge=0,
     )
     gammas: list[float] = describe(
         "Recall targets gamma of R@gamma and F1@gamma (share of the pyramid a good answer covers).",
@@ -94,7 +93,6 @@ class LeaderboardContext(ClaimsContext, PyramidContext):
     def validate(self) -> None:
         """The check's and the pyramid's checks, then the score's weights and targets."""
         super().validate()
-        self.at_least(unmatched_weight=0)
         if not all(0.0 < g <= 1.0 for g in self.gammas) or not all(k >= 1 for k in self.f1_ks):
             raise ConfigError(
                 f"gammas must be in (0, 1] and f1_ks at least 1, not {self.gammas}, {self.f1_ks}"

@@ -164,6 +164,18 @@ def test_a_served_graph_form_leaves_out_what_the_deployer_sets():
     assert not form & set(served.SERVER_ONLY) and {"model", "rule", "search"} <= form
 
 
+def test_a_served_graph_form_shows_the_bounds_that_set_and_the_server_check():
+    """Issue 66: a field's bounds live on the field, so Studio's form reads the ones --set checks."""
+    form = run_request("factcheck", None).get_context_jsonschema()["properties"]
+    assert (form["temperature"]["minimum"], form["temperature"]["maximum"]) == (0, 2)
+    assert (form["timeout_s"]["exclusiveMinimum"], form["timeout_s"]["maximum"]) == (0, 3600)
+    assert (form["rounds"]["minimum"], form["rounds"]["maximum"]) == (0, 20)
+    assert form["top_k"]["minimum"] == 1 and "maximum" not in form["top_k"]
+    assert (form["theta"]["minimum"], form["theta"]["maximum"]) == (0, 1)
+    with pytest.raises(ConfigError, match=r"temperature must be in \[0, 2\], not 2.5"):
+        run_request("factcheck", {"model": "sim", "temperature": 2.5})
+
+
 # --- item 3: a key an endpoint echoes is never written ---
 
 
