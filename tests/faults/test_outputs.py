@@ -36,6 +36,18 @@ def _slow_first_run(module: str, name: str, argv: list[str], started: str, relea
     os._exit(main(argv))
 
 
+def _release_when_the_second_waits(monkeypatch, release) -> None:
+    """Let the first run go on once the second says it waits for the lock (not after a sleep)."""
+    told = shared.err.print
+
+    def tell_then_release(*args, **kwargs):
+        told(*args, **kwargs)
+        if "another run is writing" in " ".join(map(str, args)):
+            release.touch()
+
+    monkeypatch.setattr(shared.err, "print", tell_then_release)
+
+
 @pytest.mark.parametrize(
     "command, step",
     [
@@ -62,14 +74,7 @@ def test_two_runs_into_one_out_at_once_make_each_record_once(
     while not started.exists():
         assert first.is_alive() and time.monotonic() < deadline
         time.sleep(0.05)
-    told = shared.err.print
-
-    def tell_then_release(*args, **kwargs):
-        told(*args, **kwargs)
-        if "another run is writing" in " ".join(map(str, args)):  # the second now waits: the first may go on
-            release.touch()
-
-    monkeypatch.setattr(shared.err, "print", tell_then_release)
+    _release_when_the_second_waits(monkeypatch, release)
     assert main(argv) == 0  # the second, while the first is in its run
     first.join(600)
     assert first.exitcode == 0
@@ -183,14 +188,7 @@ def test_two_batches_into_one_out_under_other_cache_folders_write_each_row_once(
     while not started.exists():
         assert first.is_alive() and time.monotonic() < deadline
         time.sleep(0.05)
-    told = shared.err.print
-
-    def tell_then_release(*args, **kwargs):
-        told(*args, **kwargs)
-        if "another run is writing" in " ".join(map(str, args)):  # the second now waits: the first may go on
-            release.touch()
-
-    monkeypatch.setattr(shared.err, "print", tell_then_release)
+    _release_when_the_second_waits(monkeypatch, release)
     monkeypatch.setenv("FACTCOURT_CACHE_DIR", str(tmp_path / "cache-b"))
     assert main([*argv, "--no-cache"]) == 0
     first.join(600)
