@@ -15,9 +15,8 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
-from factcourt.providers.local_server import free_port
-from factcourt.server import running_langgraph_dev
 from tests.faults.stub import Stub
+from tests.integration import langgraph_server
 
 pytestmark = pytest.mark.integration
 KEY = "sk-test-SERVERKEY-0123456789abcdef"
@@ -43,18 +42,13 @@ def server(tmp_path_factory):
     (folder / "password.txt").write_text(SECRET, encoding="utf-8")
     cors = {"allow_origins": [NAMED_ORIGIN], "allow_methods": ["*"], "allow_headers": ["*"]}
     env = {
-        "LANGSMITH_TRACING": "false",
         "FACTCOURT_CACHE_DIR": str(cache),
         "OPENAI_API_KEY": KEY,
         "CORS_CONFIG": json.dumps(cors),
         "FACTCOURT_ALLOWED_HOSTS": NAMED_HOST,
     }
-    with (cache / "server.log").open("wb") as log:
-        try:
-            with running_langgraph_dev(free_port(), env=env, log=log, state_dir=cache) as url:
-                yield {"url": url, "folder": str(folder), "log": cache / "server.log"}
-        except RuntimeError as exc:
-            pytest.fail(f"{exc}\n{(cache / 'server.log').read_text()}")
+    with langgraph_server(cache, env) as url:
+        yield {"url": url, "folder": str(folder), "log": cache / "server.log"}
 
 
 def wait(url: str, graph: str, payload: dict, **options) -> dict:

@@ -13,8 +13,7 @@ import pytest
 from langgraph_sdk import get_client
 
 from factcourt.cli import main
-from factcourt.providers.local_server import free_port
-from factcourt.server import running_langgraph_dev
+from tests.integration import langgraph_server
 
 pytestmark = pytest.mark.integration
 TEXT = "The Eiffel Tower is in Paris."
@@ -29,18 +28,11 @@ def server(tmp_path_factory):
     settings = cache / "settings.json"
     settings.write_text(json.dumps({"base_url": DEPLOYER_URL}), encoding="utf-8")
     env = {
-        "LANGSMITH_TRACING": "false",
         "FACTCOURT_CACHE_DIR": str(cache),
         "FACTCOURT_SERVER_SETTINGS": str(settings),
     }
-    with (cache / "server.log").open("wb") as log:
-        try:
-            with running_langgraph_dev(
-                free_port(), env=env, log=log, ready_timeout_s=300, state_dir=cache
-            ) as url:
-                yield url
-        except RuntimeError as exc:
-            pytest.fail(f"{exc}\n{(cache / 'server.log').read_text()}")
+    with langgraph_server(cache, env, ready_timeout_s=300) as url:
+        yield url
 
 
 def test_a_stored_run_names_the_settings_it_ran_with(server, tmp_path):

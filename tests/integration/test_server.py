@@ -7,10 +7,9 @@ import pytest
 from langgraph_sdk import get_client
 
 from factcourt.cli import main
-from factcourt.providers.local_server import free_port
-from factcourt.server import running_langgraph_dev
 from tests.faults import one_error
 from tests.faults.stub import dead_url
+from tests.integration import langgraph_server
 
 pytestmark = pytest.mark.integration
 TEXT = "The Eiffel Tower is in Paris. The Moon is Earth's only natural satellite. Mount Everest is in Asia."
@@ -37,16 +36,11 @@ def server(tmp_path_factory):
     settings = cache / "server-settings.json"
     settings.write_text(json.dumps({"corpus": str(corpus), "base_url": dead_url()}), encoding="utf-8")
     env = {
-        "LANGSMITH_TRACING": "false",
         "FACTCOURT_CACHE_DIR": str(cache),
         "FACTCOURT_SERVER_SETTINGS": str(settings),
     }
-    with (cache / "server.log").open("wb") as log:
-        try:
-            with running_langgraph_dev(free_port(), env=env, log=log, state_dir=cache) as url:
-                yield {"url": url}
-        except RuntimeError as exc:
-            pytest.fail(f"{exc}\n{(cache / 'server.log').read_text()}")
+    with langgraph_server(cache, env) as url:
+        yield {"url": url}
 
 
 def test_streamed_factcheck_run_through_the_sdk(server):

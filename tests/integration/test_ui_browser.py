@@ -16,11 +16,8 @@ import pytest
 from langgraph_sdk import get_client
 from markupsafe import escape
 
-from factcourt.providers.local_server import free_port
-from factcourt.server import running_langgraph_dev
-
 # the report's browser tests: the same Chromium (or the same skip), the same watched tab
-from tests.integration import test_html_browser
+from tests.integration import langgraph_server, test_html_browser
 from tests.integration.test_html_browser import EVIL_EVIDENCE, EVIL_TEXT, Seen, off_loop, playwright
 
 browser = test_html_browser.browser  # the fixture: one Chromium for the module
@@ -49,18 +46,11 @@ def server(tmp_path_factory):
     settings = folder / "settings.json"
     settings.write_text(json.dumps({"model": "sim:1", "corpus": str(corpus), "search": "local"}))
     env = {
-        "LANGSMITH_TRACING": "false",
         "FACTCOURT_CACHE_DIR": str(folder / "cache"),
         "FACTCOURT_SERVER_SETTINGS": str(settings),
     }
-    with (folder / "server.log").open("wb") as log:
-        try:
-            with running_langgraph_dev(
-                free_port(), env=env, log=log, ready_timeout_s=300, state_dir=folder
-            ) as url:
-                yield url
-        except RuntimeError as exc:
-            pytest.fail(f"{exc}\n{(folder / 'server.log').read_text()}")
+    with langgraph_server(folder, env, ready_timeout_s=300) as url:
+        yield url
 
 
 class Page(Seen):
