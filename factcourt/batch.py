@@ -24,6 +24,7 @@ from typing import Any
 from factcourt.api import ProgressHook
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, FactcourtError, InputError, StoreError, first_line
+from factcourt.handed import Handed
 from factcourt.inputs import decode, strip_controls
 from factcourt.metrics.cost import Prices, dollars
 from factcourt.providers.cache import cache_key, lost_store, once, store
@@ -65,27 +66,18 @@ class BatchRow:
 
 # a system's batch kind (its command), its rows and its result model
 Rows = tuple[str, BatchRow, type[Result]]
-_rows: Callable[[], Sequence[Rows]] = list
-
-
-def take_rows(rows: Callable[[], Sequence[Rows]]) -> None:
-    """Take the systems' rows, ``rows()``: the registry hands them over at startup.
-
-    This module so names no system; it asks ``rows`` each time, so a system registered later
-    takes rows too.
-    """
-    global _rows
-    _rows = rows
+# the systems' rows, handed over by the registry: this module names no system
+ROWS: Handed[Sequence[Rows]] = Handed(())
 
 
 def kinds() -> list[str]:
     """The commands that take ``--batch`` rows, as the systems declare them."""
-    return [kind for kind, _, _ in _rows()]
+    return [kind for kind, _, _ in ROWS()]
 
 
 def _rows_of(kind: str) -> tuple[BatchRow, type[Result]]:
     """The batch row and result model of command ``kind``; ConfigError for another."""
-    for named, row, result in _rows():
+    for named, row, result in ROWS():
         if named == kind:
             return row, result
     raise ConfigError(f"unknown batch kind {kind!r}; choose from {kinds()}")

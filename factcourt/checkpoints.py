@@ -28,6 +28,7 @@ from filelock import FileLock, Timeout
 from langchain_core.runnables import RunnableConfig
 
 from factcourt.context.base import BaseContext
+from factcourt.handed import Handed
 from factcourt.paths import cache_dir, store_url
 from factcourt.providers.cache import cache_key, prepared
 from factcourt.runs import run_config
@@ -109,22 +110,13 @@ async def resumable_run(
             held.release()
 
 
-_state_modules: Callable[[], Sequence[ModuleType]] = list
-
-
-def hold_states_of(modules: Callable[[], Sequence[ModuleType]]) -> None:
-    """Let checkpoints hold the models of ``modules()``: the systems' state modules.
-
-    The registry (``factcourt.systems``) hands them over at startup, so this module names no
-    system; it asks ``modules`` each time, so a system registered later is allowed too.
-    """
-    global _state_modules
-    _state_modules = modules
+# the systems' state modules, handed over by the registry: this module names no system
+STATE_MODULES: Handed[Sequence[ModuleType]] = Handed(())
 
 
 def allowed_types() -> list[tuple[str, str]]:
     """The models a checkpoint may hold: the checkpointer's allow-list."""
-    return checkpointed_types(list(_state_modules()))
+    return checkpointed_types(list(STATE_MODULES()))
 
 
 def checkpoint_serde() -> Any:

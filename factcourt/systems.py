@@ -273,12 +273,12 @@ def _stored_run(graph: str) -> StoredRun | None:
 
 def hand_down() -> None:
     """Hand the layers below what they need of the systems: each reads :data:`SYSTEMS` when used."""
-    checkpoints.hold_states_of(lambda: [system.state for system in SYSTEMS])
-    simulated.follow_systems(lambda: [system.simulated for system in SYSTEMS if system.simulated])
-    html.show_results(
+    checkpoints.STATE_MODULES.hand(lambda: [system.state for system in SYSTEMS])
+    simulated.SYSTEM_RULES.hand(lambda: [system.simulated for system in SYSTEMS if system.simulated])
+    html.SHOWN.hand(
         lambda: [(s.command, s.result, s.html) for s in SYSTEMS if s.html and s.command and s.result]
     )
-    batch.take_rows(
+    batch.ROWS.hand(
         lambda: [(s.command, s.batch, s.result) for s in SYSTEMS if s.batch and s.command and s.result]
     )
     api.read_threads_with(_stored_run)

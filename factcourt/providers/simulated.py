@@ -13,7 +13,7 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
@@ -21,6 +21,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from factcourt.handed import Handed
 
 WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = {"the", "a", "an", "of", "in", "on", "is", "was", "and", "to", "by", "for", "it", "as"}
@@ -70,7 +72,7 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
     """The rule-based answer to a prompt that asks for ``schema``: the shared agents' or a system's rule.
 
     Each system's rules are the module its registry entry names (``System.simulated``), handed
-    over with :func:`follow_systems`; rules for schemas no system asks for (the benchmarks') are
+    over with :data:`SYSTEM_RULES`; rules for schemas no system asks for (the benchmarks') are
     added with :func:`add_rules`.
     """
     if schema in ("ClerkOutput", "SearchQuery"):
@@ -101,21 +103,12 @@ def add_rules(rules: ModuleType) -> None:
         _ADDED.append(rules)
 
 
-_systems: Callable[[], Sequence[ModuleType]] = list
-
-
-def follow_systems(rules: Callable[[], Sequence[ModuleType]]) -> None:
-    """Follow the systems' rules, ``rules()``: the registry hands them over at startup.
-
-    This provider so names no system; it asks ``rules`` each time, so a system registered later
-    is followed too.
-    """
-    global _systems
-    _systems = rules
+# the systems' rules, handed over by the registry: this provider names no system
+SYSTEM_RULES: Handed[Sequence[ModuleType]] = Handed(())
 
 
 def _systems_rules() -> list[Any]:
-    return [*_systems(), *_ADDED]
+    return [*SYSTEM_RULES(), *_ADDED]
 
 
 class SimulatedChatModel(BaseChatModel):

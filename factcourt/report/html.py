@@ -22,6 +22,7 @@ from jinja2 import ChainableUndefined, Environment, PackageLoader
 from markupsafe import Markup
 
 from factcourt.errors import FactcourtError, InputError
+from factcourt.handed import Handed
 from factcourt.nodes.helpers import fence
 from factcourt.state.records import Result
 
@@ -41,22 +42,13 @@ class HtmlView:
 
 # a system's result kind (its command), result model and view
 Shown = tuple[str, type[Result], HtmlView]
-_shown: Callable[[], Sequence[Shown]] = list
-
-
-def show_results(shown: Callable[[], Sequence[Shown]]) -> None:
-    """Show the systems' results, ``shown()``: the registry hands them over at startup.
-
-    This module so names no system; it asks ``shown`` each time, so a system registered later
-    is shown too.
-    """
-    global _shown
-    _shown = shown
+# the systems' results and views, handed over by the registry: this module names no system
+SHOWN: Handed[Sequence[Shown]] = Handed(())
 
 
 def kinds() -> tuple[str, ...]:
     """What a page shows: the results of the systems that have a view, then the folder reports."""
-    return (*(kind for kind, _, _ in _shown()), *FOLDER_REPORTS)
+    return (*(kind for kind, _, _ in SHOWN()), *FOLDER_REPORTS)
 
 
 # Each mark: a colour, an icon and words, so the page reads without colour too. Ordered worst
@@ -93,7 +85,7 @@ def kind_of(result: Result | dict[str, Any]) -> str:
         return result.kind
     if isinstance(result.get("kind"), str):
         return result["kind"]
-    for kind, model, _ in _shown():  # each result model knows its own older JSON
+    for kind, model, _ in SHOWN():  # each result model knows its own older JSON
         if model.has_shape(result):
             return kind
     report = result.get("report")
@@ -114,7 +106,7 @@ def render(result: Result | dict[str, Any], kind: str | None = None, folder: Pat
     kind = kind or kind_of(result)
     if kind not in kinds():
         raise InputError(f"kind must be one of {', '.join(kinds())}, not {kind!r}")
-    shown = next(((model, html) for named, model, html in _shown() if named == kind), None)
+    shown = next(((model, html) for named, model, html in SHOWN() if named == kind), None)
     if shown is not None:
         model, html = shown
         typed = result if isinstance(result, Result) else model.model_validate(result)
