@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from factcourt.errors import ConfigError, StoreError, first_line
 from factcourt.nodes.helpers import bounded
+from factcourt.providers import cache
 from factcourt.providers.cache import once, store
 
 RETRIES = 3  # runs of a task whose worker died, after the first
@@ -136,8 +137,17 @@ def run_chunk(
     work: Callable[[Unit], Awaitable[Any]], units: list[Unit], keys: list[str], concurrency: int
 ) -> list[Any]:
     """The Ray task: the chunk's outcomes in its order, each under its key in the store as it is made."""
-    made = store(MADE)
-    jobs = [partial(once, made, key, partial(work, unit)) for unit, key in zip(units, keys, strict=True)]
-    outcomes = asyncio.run(bounded(concurrency, jobs))
-    made.discard(keys)  # they travel back in the task's result from here on
+    try:
+        made = store(MADE)
+        jobs = [partial(once, made, key, partial(work, unit)) for unit, key in zip(units, keys, strict=True)]
+        outcomes = asyncio.run(bounded(concurrency, jobs))
+        made.discard(keys)  # they travel back in the task's result from here on
+    except StoreError:
+        raise
+    except Exception:
+        # the chunk's own reads of the store fail with the driver's error: named StoreError, the
+        # batch stops in one sentence instead of failing every row of the chunk
+        if gone := cache.lost_store():
+            raise StoreError(gone) from None
+        raise
     return [outcome for outcome, _ in outcomes]

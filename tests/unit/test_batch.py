@@ -286,3 +286,28 @@ def test_a_ray_task_run_again_takes_the_units_it_had_finished_from_the_store():
     outcomes = run_chunk(work, ["a", "b"], ["run:0", "run:1"], 2)
     assert outcomes == [{"unit": "a", "by": "the try whose worker died"}, {"unit": "b"}] and made == ["b"]
     assert store(MADE).get("run:0") is None and store(MADE).get("run:1") is None  # returned: not kept
+
+
+def test_a_ray_task_that_meets_the_store_gone_raises_store_error_not_a_failure_of_its_rows(monkeypatch):
+    """CI defect: the chunk's own reads of the store failed with the driver's error, so its rows
+    were 'failed' one by one (36 of 40) instead of the batch stopping in one sentence."""
+    import sqlite3
+
+    from factcourt import fanout
+    from factcourt.errors import StoreError
+    from factcourt.providers import cache
+
+    class Gone:
+        def get(self, key):
+            raise sqlite3.OperationalError("server closed the connection unexpectedly")
+
+    async def work(unit: str) -> dict:
+        return {"unit": unit}
+
+    monkeypatch.setattr(fanout, "store", lambda table: Gone())
+    monkeypatch.setattr(cache, "lost_store", lambda: "cannot reach the store at db:5432")
+    with pytest.raises(StoreError, match="cannot reach the store at db:5432"):
+        fanout.run_chunk(work, ["a"], ["run:0"], 1)
+    monkeypatch.setattr(cache, "lost_store", lambda: None)  # the store answers: the task's own failure
+    with pytest.raises(sqlite3.OperationalError):
+        fanout.run_chunk(work, ["a"], ["run:0"], 1)
