@@ -30,7 +30,7 @@ import factcourt.api.hallucination
 import factcourt.api.pyramid
 import factcourt.cli.audit
 import factcourt.cli.claims
-import factcourt.cli.detect
+import factcourt.cli.hallucination
 import factcourt.cli.leaderboard
 import factcourt.cli.longqa
 import factcourt.graphs.audit
@@ -183,12 +183,12 @@ SYSTEMS: list[System] = [
         state=hallucination,
         graph=factcourt.graphs.hallucination,
         input_problem=hallucination_input_problem,
-        command="detect",
+        command="detect",  # the published command and result kind of system "hallucination"
         result=hallucination.DetectResult,
         stored=factcourt.api.hallucination.detect_result,
         api=factcourt.api.hallucination,
-        cli=factcourt.cli.detect.add_commands,
-        html=HtmlView(hallucination_view.detect_view, "detect"),
+        cli=factcourt.cli.hallucination.add_commands,
+        html=HtmlView(hallucination_view.detect_view, "hallucination"),
         batch=BatchRow(
             fields=("question", "answer"),
             problem=factcourt.api.hallucination.detect_row_problem,

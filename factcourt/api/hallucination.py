@@ -114,6 +114,7 @@ async def detect_row(values: dict[str, str], ctx: BaseContext) -> DetectResult:
     return await adetect(values["question"], values["answer"], None, ctx)
 
 
+# the published API of system "hallucination": factcourt.detect, named after its command
 __all__ = [
     "adetect",
     "detect",

@@ -1,6 +1,6 @@
 """What every ``factcourt`` command shares: consoles, input, settings, progress, output.
 
-The command modules (``cli.claims``, ``cli.detect``, ``cli.audit``, ...) all build on these, and
+The command modules (``cli.claims``, ``cli.hallucination``, ``cli.audit``, ...) all build on these, and
 ``cli`` registers them, so these live below all of them.
 """
 

@@ -26,7 +26,7 @@ LAYOUTS: tuple[str, ...] = get_args(Layout)
 class HallucinationContext(BaseContext):
     """Settings of one hallucination debate: its teams, judge and stopping."""
 
-    command: ClassVar[str] = "detect"
+    command: ClassVar[str] = "detect"  # the published command of system "hallucination"
     model_roles: ClassVar[tuple[str, ...]] = ("gatherer", "debater", "judge", "refiner")
 
     rounds: int = describe(

@@ -38,6 +38,7 @@ CSP = (
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 # The three ways to check: the page's mode, the graph it runs, the report kind of its result.
+# A mode is its command's published name (in forms and thread metadata): "detect", not "hallucination".
 MODES = {"check": "factcheck", "verify": "verify", "detect": "hallucination"}
 # The settings a person changes (model, endpoint and key are the deployer's: see served.py).
 PERSON_SETTINGS = ("protocol", "rule", "jurors", "rounds", "search", "language", "max_concurrency")

@@ -156,7 +156,7 @@ class DetectSettings(BaseModel):
 class DetectResult(Result, HallucinationReport):
     """``detect``'s result: the item, the Refiner's report, the knowledge, the debate and its cost."""
 
-    kind: Literal["detect"] = "detect"
+    kind: Literal["detect"] = "detect"  # the published kind: the command's name
     question: str = ""
     answer: str = ""
     knowledge: list[Evidence] = Field(default_factory=list)

@@ -95,7 +95,7 @@ def print_detection(result: DetectResult) -> None:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``detect``."""
     p = sub.add_parser(
-        "detect",
+        "detect",  # the published command of system "hallucination"
         help="does an answer to a question hallucinate? (IMPD-MACD debate)",
         description="Pro and Con teams (Logic, Context-Consistency, Factual and Comprehensive "
         "agents) debate whether the answer hallucinates, a judge scores the dispute each round, "
