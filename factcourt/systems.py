@@ -31,8 +31,8 @@ import factcourt.api.pyramid
 import factcourt.cli.audit
 import factcourt.cli.claims
 import factcourt.cli.hallucination
-import factcourt.cli.leaderboard
 import factcourt.cli.longqa
+import factcourt.cli.pyramid
 import factcourt.graphs.audit
 import factcourt.graphs.factcheck
 import factcourt.graphs.hallucination
@@ -206,7 +206,7 @@ SYSTEMS: list[System] = [
         input_problem=pyramid_input_problem,
         command="pyramid",
         api=factcourt.api.pyramid,
-        cli=factcourt.cli.leaderboard.add_commands,
+        cli=factcourt.cli.pyramid.add_commands,
         simulated=factcourt.nodes.pyramid.simulated,
     ),
     System(

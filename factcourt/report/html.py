@@ -238,7 +238,7 @@ def _folder_report(result: dict[str, Any], kind: str, folder: Path | None) -> di
     """A leaderboard's or a bench run's folder report: its own Markdown and its plots."""
     folder = Path(folder) if folder else None
     if kind == "leaderboard":
-        from factcourt.leaderboard import markdown as leaderboard_md
+        from factcourt.api.pyramid.leaderboard import markdown as leaderboard_md
 
         text = leaderboard_md(result["report"], result["settings"])
         return tables_page(text, folder, ("leaderboard.png",))

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from factcourt.api.pyramid.leaderboard import Leaderboard, build_report, markdown, read_prompts
 from factcourt.cli import main
 from factcourt.context.pyramid import LeaderboardContext
 from factcourt.errors import ConfigError, InputError
-from factcourt.leaderboard import Leaderboard, build_report, markdown, read_prompts
 from factcourt.nodes.agents.clerk import numbered, sentences_of
 from factcourt.providers import models
 from factcourt.providers.simulated import rule_answer, tagged

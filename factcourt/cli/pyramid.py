@@ -83,7 +83,7 @@ def print_pyramid(pyramid) -> None:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """Rank the targets by the weighted long-form factuality of their answers."""
-    from factcourt.leaderboard import run_leaderboard
+    from factcourt.api.pyramid.leaderboard import run_leaderboard
 
     if args.limit is not None and args.limit < 1:
         raise InputError(f"--limit must be at least 1, not {args.limit}")

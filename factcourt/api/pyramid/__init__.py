@@ -1,4 +1,7 @@
-"""MAD-Fact's importance pyramid: ``build_pyramid`` of a question (the leaderboard's golden claims)."""
+"""MAD-Fact's importance pyramid: ``build_pyramid`` of a question (the leaderboard's golden claims).
+
+The leaderboard that ranks models against the pyramids is :mod:`factcourt.api.pyramid.leaderboard`.
+"""
 
 from __future__ import annotations
 
