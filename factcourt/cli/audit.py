@@ -34,7 +34,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     Exit 1 if nothing was graded (in a run, with ``--runs``), 2 on bad input.
     """
     from factcourt.api.audit import audit_context, audit_objects, audit_run_key
-    from factcourt.audit_report import runs_json, write_runs
+    from factcourt.api.audit.report import runs_json, write_runs
 
     if args.runs < 1:
         raise InputError(f"--runs must be at least 1, not {args.runs}")
@@ -179,7 +179,7 @@ def _lost(ctx: AuditContext, reason: str) -> NoReturn:
 def _finish(objects: list[str], run: Run, report: dict[str, Any]) -> tuple[int, dict]:
     """Write a run's reports to its folder and say how it went; (exit code, report)."""
     from factcourt.api.audit import audit_run_key
-    from factcourt.audit_report import write_audit
+    from factcourt.api.audit.report import write_audit
 
     report |= {"run_key": audit_run_key(objects, run.ctx)}
     paths = write_audit(report, run.folder)

@@ -12,7 +12,7 @@ from factcourt.state.audit import AuditResult
 
 def audit_view(result: AuditResult, folder: Path | None = None) -> dict[str, Any]:
     """An audit's page: its report's tables and plots (a report.json, or a summary of runs)."""
-    from factcourt.audit_report import markdown, runs_markdown
+    from factcourt.api.audit.report import markdown, runs_markdown
 
     report = result.model_dump(mode="json", exclude={"kind"})
     folder = Path(folder) if folder else None

@@ -151,7 +151,7 @@ class AuditState(AuditInput, total=False):
 class AuditResult(Result):
     """``audit``'s result: report.json's scores by scope, taxonomy, counts and notes, and every case.
 
-    Typed where other code reads it; the report's tables (``audit_report``) keep the rest as
+    Typed where other code reads it; the report's tables (``api.audit.report``) keep the rest as
     its JSON, which report.json holds too.
     """
 

@@ -13,7 +13,7 @@ import openai
 import pytest
 
 import factcourt
-from factcourt.audit_report import verdict_right
+from factcourt.api.audit.report import verdict_right
 from factcourt.checkpoints import checkpoints_path
 from factcourt.cli import main
 from factcourt.context.audit import AuditContext
@@ -185,7 +185,7 @@ def test_context_rejects_bad_audit_settings():
 
 def test_the_target_answers_from_its_own_endpoint():
     from factcourt.api.audit import audit_context
-    from factcourt.audit_report import models_json
+    from factcourt.api.audit.report import models_json
 
     ctx = audit_context("smoke", "qwen-7b", "http://127.0.0.1:8081/v1", {"model": "sim"}, {})
     assert models_json(ctx) == {

@@ -1,4 +1,7 @@
-"""FACT-AUDIT's API: ``audit`` how well a target model fact-checks."""
+"""FACT-AUDIT's API: ``audit`` how well a target model fact-checks.
+
+Its report files (report.json, report.md, cases.jsonl, the IMR chart) are :mod:`factcourt.api.audit.report`'s.
+"""
 
 from __future__ import annotations
 
@@ -79,7 +82,7 @@ async def aaudit(
     **overrides: Any,
 ) -> AuditResult:
     """Audit a target model's fact-checking (async); see :func:`audit`."""
-    from factcourt.audit_report import audit_json
+    from factcourt.api.audit.report import audit_json
     from factcourt.graphs.audit import build
 
     ctx = audit_context(scale, target_model, target_base_url, settings, overrides)
