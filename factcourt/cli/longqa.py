@@ -24,9 +24,7 @@ from factcourt.terminal import json_text
 
 def cmd_build_longqa(args: argparse.Namespace) -> int:
     """Build (or resume), or import a review sheet; then rewrite the outputs and print the stats."""
-    from factcourt.errors import InputError
-    from factcourt.inputs import load_seeds
-    from factcourt.longqa import (
+    from factcourt.api.longqa import (
         STORED_SETTINGS,
         build_seeds,
         import_review,
@@ -35,6 +33,8 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
         unimported_review,
         write_outputs,
     )
+    from factcourt.errors import InputError
+    from factcourt.inputs import load_seeds
     from factcourt.store import keep_settings
 
     out = Path(args.out)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from factcourt.api.longqa import build_seeds, import_review, stored_records, write_outputs
 from factcourt.cli import main
 from factcourt.context.longqa import LongQAContext
 from factcourt.errors import InputError
 from factcourt.graphs.longqa import graph
 from factcourt.inputs import load_seeds
-from factcourt.longqa import build_seeds, import_review, stored_records, write_outputs
 from factcourt.metrics.longqa import build_stats, length_ratio
 from factcourt.nodes.longqa.cluster import topic_clusters
 from factcourt.nodes.longqa.fuse import chosen
@@ -724,7 +724,7 @@ def test_a_rebuild_refuses_to_overwrite_review_decisions_not_yet_imported(script
 
 def test_stored_records_follow_the_seeds_file_whatever_order_they_finished_in(tmp_path):
     # seeds are built concurrently: the store holds them as they finished, an import reads them back
-    from factcourt.longqa import STAGE
+    from factcourt.api.longqa import STAGE
     from factcourt.store import PredictionStore
 
     store = PredictionStore(tmp_path / "built.jsonl")
