@@ -100,7 +100,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         description="The reader of the first pass (claim + evidence -> supported, refuted, not addressed) "
         "in three steps: 'data' builds training rows from the dev parts of the shared claim sets "
         "and from the offline corpus (never a test part) with a data card; 'fit' fine-tunes MiniLM-L6 "
-        "on them (resumes from its checkpoint when run again); 'calibrate' reads the held-back and "
+        "on the corpus's rows, then on the claim sets' (resumes from its checkpoints when run again); "
+        "'calibrate' reads the held-back and "
         "searched dev claims and writes the calibration slopes into the weights. See "
         "factcourt/readers/README.md for the shipped reader's commands and figures.",
     )
@@ -110,8 +111,17 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="the weights file (default: the shipped one, factcourt/readers/)")
     p.add_argument("--per-set", type=at_least_one, default=1500, help="most rows of one claim set (1500)")
     p.add_argument("--synthetic", type=int, default=7500, help="rows made from the corpus (7500)")
-    p.add_argument("--epochs", type=float, default=2.0, help="epochs over the rows (2)")
-    p.add_argument("--lr", type=float, default=8e-5, help="learning rate (8e-5)")
+    p.add_argument("--epochs", type=float, default=2.0, help="fit: epochs over the corpus's rows (2)")
+    p.add_argument("--lr", type=float, default=8e-5, help="fit: learning rate over the corpus's rows (8e-5)")
+    p.add_argument(
+        "--set-steps",
+        type=int,
+        default=300,
+        help="fit: batches of the claim sets' rows after the corpus's, each set weighing the same (300)",
+    )
+    p.add_argument(
+        "--set-lr", type=float, default=3e-5, help="fit: learning rate over the claim sets' rows (3e-5)"
+    )
     p.add_argument(
         "--verdicts-below",
         type=float,
@@ -147,6 +157,8 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
             weights,
             epochs=args.epochs,
             lr=args.lr,
+            set_steps=args.set_steps,
+            set_lr=args.set_lr,
             exclude=tuple(args.exclude),
             progress=lambda line: err.print(escape(line)),
         )

@@ -175,3 +175,43 @@ def test_a_reader_trained_here_is_read_in_place_of_the_shipped_one(monkeypatch, 
     assert reader.in_use() == reader.SHIPPED
     monkeypatch.setenv("FACTCOURT_READER", str(tmp_path / "mine.safetensors"))
     assert reader.in_use() == tmp_path / "mine.safetensors"
+
+
+def test_the_claim_sets_batches_weigh_every_set_and_every_class_alike():
+    from collections import Counter
+
+    from factcourt.reader_training import _balanced
+
+    rows = [{"source": "big", "label": "supported"}] * 90 + [{"source": "big", "label": "refuted"}] * 10
+    rows += [{"source": "small", "label": "refuted"}] * 5
+    drawn = Counter(
+        (rows[i]["source"], rows[i]["label"]) for batch in _balanced(rows, 16, 500, 0) for i in batch
+    )
+    assert abs(drawn["small", "refuted"] / 8000 - 0.5) < 0.03
+    assert (
+        abs(drawn["big", "supported"] / 8000 - 0.25) < 0.03
+        and abs(drawn["big", "refuted"] / 8000 - 0.25) < 0.03
+    )
+
+
+def test_the_fit_trains_on_every_row_then_the_sets_and_a_second_run_takes_up_both_checkpoints(tmp_path):
+    pytest.importorskip("torch")
+    from factcourt.reader_training import train
+
+    rows = [{"claim": STATED, "evidence": EIFFEL_PAGE, "label": "supported", "source": "corpus"}] * 3
+    rows += [{"claim": "Obama.", "evidence": JOSEPHUS, "label": "not_addressed", "source": "corpus"}]
+    rows += [
+        {"claim": "The Eiffel Tower is in Rome.", "evidence": EIFFEL_PAGE, "label": "refuted", "source": "a"}
+    ]
+    rows += [{"claim": STATED, "evidence": EIFFEL_PAGE, "label": "supported", "source": "b"}]
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    said: list[str] = []
+    out = tmp_path / "r.safetensors"
+    train(tmp_path, out, epochs=1, batch_size=2, set_steps=2, exclude=("b",), progress=said.append)
+    assert out.exists() and out.with_suffix(".ckpt").exists() and out.with_suffix(".sets.ckpt").exists()
+    assert reader.encoder(out).about["excluded"] == ["b"]
+    train(tmp_path, out, epochs=1, batch_size=2, set_steps=2, exclude=("b",), progress=said.append)
+    assert [line for line in said if "resumed" in line] == [
+        "r.ckpt: resumed at step 3 of 3",  # the five rows not left out, two a batch
+        "r.sets.ckpt: resumed at step 2 of 2",
+    ]
