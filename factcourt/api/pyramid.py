@@ -23,7 +23,7 @@ def pyramid_key(question: str, ctx: PyramidContext, answers: dict[str, str] | No
     from factcourt.providers.cache import cache_key
     from factcourt.providers.models import choose, model_identity
 
-    def named(choice) -> list:  # a local_weights file by what it is, not by its name
+    def named(choice) -> list[object]:  # a local_weights file by what it is, not by its name
         return [choice, model_identity(choice)]
 
     return cache_key(

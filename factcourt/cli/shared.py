@@ -388,7 +388,7 @@ def embedding_progress() -> Iterator[Callable[[int, int], None]]:
 
 
 @contextlib.contextmanager
-def run_progress(quiet: bool, what: str) -> Iterator[Callable[[dict], None]]:
+def run_progress(quiet: bool, what: str) -> Iterator[Callable[[dict[str, Any]], None]]:
     """A progress bar drawn from a run's events: the hook the API hands each of them.
 
     ``what`` names the run where it resumes a crashed one or runs beside a live one.
@@ -405,7 +405,7 @@ def run_progress(quiet: bool, what: str) -> Iterator[Callable[[dict], None]]:
     )
     task = progress.add_task("decomposing", total=None, last="")
 
-    def on_event(chunk: dict) -> None:
+    def on_event(chunk: dict[str, Any]) -> None:
         if chunk["event"] == "run":
             say_how_it_runs(chunk, quiet, what)
         elif chunk["event"] == "claims":

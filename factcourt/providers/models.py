@@ -50,7 +50,9 @@ GRAMMAR_ROLES = ("answer", "refiner")
 
 _registered: dict[str, BaseChatModel] = {}
 # per event loop (weakly: a finished asyncio.run frees its clients), then per settings
-_built: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Any]] = weakref.WeakKeyDictionary()
+_built: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[object, ...], Any]] = (
+    weakref.WeakKeyDictionary()
+)
 _built_lock = threading.Lock()
 
 
@@ -314,7 +316,7 @@ def model_identity(choice: ModelChoice) -> str:
     return server_key(_own_weights(choice))
 
 
-def _settings(ctx: BaseContext, choice: ModelChoice) -> tuple:
+def _settings(ctx: BaseContext, choice: ModelChoice) -> tuple[ModelChoice, float, int, float, int, bool]:
     return (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries, ctx.logprobs)
 
 
@@ -322,7 +324,7 @@ def _settings(ctx: BaseContext, choice: ModelChoice) -> tuple:
 TOP_LOGPROBS = 10
 
 
-def _once_per_loop(loop: asyncio.AbstractEventLoop, key: tuple, build: Callable[[], Any]) -> Any:
+def _once_per_loop(loop: asyncio.AbstractEventLoop, key: tuple[object, ...], build: Callable[[], Any]) -> Any:
     with _built_lock:
         built = _built.setdefault(loop, {})
         if key not in built:
@@ -657,7 +659,7 @@ def _free_text(message: Any, parse: Callable[[str], Any] | None) -> dict[str, An
         return {"raw": message, "parsed": None, "parsing_error": str(exc), "text": said}
 
 
-def _turn(ctx: BaseContext, choice: ModelChoice) -> contextlib.AbstractAsyncContextManager:
+def _turn(ctx: BaseContext, choice: ModelChoice) -> contextlib.AbstractAsyncContextManager[None]:
     """The embedded server's request turn (shared by every process on the machine), else nothing."""
     if choice.endpoint != "embedded":
         return contextlib.nullcontext()

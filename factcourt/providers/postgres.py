@@ -60,7 +60,7 @@ class PostgresKV:
             self._db.execute("SELECT pg_advisory_xact_lock(%s)", (KV_SETUP_LOCK,))
             self._db.execute(f"CREATE TABLE IF NOT EXISTS {self._table} (k TEXT PRIMARY KEY, v TEXT)")
 
-    def _execute(self, statement: str, params: tuple) -> Any:
+    def _execute(self, statement: str, params: tuple[object, ...]) -> Any:
         """The cursor of ``statement`` (the caller holds the lock), on a live connection.
 
         A connection closed, or whose server went away while it was idle (it learns so only

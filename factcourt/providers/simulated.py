@@ -124,7 +124,7 @@ class SimulatedChatModel(BaseChatModel):
         """Bind the schemas; the first one is answered."""
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
 
-    def _answer(self, messages: list[BaseMessage], tools: list[dict] | None) -> ChatResult:
+    def _answer(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> ChatResult:
         prompt = "\n".join(str(m.content) for m in messages)
         # the data lives in the user turns: the last one, or in a multi-turn dialogue (DebateCV's
         # moderator) the first one holds the claim and the evidence and later ones add the debate;

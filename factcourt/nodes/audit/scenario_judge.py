@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -28,7 +29,7 @@ def parse_decision(text: str) -> bool:
     return found[-1].lower() == "yes"
 
 
-async def scenario_judge(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
+async def scenario_judge(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Accept the proposal (it joins the taxonomy and the queue) or reject it.
 
     A name already in the taxonomy is rejected without a call; a judge answer that does not
@@ -69,7 +70,7 @@ async def scenario_judge(state: AuditState, runtime: Runtime[AuditContext]) -> d
         explanation=proposal.explanation,
         reason=reason,
     )
-    update: dict = {"appraisals": [turn], **({"usage": usage} if usage else {})}
+    update: dict[str, Any] = {"appraisals": [turn], **({"usage": usage} if usage else {})}
     if accepted:
         return {**update, "taxonomy": [*state["taxonomy"], proposal], "queue": [proposal.name], "refusals": 0}
     return {**update, **refused(state, ctx, obj)}
