@@ -64,7 +64,7 @@ async def abuild_pyramid(
         return Pyramid.model_validate(hit)
     payload: PyramidInput = {"question": question, "answers": dict(answers or {})}
     state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)
-    pyramid = state["pyramid"]
+    pyramid: Pyramid = state["pyramid"]
     if cache is not None and not pyramid.failed and not pyramid.notes:  # a time-out is not kept
         await asyncio.to_thread(cache.put, key, pyramid.model_dump(mode="json"))
     return pyramid

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from factcourt.bench.runner import in_part
 from factcourt.inputs import read_rows
@@ -77,7 +77,7 @@ def _set_name(path: str) -> str:
 
 def _claim_of(row: dict[str, Any]) -> str:
     if "claim" in row:
-        return row["claim"]
+        return cast(str, row["claim"])
     return f'The answer to the question "{row["question"]}" is "{row["answer"]}".'
 
 

@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
 
             use_store(args.store)
         with output_lock(args):
-            code = args.func(args)
+            code: int = args.func(args)
         sys.stdout.flush()  # a closed stdout shows here, not in Python's exit ("Exception ignored")
         return code
     except BrokenPipeError:

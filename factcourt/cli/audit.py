@@ -107,7 +107,7 @@ def _finished_run(folder: Path, key: str) -> dict[str, Any] | None:
     import json
 
     try:
-        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+        report: dict[str, Any] = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if report.get("run_key") != key or report.get("error") or not report["counts"]["graded"]:

@@ -125,7 +125,8 @@ def prices_from(args: argparse.Namespace) -> Prices:
 
 def _field_help(context: type[BaseContext], name: str) -> str:
     """A flag's help: the description of the context field it fills, as Studio shows it."""
-    return next(f.metadata.get("description", "") for f in fields(context) if f.name == name)
+    description: str = next(f.metadata.get("description", "") for f in fields(context) if f.name == name)
+    return description
 
 
 def _settings_flags() -> list[tuple[str, str, tuple[str, ...], dict[str, Any]]]:

@@ -26,7 +26,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import openai
 from langchain_core.language_models import BaseChatModel
@@ -41,6 +41,7 @@ from factcourt.redact import redact
 from factcourt.state.records import Usage
 
 T = TypeVar("T", bound=BaseModel)
+Built = TypeVar("Built")
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 # Roles whose long-form answers the embedded server decodes under the schema's grammar (strings
@@ -240,7 +241,7 @@ def llguidance_grammar(schema: type[BaseModel]) -> str:
 
     spec = closed(schema.model_json_schema())
     spec["x-guidance"] = {"whitespace_pattern": WHITESPACE}
-    return json_schema_to_grammar(json.dumps(spec))
+    return cast(str, json_schema_to_grammar(json.dumps(spec)))
 
 
 def closed(spec: Any) -> Any:
@@ -324,12 +325,14 @@ def _settings(ctx: BaseContext, choice: ModelChoice) -> tuple[ModelChoice, float
 TOP_LOGPROBS = 10
 
 
-def _once_per_loop(loop: asyncio.AbstractEventLoop, key: tuple[object, ...], build: Callable[[], Any]) -> Any:
+def _once_per_loop(
+    loop: asyncio.AbstractEventLoop, key: tuple[object, ...], build: Callable[[], Built]
+) -> Built:
     with _built_lock:
         built = _built.setdefault(loop, {})
         if key not in built:
             built[key] = build()
-        return built[key]
+        return cast(Built, built[key])  # what a key holds was made by that key's build()
 
 
 # llama.cpp's own account of a call (``timings``: prompt tokens evaluated and from its cache, the
@@ -528,7 +531,7 @@ def failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice, *, tim
     ``timed_out``: the call ran past ``timeout_s`` (the client's time-out, or ask()'s bound on it).
     Known keys are redacted: an endpoint may echo the one it was sent.
     """
-    return redact(_failure_reason(exc, ctx, choice, timed_out))
+    return cast(str, redact(_failure_reason(exc, ctx, choice, timed_out)))
 
 
 def _failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice, timed_out: bool) -> str:

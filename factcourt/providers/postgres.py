@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from typing import Any
+from typing import Any, cast
 
 from factcourt.errors import ConfigError, first_line
 from factcourt.redact import redact
@@ -98,7 +98,7 @@ class PostgresKV:
             cursor = self._execute(
                 f"INSERT INTO {self._table} VALUES (%s, %s) ON CONFLICT (k) DO NOTHING", (key, blob)
             )
-        return cursor.rowcount == 1
+        return cast(int, cursor.rowcount) == 1
 
     def discard(self, keys: list[str]) -> None:
         """Delete the values of ``keys`` (those stored)."""

@@ -26,7 +26,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 PROBE_GRACE_S = 0.5  # longer than any probe holds the users lock, even on a loaded machine
 
@@ -134,7 +134,7 @@ class Registry:
     def read(self) -> dict[str, Any] | None:
         """The running server's record, or None."""
         try:
-            return json.loads(self.record_path.read_text(encoding="utf-8"))
+            return cast(dict[str, Any], json.loads(self.record_path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
             return None
 

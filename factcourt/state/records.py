@@ -251,7 +251,8 @@ def _json_schema(
     cls: type[BaseModel], args: tuple[Any, ...], kwargs: tuple[tuple[str, Any], ...]
 ) -> dict[str, Any]:
     # the classmethod read on the class is bound, with a __func__: its stub types a plain callable
-    return BaseModel.model_json_schema.__func__(cls, *args, **dict(kwargs))  # type: ignore[attr-defined]
+    schema: dict[str, Any] = BaseModel.model_json_schema.__func__(cls, *args, **dict(kwargs))  # type: ignore[attr-defined]
+    return schema
 
 
 class ClerkClaim(BaseModel):

@@ -23,7 +23,7 @@ def parse_decision(text: str) -> bool:
     Raises:
         ValueError: neither is given.
     """
-    found = _DECISION.findall(text)
+    found: list[str] = _DECISION.findall(text)
     if not found:
         raise ValueError("the answer must be [[Yes]], or [[No]] and the reason")
     return found[-1].lower() == "yes"
