@@ -218,7 +218,7 @@ async def _migrate_once(saver: Any, url: str) -> None:
     _migrated.add(url)
 
 
-async def _sql(saver: Any, statement: str, params: tuple = ()) -> list[Sequence[Any]]:
+async def _sql(saver: Any, statement: str, params: tuple[object, ...] = ()) -> list[Sequence[Any]]:
     """Run ``statement`` (with ``?`` marks) on the checkpointer's own connection; rows as tuples."""
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 

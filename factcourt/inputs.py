@@ -242,7 +242,7 @@ def read_evidence_file(path: Path, flag: str = "--evidence") -> list[Evidence]:
     return evidence
 
 
-def _first(item: dict, *keys: str) -> str:
+def _first(item: dict[str, Any], *keys: str) -> str:
     return next((str(item[k]).strip() for k in keys if item.get(k) not in (None, "")), "")
 
 

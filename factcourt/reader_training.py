@@ -25,7 +25,7 @@ from factcourt.bench.reader_data import CLASSES
 from factcourt.providers.reader import MAX_TOKENS, base_dir, quantise, tokenizer
 
 
-def _rows(path: Path) -> list[dict]:
+def _rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
@@ -169,7 +169,7 @@ def _fit(
             torch.save(state, checkpoint)
 
 
-def save(model, out: Path, about: dict) -> None:
+def save(model, out: Path, about: dict[str, Any]) -> None:
     """The fine-tuned layers, pooler and head as int8 rows with their scales (safetensors)."""
     from safetensors.numpy import save_file
 
@@ -194,7 +194,7 @@ SEARCHED_SETS = ("felm_wk/claims.jsonl", "factoolqa/claims.jsonl")
 
 def dev_readings(
     data: Path, shared: Path, weights: Path, progress: Callable[[str], None] = print
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The raw readings the choice is made on, all from dev parts, none from training rows.
 
     Over given evidence: the held-back slice of each set's dev part (``held_back.jsonl``); over
@@ -211,7 +211,7 @@ def dev_readings(
     from factcourt.providers import reader
     from factcourt.state.records import Evidence
 
-    found: list[dict] = []
+    found: list[dict[str, Any]] = []
     for row in _rows(data / "held_back.jsonl"):
         best = reader.deciding(reader.read_chunks(row["claim"], row["evidence"].split("\n"), weights))
         assert best is not None  # held-back rows all have evidence
@@ -250,7 +250,7 @@ def dev_readings(
     return found
 
 
-def choose_slopes(readings: list[dict], not_enough_above: float) -> dict[str, float]:
+def choose_slopes(readings: list[dict[str, Any]], not_enough_above: float) -> dict[str, float]:
     """The calibration slope of each evidence kind, fitted on its dev readings of TRUE and FALSE claims.
 
     Only the readings that give a verdict (P(not addressed) below ``not_enough_above``) are

@@ -179,7 +179,7 @@ def _typed(schema: Any, payload: dict[str, Any]) -> None:
 
 
 @cache
-def _adapter(schema: Any) -> TypeAdapter:
+def _adapter(schema: Any) -> TypeAdapter[Any]:
     return TypeAdapter(schema)
 
 
@@ -269,7 +269,7 @@ class ServedGraph(CompiledStateGraph[Any, Any, Any, Any]):
             yield part
 
 
-def served(graph: CompiledStateGraph) -> ServedGraph:
+def served(graph: CompiledStateGraph[Any, Any, Any, Any]) -> ServedGraph:
     """``graph`` as a :class:`ServedGraph` (the same nodes, channels and settings)."""
     attrs = {k: v for k, v in graph.__dict__.items() if k != "__orig_class__"}
     return ServedGraph(**attrs)
@@ -284,7 +284,7 @@ def graph_factory(name: str) -> Callable[..., ServedGraph]:
     system: System = named(name)
     graph = cache(lambda: served(system.compiled()))
 
-    def factory(runtime: ServerRuntime) -> ServedGraph:
+    def factory(runtime: ServerRuntime[Any]) -> ServedGraph:
         # called for every run with the run's whole context, before the server drops the keys
         # its schema does not list (which would pass a forbidden or misspelt key in silence)
         if getattr(runtime, "access_context", None) == "threads.create_run":

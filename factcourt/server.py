@@ -20,7 +20,7 @@ import webbrowser
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypedDict
 from urllib.parse import urlsplit
 
 from langgraph_sdk import Auth
@@ -250,7 +250,15 @@ def serve_page(port: int | None, *, model: str | None = None, browser: bool = Tr
                 raise BackendError(f"{exc}; its log ends:\n{tail}" if tail else str(exc)) from None
 
 
-def standard_assistants() -> list[dict[str, Any]]:
+class AssistantSpec(TypedDict):
+    """A standard assistant as its system declares it."""
+
+    name: str
+    graph_id: str
+    context: dict[str, Any]
+
+
+def standard_assistants() -> list[AssistantSpec]:
     """Name, graph and context of every standard assistant, as each system declares them.
 
     The claim court per protocol and rule; the hallucination debate in the paper's layout and in
@@ -332,7 +340,7 @@ async def _create_standard_assistants(url: str, timeout_s: float) -> list[Assist
     return made
 
 
-def _is_standard(assistant: Assistant, spec: dict[str, Any]) -> bool:
+def _is_standard(assistant: Assistant, spec: AssistantSpec) -> bool:
     config = dict(assistant.get("config") or {})
     # the server copies the context into the configurable; anything else was configured
     if config.pop("configurable", {}) not in ({}, spec["context"]) or any(config.values()):

@@ -105,7 +105,7 @@ class System:
     """``(state, context) -> Result``: the result of a finished run's state (a served thread's)."""
     api: ModuleType | None = None
     """The module of its Python API: its ``__all__`` is what ``factcourt`` exports for it."""
-    cli: Callable[[argparse._SubParsersAction], None] | None = None
+    cli: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] | None = None
     """The command line module's ``add_commands``, which registers its commands."""
     html: HtmlView | None = None
     """How the HTML report shows its result."""

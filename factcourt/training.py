@@ -187,7 +187,7 @@ def _device(requested: str) -> str:
     return requested
 
 
-def _save_checkpoint(folder: Path, model: Any, optimizer: Any, step: int, run: dict) -> None:
+def _save_checkpoint(folder: Path, model: Any, optimizer: Any, step: int, run: dict[str, Any]) -> None:
     """The adapter and optimiser after ``step`` optimiser steps, replacing the last checkpoint whole."""
     import torch
     from peft import get_peft_model_state_dict

@@ -113,7 +113,9 @@ async def run_graph(
 ) -> dict[str, Any]:
     """Run ``graph`` to its final state, handing each progress event to ``progress``."""
     if progress is None:
-        return await graph.ainvoke(payload, config=config, context=ctx, durability=durability)
+        return cast(
+            dict[str, Any], await graph.ainvoke(payload, config=config, context=ctx, durability=durability)
+        )
     final: dict[str, Any] = {}
     async for namespace, mode, chunk in graph.astream(
         payload,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -77,6 +78,10 @@ class Trace:
         return True
 
 
+# what every baseline returns: its verdict (None when it failed), why it failed, and its trace
+Judged = tuple[str | None, str | None, Trace]
+
+
 async def _rate(
     ctx: BenchContext, claim: str, question: str, trace: Trace, name: str
 ) -> tuple[str | None, str | None]:
@@ -97,7 +102,7 @@ async def _rate(
     return turn.verdict, None
 
 
-async def single(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
+async def single(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> Judged:
     """One verifier call over the evidence retrieved for the claim itself."""
     trace = Trace(given)
     if ctx.retrieval_enabled:
@@ -106,7 +111,7 @@ async def single(ctx: BenchContext, claim: str, given: list[Evidence], question:
     return verdict, error, trace
 
 
-async def plain(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
+async def plain(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> Judged:
     """The floor: one label-only reading over the claim's evidence, raw, the likelier label.
 
     It is the default's first reading, byte for byte: no reasoning, calibration or second reading.
@@ -128,7 +133,7 @@ async def plain(ctx: BenchContext, claim: str, given: list[Evidence], question: 
     return reading.verdict, reading.error, trace
 
 
-async def fire(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
+async def fire(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> Judged:
     """FIRE: each step the agent answers (when confident) or searches again.
 
     It also stops when a query repeats or after FIRE_MAX_STEPS steps, with its best verdict.
@@ -161,7 +166,7 @@ async def fire(ctx: BenchContext, claim: str, given: list[Evidence], question: s
     return verdict, None, trace
 
 
-async def safe(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
+async def safe(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> Judged:
     """SAFE: a fixed number of model-written searches (up to 5), then one rating."""
     trace = Trace(given)
     for step in range(SAFE_SEARCHES if ctx.retrieval_enabled else 0):
@@ -193,8 +198,8 @@ async def _claim_step(
     trace: Trace,
     schema: type[BaseModel],
     pair: Pair,
-    fields: dict,
-    step: dict,
+    fields: Mapping[str, object],
+    step: dict[str, Any],
     sample: int = 0,
 ) -> Any:
     """One call of a claim baseline, recorded in the steps; its value, or None when it failed."""
@@ -214,7 +219,7 @@ async def _claim_step(
     return answer.value
 
 
-async def cot_claim(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
+async def cot_claim(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> Judged:
     """DebateCV's CoT baseline: one step-by-step call over the evidence, four verdicts."""
     trace = await _claim_trace(ctx, claim, given)
     fields = {"claim": fence(claim), "evidence": format_evidence(trace.evidence)}
@@ -222,7 +227,7 @@ async def cot_claim(ctx: BenchContext, claim: str, given: list[Evidence], questi
     return (value.verdict, None, trace) if value else (None, trace.error, trace)
 
 
-async def majority(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
+async def majority(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> Judged:
     """DebateCV's Majority: MAJORITY_AGENTS independent CoT answers, then a majority-vote call.
 
     The agents are samples of one prompt (``sample=k``): they differ at the paper's temperature
@@ -249,7 +254,7 @@ async def majority(ctx: BenchContext, claim: str, given: list[Evidence], questio
     return next(a.verdict for _, a in said if counts[a.verdict] == max(counts.values())), None, trace
 
 
-async def cooperation(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> tuple:
+async def cooperation(ctx: BenchContext, claim: str, given: list[Evidence], question: str = "") -> Judged:
     """DebateCV's Cooperation (CAMEL): an AI user instructs an AI assistant to solve the CoT task.
 
     Each turn the user gives one instruction and the assistant carries it out with a verdict;
@@ -291,7 +296,9 @@ async def cooperation(ctx: BenchContext, claim: str, given: list[Evidence], ques
     return (verdict, None, trace) if verdict else (None, trace.error, trace)
 
 
-async def _qa_trace(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
+async def _qa_trace(
+    ctx: BenchContext, question: str, answer: str, given: list[Evidence]
+) -> tuple[Trace, str | None]:
     """The knowledge the pair is judged over, or why it cannot be judged (the graph's rule).
 
     With retrieval on, the question is searched once.
@@ -305,7 +312,7 @@ async def _qa_trace(ctx: BenchContext, question: str, answer: str, given: list[E
 
 
 async def _check(
-    ctx: BenchContext, trace: Trace, role: str, pair: Pair, fields: dict, step: dict
+    ctx: BenchContext, trace: Trace, role: str, pair: Pair, fields: Mapping[str, object], step: dict[str, Any]
 ) -> tuple[HallucinationCheck | None, str | None]:
     """One step-by-step check of the pair; a failure is recorded in the steps, never raised."""
     run_name = " ".join(f"{k} {v}" for k, v in step.items())
@@ -323,7 +330,7 @@ async def _check(
     return answer.value, answer.error
 
 
-async def cot(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
+async def cot(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> Judged:
     """CoT: one step-by-step call decides whether the answer hallucinates."""
     trace, problem = await _qa_trace(ctx, question, answer, given)
     if problem:
@@ -339,7 +346,7 @@ def _said(check: HallucinationCheck) -> str:
     return f"{check.conclusion}: {clip(check.reasoning, OPPONENT_CHARS)}"
 
 
-async def self_reflection(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
+async def self_reflection(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> Judged:
     """Self-Reflection: a CoT answer, then one call that critiques it and gives the final conclusion.
 
     A failed reflection is recorded and the first answer stands.
@@ -367,7 +374,7 @@ def _mad_seen(last: list[HallucinationCheck | None], agent: int) -> dict[str, st
     return {"own": fence(said[agent]) or EMPTY, "others": fence(others) or EMPTY}
 
 
-async def mad(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
+async def mad(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> Judged:
     """MAD (Du et al. 2023): identical agents answer, then update their answers with the others'.
 
     MAD_AGENTS agents answer; in each of the MAD_ROUNDS - 1 later rounds every agent sees its
@@ -409,7 +416,7 @@ async def mad(ctx: BenchContext, question: str, answer: str, given: list[Evidenc
     return QA_VERDICTS[label], None, trace
 
 
-async def madr(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> tuple:
+async def madr(ctx: BenchContext, question: str, answer: str, given: list[Evidence]) -> Judged:
     """MADR (Kim et al. 2024): a CoT explanation, then debate-and-refine iterations.
 
     Each iteration two critics review the explanation, one against a typology of errors and one
@@ -455,7 +462,7 @@ async def madr(ctx: BenchContext, question: str, answer: str, given: list[Eviden
 async def _critique(
     ctx: BenchContext,
     trace: Trace,
-    item: dict,
+    item: dict[str, str],
     explanation: str,
     other: MadrCritique | None,
     focus: str,

@@ -89,7 +89,7 @@ async def run_calibrate(
     return report
 
 
-def _global(form: str, pairs: list) -> tuple[float, float]:
+def _global(form: str, pairs: list[tuple[float, bool]]) -> tuple[float, float]:
     """(a, b) of ``form`` over (raw P(true), gold) pairs: calibrated P = sigmoid(a * logit(raw) + b)."""
     if form == "platt":
         return fit_platt([p for p, _ in pairs], [g for _, g in pairs])
@@ -99,7 +99,7 @@ def _global(form: str, pairs: list) -> tuple[float, float]:
 
 
 def _fit_form(
-    form: str, pooled: dict[str, list], kinds: dict[str, str | None]
+    form: str, pooled: dict[str, list[tuple[float, bool]]], kinds: dict[str, str | None]
 ) -> tuple[float, float, dict[str, float]]:
     """(a, b, slope per evidence kind) of ``form`` fitted on ``pooled``."""
     a, b = _global(form, [pair for rest in pooled.values() for pair in rest])
@@ -108,7 +108,9 @@ def _fit_form(
     return a, b, _slopes(pooled, kinds, -b / a if form == "platt" else 0.0)
 
 
-def _slopes(pooled: dict[str, list], kinds: dict[str, str | None], boundary: float) -> dict[str, float]:
+def _slopes(
+    pooled: dict[str, list[tuple[float, bool]]], kinds: dict[str, str | None], boundary: float
+) -> dict[str, float]:
     """One slope per evidence kind whose readings hold TRUE and FALSE cases."""
     slopes = {}
     for kind in sorted({k for k in kinds.values() if k}):
@@ -118,7 +120,9 @@ def _slopes(pooled: dict[str, list], kinds: dict[str, str | None], boundary: flo
     return slopes
 
 
-def _held_out(name: str, pooled: dict[str, list], kinds: dict[str, str | None], form: str) -> dict[str, Any]:
+def _held_out(
+    name: str, pooled: dict[str, list[tuple[float, bool]]], kinds: dict[str, str | None], form: str
+) -> dict[str, Any]:
     """One dataset's raw scores beside those under ``form`` fitted on the other datasets."""
     pairs = pooled[name]
     raw = [p for p, _ in pairs]

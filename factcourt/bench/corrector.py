@@ -23,10 +23,10 @@ from factcourt.bench.runner import select
 from factcourt.nodes.claims.corrector import REFUSED, correct
 from factcourt.providers.search import search
 from factcourt.state.claims import ClaimResult
-from factcourt.state.records import Claim
+from factcourt.state.records import Claim, Evidence
 
 
-async def _one(claim: str, evidence: list, ctx: BenchContext) -> dict[str, Any]:
+async def _one(claim: str, evidence: list[Evidence], ctx: BenchContext) -> dict[str, Any]:
     result = ClaimResult(
         claim=Claim(id="c1", text=claim, sentence=claim, span=(0, len(claim))),
         verdict="refuted",

@@ -58,7 +58,7 @@ class Gold:
     evidence_text: tuple[str, ...] = field(default=())
 
 
-def _evidence_of(items: list) -> tuple[Evidence, ...]:
+def _evidence_of(items: list[object]) -> tuple[Evidence, ...]:
     """Evidence texts; bare URLs (FELM's references) carry no text to check against: skipped."""
     out = []
     for item in items or []:
@@ -76,7 +76,7 @@ def _evidence_of(items: list) -> tuple[Evidence, ...]:
     return tuple(e for e in out if e.text.strip())
 
 
-def _text(row: dict, field: str, where: str) -> str:
+def _text(row: dict[str, Any], field: str, where: str) -> str:
     """A field that must hold text: else one sentence naming the line (a method would judge "None")."""
     value = row[field]
     if not isinstance(value, str) or not value.strip():
@@ -84,7 +84,7 @@ def _text(row: dict, field: str, where: str) -> str:
     return value
 
 
-def _listed(value: Any, field: str, where: str) -> list:
+def _listed(value: Any, field: str, where: str) -> list[object]:
     """Evidence as a list of texts or objects; one text is one piece (not one per character)."""
     if isinstance(value, str):
         return [value]
@@ -93,7 +93,7 @@ def _listed(value: Any, field: str, where: str) -> list:
     return value
 
 
-def averitec_row(item: dict, index: int, split: str) -> dict[str, Any]:
+def averitec_row(item: dict[str, Any], index: int, split: str) -> dict[str, Any]:
     """One claim of AVeriTeC's own JSON file (``dev.json``) in the shared schema.
 
     Its id is the shared copy's (``averitec-dev-000``), so both files fall in the same parts.
@@ -219,7 +219,7 @@ def _four_way(value: object, where: str) -> str | None:
 _NULL_LABELS = {"not_enough_info": "not_enough_evidence", "disputed": "conflicting_evidence"}
 
 
-def _gold(value: object, meta: dict, where: str) -> tuple[bool, str | None]:
+def _gold(value: object, meta: dict[str, Any], where: str) -> tuple[bool, str | None]:
     """The binary gold label and the four-way one of a row."""
     if value is None and (norm := meta.get("label_norm")) is not None:
         if norm not in _NULL_LABELS:

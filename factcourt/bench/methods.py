@@ -14,7 +14,7 @@ from factcourt.bench.context import BenchContext
 from factcourt.bench.datasets import Case
 from factcourt.context.claims import OURS, PRESETS
 from factcourt.context.hallucination import HALLUCINATION_AGENTS
-from factcourt.state.records import Usage
+from factcourt.state.records import Evidence, Usage
 
 # method name -> context overrides of the debate engine. 'default' is exactly what `check` runs;
 # the MAD-Fact rules and DebateCV run as their papers do (PRESETS), unless named 'default-...'.
@@ -45,7 +45,7 @@ DEBATE_METHODS: dict[str, dict[str, Any]] = {
     "jury-no_debate": {**MADFACT, "rule": "free", "use_debate": False},
     "jury-no_search": {**MADFACT, "rule": "free", "search": "none"},
 }
-BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
+BASELINES: dict[str, Callable[..., Awaitable[baselines.Judged]]] = {
     "plain": baselines.plain,
     "single": baselines.single,
     "fire": baselines.fire,
@@ -56,7 +56,7 @@ BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
     "cooperation": baselines.cooperation,
 }
 # The IMPD-MACD paper's baselines: they judge the QA pair itself, as impd does
-QA_BASELINES: dict[str, Callable[..., Awaitable[tuple]]] = {
+QA_BASELINES: dict[str, Callable[..., Awaitable[baselines.Judged]]] = {
     "cot": baselines.cot,
     "self_reflection": baselines.self_reflection,
     "mad": baselines.mad,
@@ -129,7 +129,7 @@ async def predict(method: str, case: Case, ctx: BenchContext) -> Prediction:
     return prediction
 
 
-async def _baseline(method: str, case: Case, ctx: BenchContext, given: list) -> Prediction:
+async def _baseline(method: str, case: Case, ctx: BenchContext, given: list[Evidence]) -> Prediction:
     if method in QA_BASELINES:
         qa = QA_BASELINES[method]
         verdict, error, trace = await qa(ctx, case.question, case.answer or case.claim, given)
@@ -147,7 +147,7 @@ async def _baseline(method: str, case: Case, ctx: BenchContext, given: list) -> 
     )
 
 
-async def _debate(method: str, case: Case, ctx: BenchContext, given: list) -> Prediction:
+async def _debate(method: str, case: Case, ctx: BenchContext, given: list[Evidence]) -> Prediction:
     run_ctx = BenchContext.make(ctx, **DEBATE_METHODS[method])
     result = await averify(case.claim, given or None, case.question, run_ctx)
     # the prediction's detail keeps the debate as its JSON (a result read by key gives it)
@@ -165,7 +165,7 @@ async def _debate(method: str, case: Case, ctx: BenchContext, given: list) -> Pr
     )
 
 
-async def _detect(method: str, case: Case, ctx: BenchContext, given: list) -> Prediction:
+async def _detect(method: str, case: Case, ctx: BenchContext, given: list[Evidence]) -> Prediction:
     """One QA pair through the hallucination debate, as a verdict on 'the answer is right'.
 
     Its P(true) is the deciding judge's confidence (the winner's token probability, else its

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from factcourt.bench.runner import in_part
 from factcourt.inputs import read_rows
@@ -74,13 +75,13 @@ def _set_name(path: str) -> str:
     return path.split("/")[0]
 
 
-def _claim_of(row: dict) -> str:
+def _claim_of(row: dict[str, Any]) -> str:
     if "claim" in row:
-        return row["claim"]
+        return cast(str, row["claim"])
     return f'The answer to the question "{row["question"]}" is "{row["answer"]}".'
 
 
-def _evidence_of(row: dict) -> str:
+def _evidence_of(row: dict[str, Any]) -> str:
     items = row.get("evidence") if "claim" in row else row.get("knowledge")
     if isinstance(items, str):
         items = [items]
@@ -92,14 +93,14 @@ def _evidence_of(row: dict) -> str:
     return "\n".join(texts)
 
 
-def _label_of(row: dict) -> str | None:
+def _label_of(row: dict[str, Any]) -> str | None:
     meta = row.get("meta") or {}
     if row.get("label") is None:
         return "not_addressed" if meta.get("label_norm") in NOT_ENOUGH_INFO else None
     return "supported" if row["label"] in (True, 1, "true") else "refuted"
 
 
-def _group_of(row: dict, name: str) -> str:
+def _group_of(row: dict[str, Any], name: str) -> str:
     meta = row.get("meta") or {}
     group = meta.get("evidence_group")
     return f"{name}:{group}" if group is not None else ""
@@ -111,7 +112,7 @@ def _files(data: Path, path: str) -> list[Path]:
     return [main] + ([four_way] if four_way.exists() else [])
 
 
-def _set_rows(data: Path, path: str) -> Iterator[tuple[str, dict]]:
+def _set_rows(data: Path, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
     for file in _files(data, path):
         for _number, row in read_rows(file):
             if isinstance(row, dict):
@@ -356,7 +357,7 @@ def synthetic_rows(count: int, avoid: set[str], seed: int = 0) -> list[Row]:
     return rows[:count]
 
 
-def card(rows: list[Row], held: list[Row], digest: str) -> dict:
+def card(rows: list[Row], held: list[Row], digest: str) -> dict[str, Any]:
     """Counts per source and class, and the digest of the data."""
     count = Counter((r.source, r.label) for r in rows)
     held_count = Counter((r.source, r.label) for r in held)
@@ -372,7 +373,9 @@ def card(rows: list[Row], held: list[Row], digest: str) -> dict:
     }
 
 
-def build(data: Path, out: Path, *, per_set: int = 1200, synthetic: int = 7500, seed: int = 0) -> dict:
+def build(
+    data: Path, out: Path, *, per_set: int = 1200, synthetic: int = 7500, seed: int = 0
+) -> dict[str, Any]:
     """Write ``train.jsonl``, ``held_back.jsonl`` and ``card.json`` under ``out``; return the card."""
     train, held, avoid = dataset_rows(data, per_set, seed)
     train += synthetic_rows(synthetic, avoid, seed)

@@ -189,7 +189,9 @@ def role_costs(records: list[dict[str, Any]]) -> dict[str, Any]:
 FLOOR = "plain"  # one label-only call: every method is held against it
 
 
-def build_report(records: list[dict[str, Any]], methods: list[str], prices: Prices) -> dict:
+def build_report(
+    records: list[dict[str, Any]], methods: list[str], prices: Prices
+) -> dict[str, dict[str, Any]]:
     """Reports for each method, in the order asked, each with its items won and lost against ``plain``."""
     report = {m: method_report([r for r in records if r["method"] == m], prices) for m in methods}
     floor = {r["id"]: to_binary(r["verdict"]) for r in records if r["method"] == FLOOR}

@@ -150,7 +150,7 @@ async def sample(case: Case, gold: Gold, ctx: BenchContext) -> dict[str, Any]:
 
 async def synth_sft(
     dataset: Path, out: Path, ctx: BenchContext, limit: int | None = None, part: str = TRAIN_PART
-) -> dict:
+) -> dict[str, Any]:
     """Write one sample per case of the train part to ``out`` (JSONL, resumable); return counts.
 
     ``ctx`` is the debate's context, e.g. ``debate_context(settings)``.

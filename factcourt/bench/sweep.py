@@ -88,7 +88,9 @@ def candidates() -> dict[str, Callable[[Turn | None, list[Turn]], Outcome]]:
     return out
 
 
-def _routed(theta: float, jury: Callable[[Turn | None, list[Turn]], Outcome]) -> Callable:
+def _routed(
+    theta: float, jury: Callable[[Turn | None, list[Turn]], Outcome]
+) -> Callable[[Turn | None, list[Turn]], Outcome]:
     routing = BenchContext(first_pass_theta=theta)  # the graph's own rule decides the replay
 
     def decide(first: Turn | None, turns: list[Turn]) -> Outcome:

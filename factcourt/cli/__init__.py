@@ -62,7 +62,7 @@ class LogFormatter(logging.Formatter):
         return neutralise(redact(super().format(record)))
 
 
-def groups() -> list[Callable[[argparse._SubParsersAction], None]]:
+def groups() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
     """The command groups of no one system: tools, benchmarks, training, reports."""
     from factcourt.cli import bench, report, tools, train
 
@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand: each system's (the registry's) and the groups'."""
     from factcourt.systems import SYSTEMS  # the registry sits above every command it names
 
-    parser = Parser(
+    # typed as argparse's: every add_commands takes its subparsers (which make Parsers all the same)
+    parser: argparse.ArgumentParser = Parser(
         prog="factcourt",
         description="Check what an LLM wrote: agents debate each claim over retrieved evidence. "
         "With no OPENAI_API_KEY it runs offline on an embedded llama.cpp model and a "
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
 
             use_store(args.store)
         with output_lock(args):
-            code = args.func(args)
+            code: int = args.func(args)
         sys.stdout.flush()  # a closed stdout shows here, not in Python's exit ("Exception ignored")
         return code
     except BrokenPipeError:

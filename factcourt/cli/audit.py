@@ -107,7 +107,7 @@ def _finished_run(folder: Path, key: str) -> dict[str, Any] | None:
     import json
 
     try:
-        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+        report: dict[str, Any] = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if report.get("run_key") != key or report.get("error") or not report["counts"]["graded"]:
@@ -147,9 +147,9 @@ def _audit_runs(
     from factcourt.fanout import cluster, fan_out
 
     by_seed = {run.ctx.audit_seed: run for run in runs}
-    finished: dict[int, tuple[int, dict]] = {}
+    finished: dict[int, tuple[int, dict[str, Any]]] = {}
 
-    def on_outcome(ctx: AuditContext, report: dict) -> None:
+    def on_outcome(ctx: AuditContext, report: dict[str, Any]) -> None:
         run = by_seed[ctx.audit_seed]
         if run.title:
             err.print(f"[bold]{run.title}[/]: finished on the Ray cluster (audit_seed={ctx.audit_seed})")
@@ -176,7 +176,7 @@ def _lost(ctx: AuditContext, reason: str) -> NoReturn:
     )
 
 
-def _finish(objects: list[str], run: Run, report: dict[str, Any]) -> tuple[int, dict]:
+def _finish(objects: list[str], run: Run, report: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """Write a run's reports to its folder and say how it went; (exit code, report)."""
     from factcourt.api.audit import audit_run_key
     from factcourt.api.audit.report import write_audit
@@ -206,7 +206,7 @@ def _first_reason(report: dict[str, Any]) -> str:
     return reasons[0] if reasons else "no case was written"
 
 
-async def run_audit(objects: list[str], ctx: AuditContext, quiet: bool, keep: bool) -> dict:
+async def run_audit(objects: list[str], ctx: AuditContext, quiet: bool, keep: bool) -> dict[str, Any]:
     """The audit's report (report.json's, with the cases), under the checkpointer, drawing its progress.
 
     A crashed audit resumes.
@@ -230,7 +230,7 @@ async def run_audit(objects: list[str], ctx: AuditContext, quiet: bool, keep: bo
     task = progress.add_task("starting", total=None, imr="")
     graded = low = 0
 
-    def on_event(chunk: dict) -> None:
+    def on_event(chunk: dict[str, Any]) -> None:
         nonlocal graded, low
         if chunk["event"] == "run":
             say_how_it_runs(chunk, quiet, "this audit (graded cases are not redone)")
@@ -246,7 +246,7 @@ async def run_audit(objects: list[str], ctx: AuditContext, quiet: bool, keep: bo
     return result.model_dump(mode="json")
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``audit``."""
     p = sub.add_parser(
         "audit",

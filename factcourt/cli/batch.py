@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from rich.markup import escape
 from rich.progress import (
@@ -49,7 +50,7 @@ class RateColumn(ProgressColumn):
 
 
 @contextlib.contextmanager
-def batch_progress(quiet: bool) -> Iterator[Callable[[dict], None]]:
+def batch_progress(quiet: bool) -> Iterator[Callable[[dict[str, Any]], None]]:
     """A bar of rows with rate and time left, drawn from the batch's events."""
     progress = Progress(
         TextColumn("[bold]rows"),
@@ -66,7 +67,7 @@ def batch_progress(quiet: bool) -> Iterator[Callable[[dict], None]]:
     )
     task = progress.add_task("rows", total=None, last="")
 
-    def on_event(event: dict) -> None:
+    def on_event(event: dict[str, Any]) -> None:
         if event["event"] == "batch":  # reset: the rows done before do not count in the rate
             progress.reset(task, total=event["total"], completed=event["done"], last="")
         elif event["event"] == "row":
@@ -115,7 +116,7 @@ def run_batch_command(args: argparse.Namespace, kind: str, ctx: BaseContext) -> 
     return 0
 
 
-def print_summary(s: dict) -> None:
+def print_summary(s: dict[str, Any]) -> None:
     """The batch's rows, verdicts, cost, and each failed or rejected row with its reason."""
     run = s["this_run"]
     out.print(

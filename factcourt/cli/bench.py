@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
@@ -405,7 +406,7 @@ def cmd_bench_perf(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cost_line(cost: dict) -> str:
+def _cost_line(cost: dict[str, Any]) -> str:
     """One repeat's tokens per call and the floor they imply at the server's measured rates."""
     c = cost["by_role"].get("evaluator")
     if not c:
@@ -533,7 +534,7 @@ def cmd_synth_sft(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the ``bench`` commands and ``synth-sft``."""
     bench = sub.add_parser("bench", help="benchmarks: quality, cost and speed")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCH")

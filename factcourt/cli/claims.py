@@ -202,7 +202,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``check`` and ``verify``."""
     p = sub.add_parser(
         "check",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
@@ -42,7 +43,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if not args.batch:
         prepare_out(args.out)
         prepare_html(args)
-    overrides: dict = {}
+    overrides: dict[str, Any] = {}
     if args.layout:
         overrides["hallucination_layout"] = args.layout
     if args.epsilon is not None:
@@ -92,7 +93,7 @@ def print_detection(result: DetectResult) -> None:
     print_usage(result.usage, f"{len(result.knowledge)} knowledge statements")
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``detect``."""
     p = sub.add_parser(
         "detect",  # the published command of system "hallucination"

@@ -7,6 +7,7 @@ import asyncio
 import random
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from rich.markup import escape
 
@@ -75,7 +76,7 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
     return code
 
 
-def show(report: dict, out: Path, args: argparse.Namespace) -> int:
+def show(report: dict[str, Any], out: Path, args: argparse.Namespace) -> int:
     """Print the report as JSON or as the summary a person reads."""
     from factcourt.cli.shared import out as console
 
@@ -110,7 +111,7 @@ def show(report: dict, out: Path, args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``build-longqa``."""
     p = sub.add_parser(
         "build-longqa",

@@ -119,7 +119,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``pyramid`` and ``leaderboard``."""
     p = sub.add_parser(
         "pyramid",

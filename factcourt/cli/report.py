@@ -49,7 +49,7 @@ def cmd_report_html(args: argparse.Namespace) -> int:
     return exit_code(result)  # a run that finished with parts it could not check says so, as check does
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``report-html``."""
     p = sub.add_parser(
         "report-html",

@@ -125,7 +125,8 @@ def prices_from(args: argparse.Namespace) -> Prices:
 
 def _field_help(context: type[BaseContext], name: str) -> str:
     """A flag's help: the description of the context field it fills, as Studio shows it."""
-    return next(f.metadata.get("description", "") for f in fields(context) if f.name == name)
+    description: str = next(f.metadata.get("description", "") for f in fields(context) if f.name == name)
+    return description
 
 
 def _settings_flags() -> list[tuple[str, str, tuple[str, ...], dict[str, Any]]]:
@@ -388,7 +389,7 @@ def embedding_progress() -> Iterator[Callable[[int, int], None]]:
 
 
 @contextlib.contextmanager
-def run_progress(quiet: bool, what: str) -> Iterator[Callable[[dict], None]]:
+def run_progress(quiet: bool, what: str) -> Iterator[Callable[[dict[str, Any]], None]]:
     """A progress bar drawn from a run's events: the hook the API hands each of them.
 
     ``what`` names the run where it resumes a crashed one or runs beside a live one.
@@ -405,7 +406,7 @@ def run_progress(quiet: bool, what: str) -> Iterator[Callable[[dict], None]]:
     )
     task = progress.add_task("decomposing", total=None, last="")
 
-    def on_event(chunk: dict) -> None:
+    def on_event(chunk: dict[str, Any]) -> None:
         if chunk["event"] == "run":
             say_how_it_runs(chunk, quiet, what)
         elif chunk["event"] == "claims":

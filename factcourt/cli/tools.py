@@ -121,7 +121,7 @@ def port_number(value: str) -> int:
     return port
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``models``, ``cache``, ``serve``, ``ui`` and ``assistants``."""
     p = sub.add_parser("models", help="show the model each role uses")
     p.add_argument("--model", help="as in check")

@@ -57,7 +57,7 @@ def cmd_train_moderator(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``train-moderator``."""
     p = sub.add_parser(
         "train-moderator",

@@ -341,12 +341,12 @@ class BaseContext:
 
 
 @cache
-def _adapter(kind: type[BaseContext], name: str) -> TypeAdapter:
+def _adapter(kind: type[BaseContext], name: str) -> TypeAdapter[Any]:
     return TypeAdapter(get_type_hints(kind)[name])
 
 
 @cache
-def _bounded(kind: type[BaseContext], name: str) -> TypeAdapter:
+def _bounded(kind: type[BaseContext], name: str) -> TypeAdapter[Any]:
     """The field's type with its bounds, as pydantic reads them from the field (``describe``)."""
     bounds = _bounds(next(f.metadata for f in fields(kind) if f.name == name))
     hint: Any = get_type_hints(kind)[name]

@@ -209,7 +209,9 @@ __all__ = [
 ]
 
 
-def paired(gold: Sequence[bool], method: Sequence[bool | None], floor: Sequence[bool | None]) -> dict:
+def paired(
+    gold: Sequence[bool], method: Sequence[bool | None], floor: Sequence[bool | None]
+) -> dict[str, int | float]:
     """Items ``method`` gets right that ``floor`` gets wrong (won), the reverse (lost), McNemar's p.
 
     The exact two-sided binomial test on the discordant items says how likely a difference this

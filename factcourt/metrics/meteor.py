@@ -16,7 +16,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 class _NoWordNet:
     """A WordNet with no synonyms."""
 
-    def synsets(self, *args: object, **kwargs: object) -> list:
+    def synsets(self, *args: object, **kwargs: object) -> list[object]:
         return []
 
 

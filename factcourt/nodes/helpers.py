@@ -34,7 +34,8 @@ def fence(text: str) -> str:
 
 def question_of(state: Mapping[str, Any], language: str) -> str:
     """The question a claim's prompts show: with the sentence before, for an unresolved reference."""
-    question, claim = state.get("question", ""), state.get("claim")
+    question: str = state.get("question", "")
+    claim = state.get("claim")
     if claim is None or not claim.context:
         return question
     return table(language).CLAIM_CONTEXT.format(question=question, context=claim.context).strip()

@@ -28,6 +28,7 @@ import urllib.request
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from types import FrameType
+from typing import Any, cast
 
 from factcourt.context.base import KEEP_ALIVE_S, WAIT_S
 from factcourt.errors import BackendError, ConfigError
@@ -41,7 +42,7 @@ def free_port() -> int:
     """Return a TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        return cast(int, sock.getsockname()[1])  # an AF_INET address: (host, port)
 
 
 class LocalModelServer:
@@ -137,7 +138,7 @@ class LocalModelServer:
                     raise BackendError("stopped while waiting for the local model server")
                 time.sleep(0.1)
 
-    def _join(self, record: dict) -> LocalModelServer:
+    def _join(self, record: dict[str, Any]) -> LocalModelServer:
         self.pid, self.port, self.log_path = record["pid"], record["port"], Path(record["log"])
         self._user = self.registry.join()
         self.published = True

@@ -26,7 +26,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import openai
 from langchain_core.language_models import BaseChatModel
@@ -41,6 +41,7 @@ from factcourt.redact import redact
 from factcourt.state.records import Usage
 
 T = TypeVar("T", bound=BaseModel)
+Built = TypeVar("Built")
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 # Roles whose long-form answers the embedded server decodes under the schema's grammar (strings
@@ -50,7 +51,9 @@ GRAMMAR_ROLES = ("answer", "refiner")
 
 _registered: dict[str, BaseChatModel] = {}
 # per event loop (weakly: a finished asyncio.run frees its clients), then per settings
-_built: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Any]] = weakref.WeakKeyDictionary()
+_built: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[object, ...], Any]] = (
+    weakref.WeakKeyDictionary()
+)
 _built_lock = threading.Lock()
 
 
@@ -238,7 +241,7 @@ def llguidance_grammar(schema: type[BaseModel]) -> str:
 
     spec = closed(schema.model_json_schema())
     spec["x-guidance"] = {"whitespace_pattern": WHITESPACE}
-    return json_schema_to_grammar(json.dumps(spec))
+    return cast(str, json_schema_to_grammar(json.dumps(spec)))
 
 
 def closed(spec: Any) -> Any:
@@ -314,7 +317,7 @@ def model_identity(choice: ModelChoice) -> str:
     return server_key(_own_weights(choice))
 
 
-def _settings(ctx: BaseContext, choice: ModelChoice) -> tuple:
+def _settings(ctx: BaseContext, choice: ModelChoice) -> tuple[ModelChoice, float, int, float, int, bool]:
     return (choice, ctx.temperature, ctx.max_tokens, ctx.timeout_s, ctx.retries, ctx.logprobs)
 
 
@@ -322,12 +325,14 @@ def _settings(ctx: BaseContext, choice: ModelChoice) -> tuple:
 TOP_LOGPROBS = 10
 
 
-def _once_per_loop(loop: asyncio.AbstractEventLoop, key: tuple, build: Callable[[], Any]) -> Any:
+def _once_per_loop(
+    loop: asyncio.AbstractEventLoop, key: tuple[object, ...], build: Callable[[], Built]
+) -> Built:
     with _built_lock:
         built = _built.setdefault(loop, {})
         if key not in built:
             built[key] = build()
-        return built[key]
+        return cast(Built, built[key])  # what a key holds was made by that key's build()
 
 
 # llama.cpp's own account of a call (``timings``: prompt tokens evaluated and from its cache, the
@@ -526,7 +531,7 @@ def failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice, *, tim
     ``timed_out``: the call ran past ``timeout_s`` (the client's time-out, or ask()'s bound on it).
     Known keys are redacted: an endpoint may echo the one it was sent.
     """
-    return redact(_failure_reason(exc, ctx, choice, timed_out))
+    return cast(str, redact(_failure_reason(exc, ctx, choice, timed_out)))
 
 
 def _failure_reason(exc: Exception, ctx: BaseContext, choice: ModelChoice, timed_out: bool) -> str:
@@ -657,7 +662,7 @@ def _free_text(message: Any, parse: Callable[[str], Any] | None) -> dict[str, An
         return {"raw": message, "parsed": None, "parsing_error": str(exc), "text": said}
 
 
-def _turn(ctx: BaseContext, choice: ModelChoice) -> contextlib.AbstractAsyncContextManager:
+def _turn(ctx: BaseContext, choice: ModelChoice) -> contextlib.AbstractAsyncContextManager[None]:
     """The embedded server's request turn (shared by every process on the machine), else nothing."""
     if choice.endpoint != "embedded":
         return contextlib.nullcontext()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from typing import Any
+from typing import Any, cast
 
 from factcourt.errors import ConfigError, first_line
 from factcourt.redact import redact
@@ -60,7 +60,7 @@ class PostgresKV:
             self._db.execute("SELECT pg_advisory_xact_lock(%s)", (KV_SETUP_LOCK,))
             self._db.execute(f"CREATE TABLE IF NOT EXISTS {self._table} (k TEXT PRIMARY KEY, v TEXT)")
 
-    def _execute(self, statement: str, params: tuple) -> Any:
+    def _execute(self, statement: str, params: tuple[object, ...]) -> Any:
         """The cursor of ``statement`` (the caller holds the lock), on a live connection.
 
         A connection closed, or whose server went away while it was idle (it learns so only
@@ -98,7 +98,7 @@ class PostgresKV:
             cursor = self._execute(
                 f"INSERT INTO {self._table} VALUES (%s, %s) ON CONFLICT (k) DO NOTHING", (key, blob)
             )
-        return cursor.rowcount == 1
+        return cast(int, cursor.rowcount) == 1
 
     def discard(self, keys: list[str]) -> None:
         """Delete the values of ``keys`` (those stored)."""

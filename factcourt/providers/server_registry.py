@@ -26,6 +26,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 PROBE_GRACE_S = 0.5  # longer than any probe holds the users lock, even on a loaded machine
 
@@ -130,14 +131,14 @@ class Registry:
         finally:
             os.close(fd)  # also drops the probe's lock at once
 
-    def read(self) -> dict | None:
+    def read(self) -> dict[str, Any] | None:
         """The running server's record, or None."""
         try:
-            return json.loads(self.record_path.read_text(encoding="utf-8"))
+            return cast(dict[str, Any], json.loads(self.record_path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
             return None
 
-    def write(self, record: dict) -> None:
+    def write(self, record: dict[str, Any]) -> None:
         """Publish ``record`` (atomically: a reader never sees half of it)."""
         tmp = self.record_path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(record), encoding="utf-8")

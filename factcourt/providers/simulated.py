@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -79,7 +79,7 @@ def rule_answer(schema: str, prompt: str) -> dict[str, Any]:
         return _shared(schema, prompt)
     for rules in _systems_rules():
         if schema in rules.SCHEMAS:
-            return rules.answer(schema, prompt)
+            return cast(dict[str, Any], rules.answer(schema, prompt))
     raise ValueError(f"the simulated model knows no schema {schema!r}")
 
 
@@ -87,7 +87,7 @@ def free_text(prompt: str) -> str:
     """The answer to a prompt that asks for no schema, from the first system whose rules take it."""
     for rules in _systems_rules():
         if (said := getattr(rules, "text", lambda prompt: None)(prompt)) is not None:
-            return said
+            return cast(str, said)
     raise ValueError("the simulated model answers free text only to the questions a system's rules take")
 
 
@@ -124,7 +124,7 @@ class SimulatedChatModel(BaseChatModel):
         """Bind the schemas; the first one is answered."""
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
 
-    def _answer(self, messages: list[BaseMessage], tools: list[dict] | None) -> ChatResult:
+    def _answer(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> ChatResult:
         prompt = "\n".join(str(m.content) for m in messages)
         # the data lives in the user turns: the last one, or in a multi-turn dialogue (DebateCV's
         # moderator) the first one holds the claim and the evidence and later ones add the debate;

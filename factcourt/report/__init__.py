@@ -1,12 +1,14 @@
 """Reports for people: a result as one self-contained HTML page (``factcourt.report_html``)."""
 
+from typing import Any
+
 from factcourt.report.html import kind_of, kinds, render, write_html
 from factcourt.state.records import Result
 
 __all__ = ["kind_of", "kinds", "render", "report_html", "write_html"]
 
 
-def report_html(result: Result | dict, kind: str | None = None, folder=None) -> str:
+def report_html(result: Result | dict[str, Any], kind: str | None = None, folder=None) -> str:
     """The HTML page of a result of check, verify, detect, leaderboard, audit or bench run.
 
     ``result``: what the API returned, or its JSON (a saved ``--json`` or report.json). ``kind``

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from jinja2 import ChainableUndefined, Environment, PackageLoader
 from markupsafe import Markup
@@ -83,8 +83,8 @@ def kind_of(result: Result | dict[str, Any]) -> str:
     """
     if isinstance(result, Result):
         return result.kind
-    if isinstance(result.get("kind"), str):
-        return result["kind"]
+    if isinstance(named := result.get("kind"), str):
+        return named
     for kind, model, _ in SHOWN():  # each result model knows its own older JSON
         if model.has_shape(result):
             return kind
@@ -272,7 +272,7 @@ def _markdown_html(text: str, folder: Path | None) -> str:
     md.add_render_rule("image", image)
     md.add_render_rule("table_open", lambda *a: '<div class="table-wrap"><table class="sortable">\n')
     md.add_render_rule("table_close", lambda *a: "</table></div>\n")
-    return md.render(text)
+    return cast(str, md.render(text))
 
 
 def _reliability(report: dict[str, Any]) -> list[dict[str, Any]]:

@@ -247,9 +247,12 @@ def _as_clamped_probability(value: Any) -> Any:
 ClampedProbability = Annotated[float, BeforeValidator(_as_clamped_probability)]
 
 
-def _json_schema(cls: type[BaseModel], args: tuple, kwargs: tuple) -> dict[str, Any]:
+def _json_schema(
+    cls: type[BaseModel], args: tuple[Any, ...], kwargs: tuple[tuple[str, Any], ...]
+) -> dict[str, Any]:
     # the classmethod read on the class is bound, with a __func__: its stub types a plain callable
-    return BaseModel.model_json_schema.__func__(cls, *args, **dict(kwargs))  # type: ignore[attr-defined]
+    schema: dict[str, Any] = BaseModel.model_json_schema.__func__(cls, *args, **dict(kwargs))  # type: ignore[attr-defined]
+    return schema
 
 
 class ClerkClaim(BaseModel):

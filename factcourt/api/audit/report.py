@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from factcourt.context.audit import AuditContext
 from factcourt.metrics.audit import by, by_iteration, over_runs, scores
@@ -174,7 +174,7 @@ def markdown(report: dict[str, Any], chart: str | None = None) -> str:
 
 
 def _grade(record: dict[str, Any]) -> float:
-    return record["grade"]
+    return cast(float, record["grade"])
 
 
 def case_markdown(r: dict[str, Any]) -> list[str]:

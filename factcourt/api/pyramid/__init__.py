@@ -26,7 +26,7 @@ def pyramid_key(question: str, ctx: PyramidContext, answers: dict[str, str] | No
     from factcourt.providers.cache import cache_key
     from factcourt.providers.models import choose, model_identity
 
-    def named(choice) -> list:  # a local_weights file by what it is, not by its name
+    def named(choice) -> list[object]:  # a local_weights file by what it is, not by its name
         return [choice, model_identity(choice)]
 
     return cache_key(
@@ -67,7 +67,7 @@ async def abuild_pyramid(
         return Pyramid.model_validate(hit)
     payload: PyramidInput = {"question": question, "answers": dict(answers or {})}
     state = await graph.ainvoke(payload, config=run_config(ctx), context=ctx)
-    pyramid = state["pyramid"]
+    pyramid: Pyramid = state["pyramid"]
     if cache is not None and not pyramid.failed and not pyramid.notes:  # a time-out is not kept
         await asyncio.to_thread(cache.put, key, pyramid.model_dump(mode="json"))
     return pyramid

@@ -91,7 +91,7 @@ def read_prompts(path: Path, limit: int | None = None, seed: int | None = None) 
     return sample[:limit]
 
 
-def _usage(record: dict | None) -> Usage:
+def _usage(record: dict[str, Any] | None) -> Usage:
     return Usage.model_validate(record["usage"]) if record and record.get("usage") else Usage()
 
 
@@ -185,14 +185,14 @@ class Leaderboard:
         stage: str,
         model: str,
         prompts: list[Prompt],
-        work: Callable[[Prompt, str], Awaitable[dict]],
+        work: Callable[[Prompt, str], Awaitable[dict[str, Any]]],
     ) -> None:
         todo = [p for p in prompts if not self._done(stage, p, model)]
         task = bar.add_task(title, total=len(prompts), completed=len(prompts) - len(todo))
         at_once = concurrency(self.ctx.for_model(model) if stage == "answer" else self.ctx)
         timed = partial(_timed, work, model)
 
-        def finished(prompt: Prompt, record: dict) -> None:
+        def finished(prompt: Prompt, record: dict[str, Any]) -> None:
             record.update(method=f"{stage}:{model}", id=prompt.id)
             self.store.append(record)
             if "pyramid" in record:  # saved here: a Ray worker may be another machine
@@ -211,7 +211,7 @@ class Leaderboard:
         else:
             fan_out(ray, todo, timed, finished, _lost, concurrency=at_once)
 
-    async def _answer(self, prompt: Prompt, model: str) -> dict:
+    async def _answer(self, prompt: Prompt, model: str) -> dict[str, Any]:
         answer = await answer_question(self.ctx, model, prompt.text, self.language(prompt))
         return {
             "prompt": prompt.text,
@@ -220,7 +220,7 @@ class Leaderboard:
             "usage": answer.usage.model_dump(),
         }
 
-    async def _pyramid(self, prompt: Prompt, _: str) -> dict:
+    async def _pyramid(self, prompt: Prompt, _: str) -> dict[str, Any]:
         answers = {e: self.record("answer", prompt, e) for e in self.ctx.experts}
         given = {e: r["text"] for e, r in answers.items() if r and not r.get("error")}
         failed = {e: (r or {}).get("error") or "no answer" for e, r in answers.items() if e not in given}
@@ -241,7 +241,7 @@ class Leaderboard:
             else None,
         }
 
-    async def _check(self, prompt: Prompt, model: str) -> dict:
+    async def _check(self, prompt: Prompt, model: str) -> dict[str, Any]:
         text = self.made("answer", prompt, model)["text"]
         checked = await acheck(
             text, prompt.text, self.settings_for(prompt), split=self._split(prompt, model, text)
@@ -272,7 +272,7 @@ class Leaderboard:
         split = ((self.record("pyramid", prompt) or {}).get("pyramid") or {}).get("splits", {}).get(model)
         return ClerkSplit.model_validate(split) if split and split["response"] == text else None
 
-    async def _score(self, prompt: Prompt, model: str) -> dict:
+    async def _score(self, prompt: Prompt, model: str) -> dict[str, Any]:
         pyramid = Pyramid.model_validate(self.made("pyramid", prompt)["pyramid"])
         judged = [c for c in self.made("check", prompt, model)["claims"] if c["verdict"]]
         golden = pyramid.claims
@@ -305,14 +305,16 @@ class Leaderboard:
         }
 
 
-async def _timed(work: Callable[[Prompt, str], Awaitable[dict]], model: str, prompt: Prompt) -> dict:
+async def _timed(
+    work: Callable[[Prompt, str], Awaitable[dict[str, Any]]], model: str, prompt: Prompt
+) -> dict[str, Any]:
     """A stage's record of one prompt, with the seconds its work took."""
     start = time.monotonic()
     record = await work(prompt, model)
     return record | {"seconds": round(time.monotonic() - start, 3)}
 
 
-def _lost(_: Prompt, reason: str) -> dict:
+def _lost(_: Prompt, reason: str) -> dict[str, Any]:
     """The record of a stage whose Ray task failed: tried again by the next run."""
     return {"error": reason}
 
@@ -345,7 +347,7 @@ def score_names(ctx: LeaderboardContext) -> list[str]:
     return names + [f"f1@{k}" for k in ctx.f1_ks]
 
 
-def _cost(records: list[dict | None]) -> dict[str, Any]:
+def _cost(records: list[dict[str, Any] | None]) -> dict[str, Any]:
     done = [r for r in records if r is not None]
     usage = sum((_usage(r) for r in done), Usage())
     return {
@@ -359,7 +361,7 @@ def _cost(records: list[dict | None]) -> dict[str, Any]:
 NO_MEAN = {"mean": None, "n": 0, "undefined": 0}
 
 
-def _over_max_claims(check: dict | None) -> int:
+def _over_max_claims(check: dict[str, Any] | None) -> int:
     """Claims of an answer that decompose dropped beyond ``max_claims``: never checked nor scored."""
     return sum(1 for d in (check or {}).get("dropped", []) if d["reason"] == "over_limit")
 
@@ -459,7 +461,7 @@ def _layers(pyramids: list[Pyramid]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def _cell(value: dict) -> str:
+def _cell(value: dict[str, Any]) -> str:
     if value["mean"] is None:
         return "undefined" if value["undefined"] else "-"
     mark = f" ({value['undefined']} undef.)" if value["undefined"] else ""

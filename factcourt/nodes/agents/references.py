@@ -155,7 +155,7 @@ def _years(claim: str, before: list[str], language: str) -> str | None:
     if (year := _last_year(before)) is None:
         return None
 
-    def absolute(found: re.Match) -> str:
+    def absolute(found: re.Match[str]) -> str:
         written = f"in {year + _EN_YEAR_SHIFT[found.group(2).lower()]}"
         return written.capitalize() if found.start() == 0 else written
 

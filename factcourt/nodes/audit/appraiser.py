@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -56,7 +57,7 @@ def scenario_name(text: str) -> str:
     return "_".join(text.strip().lower().replace("-", " - ").split()).replace("_-_", "-")
 
 
-async def appraiser(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
+async def appraiser(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Propose a scenario, or stop; a turn that does not parse counts as one not accepted."""
     ctx = runtime.context
     obj = current_object(state)
@@ -75,7 +76,7 @@ async def appraiser(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
         # sampled at temperature 1: a rejected proposal must not come back from the cache
         sample=len(state.get("appraisals", [])) + 1,
     )
-    update: dict = {"usage": answer.usage, "proposal": None}
+    update: dict[str, Any] = {"usage": answer.usage, "proposal": None}
     if answer.value is None:
         turn = AppraiserTurn(object=obj, outcome="failed", reason=answer.error or "")
         return {**update, "appraisals": [turn], **refused(state, ctx, obj)}

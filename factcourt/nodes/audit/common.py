@@ -152,7 +152,7 @@ def case_json(cases: list[AuditCase]) -> str:
     return json.dumps([c.model_dump() for c in cases], ensure_ascii=False, indent=1)
 
 
-def refused(state: AuditState, ctx: AuditContext, obj: str) -> dict:
+def refused(state: AuditState, ctx: AuditContext, obj: str) -> dict[str, Any]:
     """One more Appraiser turn without a new scenario; enough in a row stop the object's taxonomy."""
     refusals = state.get("refusals", 0) + 1
     if refusals < ctx.audit_rejections:

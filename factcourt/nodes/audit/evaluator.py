@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
@@ -115,7 +116,7 @@ async def evaluate_case(ctx: AuditContext, record: CaseRecord) -> CaseRecord:
     )
 
 
-async def evaluate(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
+async def evaluate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Evaluate the first pending case and add it to the memory pool (one step per case)."""
     record, *rest = state["pending"]
     done = await evaluate_case(runtime.context, record)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.audit import AuditContext
@@ -12,7 +14,7 @@ from factcourt.prompts.audit import EN
 from factcourt.state.audit import AuditCases, AuditState
 
 
-async def inquirer(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
+async def inquirer(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Take the next scenario of the queue and write its seed cases.
 
     Seeds that do not parse after the retries are one dropped entry of the memory pool, so the

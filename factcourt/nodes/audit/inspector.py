@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -47,7 +48,7 @@ def wiki_checked(ctx: AuditContext) -> bool:
     return ctx.audit_wiki_check and ctx.retrieval_enabled
 
 
-async def inspector(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
+async def inspector(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """One Quality Inspector pass over the pending cases, more while the corpus check fails.
 
     A pass that does not parse, or returns another number of cases, leaves the cases as they

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -62,7 +63,7 @@ def format_example(record: CaseRecord, prompts: str) -> str:
     )
 
 
-async def prober(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
+async def prober(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Write one new case; one that does not parse is a dropped entry of the memory pool."""
     ctx = runtime.context
     obj, scenario = current_object(state), state["scenario"]

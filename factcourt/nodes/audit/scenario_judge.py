@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -22,13 +23,13 @@ def parse_decision(text: str) -> bool:
     Raises:
         ValueError: neither is given.
     """
-    found = _DECISION.findall(text)
+    found: list[str] = _DECISION.findall(text)
     if not found:
         raise ValueError("the answer must be [[Yes]], or [[No]] and the reason")
     return found[-1].lower() == "yes"
 
 
-async def scenario_judge(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
+async def scenario_judge(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Accept the proposal (it joins the taxonomy and the queue) or reject it.
 
     A name already in the taxonomy is rejected without a call; a judge answer that does not
@@ -69,7 +70,7 @@ async def scenario_judge(state: AuditState, runtime: Runtime[AuditContext]) -> d
         explanation=proposal.explanation,
         reason=reason,
     )
-    update: dict = {"appraisals": [turn], **({"usage": usage} if usage else {})}
+    update: dict[str, Any] = {"appraisals": [turn], **({"usage": usage} if usage else {})}
     if accepted:
         return {**update, "taxonomy": [*state["taxonomy"], proposal], "queue": [proposal.name], "refusals": 0}
     return {**update, **refused(state, ctx, obj)}

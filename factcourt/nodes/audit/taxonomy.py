@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.audit import AuditContext
@@ -10,14 +12,14 @@ from factcourt.nodes.helpers import emit
 from factcourt.state.audit import AuditState, Scenario
 
 
-async def next_object(state: AuditState, runtime: Runtime[AuditContext]) -> dict:
+async def next_object(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Start the next object from its initial taxonomy (or end the audit after the last)."""
     ctx = runtime.context
     objects = state.get("objects") or list(OBJECTS)
     if problem := objects_problem(objects):
         return {"error": problem}
     index = state.get("object_index", -1) + 1
-    update: dict = {"objects": objects, "object_index": index}
+    update: dict[str, Any] = {"objects": objects, "object_index": index}
     if index > 0:  # the Appraiser's stop and the rejections record themselves; the cap does not
         update["stops"] = {objects[index - 1]: "scenario_cap", **state.get("stops", {})}
     if index == len(objects):

@@ -6,6 +6,7 @@ import asyncio
 import difflib
 import json
 import re
+from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
@@ -135,7 +136,7 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
     return text
 
 
-async def correct(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict:
+async def correct(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict[str, Any]:
     """One corrector call per sentence holding refuted claims."""
     ctx, response = runtime.context, state["response"]
     refuted = [r for r in state.get("results", []) if r.verdict == "refuted" and r.claim.span]

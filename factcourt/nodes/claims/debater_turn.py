@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
+from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
@@ -26,7 +28,7 @@ from factcourt.state.records import AgentAnswer, Turn, without_trailing
 COPY_RATIO = 0.75  # this similar to another speaker's words is a repetition, not an argument
 
 
-def _messages(ctx: ClaimsContext, state: ClaimState, speaker: str, language: str) -> list:
+def _messages(ctx: ClaimsContext, state: ClaimState, speaker: str, language: str) -> list[BaseMessage]:
     claim = state["claim"]
     shared = {
         "claim": fence(claim.text),
@@ -69,7 +71,7 @@ def copies_another(text: str, turns: list[Turn], speaker: str) -> bool:
     )
 
 
-async def debater_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
+async def debater_turn(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict[str, Any]:
     """Let the next speaker answer; an unsure one may first ask for evidence."""
     ctx, claim = runtime.context, state["claim"]
     round_, index = state["round"], state["turn_in_round"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
@@ -12,7 +14,7 @@ from factcourt.state.claims import FactcheckState
 from factcourt.state.records import Claim, DroppedSentence
 
 
-async def decompose(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict:
+async def decompose(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict[str, Any]:
     """Ask the Clerk chunk by chunk; keep every claim's source span and every drop's reason.
 
     Claims given with the input (this response's split, made before) are taken as they are, up

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -40,7 +41,7 @@ async def _out_of_reach(ctx: ClaimsContext) -> str | None:
     return f"its page was found, but such readings were noise on our dev sets (at most {best:.2f})"
 
 
-async def first_pass(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
+async def first_pass(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict[str, Any]:
     """Judge the claim once; it is decided when the verdict's confidence reaches ``first_pass_theta``."""
     ctx, claim = runtime.context, state["claim"]
     evidence = state.get("evidence", [])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
@@ -16,7 +18,7 @@ from factcourt.state.records import Rating, Turn
 JUDGE = "Judge"
 
 
-async def judge_model(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
+async def judge_model(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict[str, Any]:
     """Ask the 'judge' role for the verdict over each juror's last turn (MAD-Fact Eq. 12).
 
     A failed ruling is kept with its reason; ``judge_vote`` then counts the votes instead.

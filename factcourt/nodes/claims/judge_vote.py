@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -42,7 +43,7 @@ def _justification(turns: list[Turn], agreeing: list[Turn], verdict: Verdict | N
     return argued[-1].text if argued else ""
 
 
-async def judge_vote(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
+async def judge_vote(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict[str, Any]:
     """Decide the claim and write its result."""
     ctx, claim = runtime.context, state["claim"]
     turns, summaries = state.get("turns", []), state.get("summaries", [])

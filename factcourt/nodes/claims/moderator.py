@@ -137,7 +137,7 @@ def moderator_messages(
     return messages
 
 
-async def moderator(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
+async def moderator(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict[str, Any]:
     """End a round; a moderator answer that never parses fails the claim (no made-up verdict)."""
     ctx, claim = runtime.context, state["claim"]
     finished = state["round"] - 1

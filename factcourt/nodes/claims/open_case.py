@@ -68,7 +68,7 @@ async def unjudged_reason(ctx: ClaimsContext, claim: Claim, given: list[Evidence
     return None
 
 
-async def open_case(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
+async def open_case(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict[str, Any]:
     """Start the debate at round 1 with the given evidence in the knowledge base.
 
     A claim with nothing to judge it over is decided here: not enough evidence, and why.
@@ -77,7 +77,7 @@ async def open_case(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
     claim = Claim.model_validate(state["claim"])
     given = [Evidence.model_validate(e) for e in state.get("given_evidence") or []]
     emit("claim_started", claim_id=claim.id, claim=claim.text)
-    update: dict = {
+    update: dict[str, Any] = {
         "claim": claim,
         "given_evidence": given,
         "round": 1,

@@ -28,7 +28,9 @@ def argument(turns: list[Turn], speaker: str, round_: int, language: str) -> str
     return fence(said.text) if said else table(language).NO_ARGUMENT
 
 
-def _paper_debater_prompt(state: ClaimState, speaker: str, language: str, shared: dict) -> list[BaseMessage]:
+def _paper_debater_prompt(
+    state: ClaimState, speaker: str, language: str, shared: dict[str, object]
+) -> list[BaseMessage]:
     """DebateCV's Appendix B: the meta-prompt, then one prompt per round with the debater's answers.
 
     The Affirmative opens, then answers the Negative's last argument (A-_{t-1}); the Negative
@@ -51,7 +53,7 @@ def _paper_debater_prompt(state: ClaimState, speaker: str, language: str, shared
 
 
 def _debater_prompt(
-    ctx: ClaimsContext, state: ClaimState, speaker: str, language: str, shared: dict
+    ctx: ClaimsContext, state: ClaimState, speaker: str, language: str, shared: dict[str, object]
 ) -> list[BaseMessage]:
     if ctx.debate_prompts == "paper":
         return _paper_debater_prompt(state, speaker, language, shared)
@@ -61,7 +63,7 @@ def _debater_prompt(
 
 
 def _juror_prompt(
-    ctx: ClaimsContext, state: ClaimState, speaker: str, language: str, shared: dict
+    ctx: ClaimsContext, state: ClaimState, speaker: str, language: str, shared: dict[str, object]
 ) -> list[BaseMessage]:
     # the persona comes last so every juror shares the prompt prefix (llama.cpp reuses its cache)
     paper, words = ctx.role_texts == "paper", table(language)
@@ -88,7 +90,7 @@ class Protocol:
     """A turn's structured answer."""
     argument: str
     """The answer's field that is the turn's text."""
-    messages: Callable[[ClaimsContext, ClaimState, str, str, dict], list[BaseMessage]]
+    messages: Callable[[ClaimsContext, ClaimState, str, str, dict[str, object]], list[BaseMessage]]
     """A turn's prompt, from the fields every protocol shows (claim, evidence, pool, ...)."""
     after_round: Literal["moderate", "rule"]
     """'moderate': the moderator summarises every round and may stop; 'rule': the rule and the round limit."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -22,7 +23,7 @@ def _norm(query: str) -> str:
     return " ".join(query.lower().split())
 
 
-async def retrieve(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict:
+async def retrieve(state: ClaimState, runtime: Runtime[ClaimsContext]) -> dict[str, Any]:
     """Search with the unsure speaker's query, else the claim itself, else a fresh model query."""
     ctx, claim = runtime.context, state["claim"]
     made = {_norm(q) for q in state.get("queries", [])}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.claims import ClaimsContext
@@ -9,7 +11,7 @@ from factcourt.metrics.response import response_scores
 from factcourt.state.claims import FactcheckState
 
 
-async def score(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict:
+async def score(state: FactcheckState, runtime: Runtime[ClaimsContext]) -> dict[str, Any]:
     """Compute the response scores from the claim results."""
     results = state.get("results", [])
     return {"scores": response_scores(r.verdict for r in results)}

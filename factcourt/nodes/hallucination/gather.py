@@ -48,7 +48,7 @@ def input_problem(payload: dict[str, Any]) -> str | None:
     return item_problem(payload.get("question", ""), payload.get("answer", ""))
 
 
-async def gather(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
+async def gather(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict[str, Any]:
     """Collect the knowledge K_ext every agent of the debate sees."""
     ctx = runtime.context
     question, answer = state.get("question", ""), state.get("answer", "")
@@ -72,8 +72,8 @@ async def gather(state: HallucinationState, runtime: Runtime[HallucinationContex
 
 
 async def _stance_knowledge(
-    ctx: HallucinationContext, question: str, answer: str, language: str, update: dict
-) -> dict:
+    ctx: HallucinationContext, question: str, answer: str, language: str, update: dict[str, Any]
+) -> dict[str, Any]:
     """Each team's own search for its viewpoint: up to STANCE_PIECES results the shared knowledge lacks."""
     stance_queries = table(language).STANCE_QUERIES
     queries = {
@@ -99,7 +99,9 @@ async def _stance_knowledge(
     }
 
 
-async def _shared_knowledge(ctx: HallucinationContext, question: str, language: str, start: dict) -> dict:
+async def _shared_knowledge(
+    ctx: HallucinationContext, question: str, language: str, start: dict[str, Any]
+) -> dict[str, Any]:
     """The gatherer's knowledge every agent sees: decomposition, searches, refined statements."""
     usage = Usage()
     decomposed = await decompose(ctx, question, language, "hallucination")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 from langgraph.runtime import Runtime
 
@@ -88,7 +88,7 @@ def judge_schema(ctx: HallucinationContext, round_: int) -> type[AgentAnswer]:
     return without_trailing(schema, frozenset(unread))
 
 
-async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
+async def judge(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict[str, Any]:
     """Score the round; a judge that fails ends the debate with the last good state."""
     ctx, round_ = runtime.context, state["round"]
     teams = teams_of_round(state.get("teams", []), round_)

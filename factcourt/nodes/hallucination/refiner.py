@@ -82,7 +82,7 @@ def _verbatim(span: str, *texts: str) -> bool:
     return bool(needle) and any(needle in " ".join(t.lower().split()) for t in texts)
 
 
-async def refiner(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
+async def refiner(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict[str, Any]:
     """Write the report; the label comes from the judge, both teams or the agents' vote, never a guess."""
     ctx = runtime.context
     rounds = max((t.round for t in state.get("teams", [])), default=0)

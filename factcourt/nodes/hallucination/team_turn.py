@@ -56,7 +56,7 @@ def _grounded(text: str, knowledge: list[Evidence]) -> str:
     return ground_citations(text, shown_evidence(knowledge))[0]
 
 
-async def agent_turn(state: AgentTask, runtime: Runtime[HallucinationContext]) -> dict:
+async def agent_turn(state: AgentTask, runtime: Runtime[HallucinationContext]) -> dict[str, Any]:
     """One agent's analysis (or a whole team's, in one call); a failure is recorded, not raised."""
     ctx = runtime.context
     team, role, round_, language = state["team"], state["role"], state["round"], state["language"]
@@ -187,10 +187,10 @@ async def _conclude(
     return result, answer.usage
 
 
-async def comprehensive(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict:
+async def comprehensive(state: HallucinationState, runtime: Runtime[HallucinationContext]) -> dict[str, Any]:
     """Each team's Comprehensive agent (both at once): the team's conclusion and summary."""
     done = await asyncio.gather(*(_conclude(runtime.context, state, team) for team in HALU_TEAMS))
-    update: dict = {"teams": [result for result, _ in done]}
+    update: dict[str, Any] = {"teams": [result for result, _ in done]}
     usages = [u for _, u in done if u is not None]
     if usages:
         update["usage"] = sum(usages[1:], usages[0])

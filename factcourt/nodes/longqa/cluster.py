@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from typing import Any
 
 import numpy as np
 from langgraph.runtime import Runtime
@@ -48,7 +49,7 @@ def topic_clusters(texts: list[str], max_distance: float) -> list[list[int]]:
     return sorted(clusters, key=lambda group: group[0])
 
 
-async def cluster(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict:
+async def cluster(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict[str, Any]:
     """Group the seed's sub-questions into candidate clusters."""
     ids = list(state.get("sub_questions", {}))
     questions = [state["sub_questions"][i] for i in ids]

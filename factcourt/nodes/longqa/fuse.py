@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -43,7 +44,7 @@ def not_fused(question: str, seed: str) -> str | None:
     return None
 
 
-async def fuse(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict:
+async def fuse(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict[str, Any]:
     """Ask the model to choose candidates and write the long-form question."""
     ctx, seed = runtime.context, state["seed"]
     candidates = [[state["sub_questions"][i] for i in group] for group in state["clusters"]]

@@ -79,12 +79,12 @@ async def web_queries(
     return search_queries(question, decomposed.value), decomposed.usage, note
 
 
-async def gather_knowledge(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict:
+async def gather_knowledge(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict[str, Any]:
     """Knowledge triples for the seed, from its own knowledge and search."""
     ctx = runtime.context
     seed = Seed.model_validate(state["seed"])  # Studio and the HTTP API send it as a JSON object
     language = state.get("language") or language_for(ctx.language, seed.question)
-    start: dict = {"seed": seed, "language": language}
+    start: dict[str, Any] = {"seed": seed, "language": language}
     if problem := seed_problem(seed):
         return {**start, "error": problem}
     usage, notes, queries = Usage(), list[str](), list[str]()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -48,7 +49,7 @@ def known_topic(answer: str, topics: list[str]) -> str:
     return next((t for t in topics if t.lower() == key), OTHER_TOPIC)
 
 
-async def write_sub_questions(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict:
+async def write_sub_questions(state: LongQAState, runtime: Runtime[LongQAContext]) -> dict[str, Any]:
     """Ask for the sub-questions; a fact left without one, or with the seed again, is noted and left out."""
     ctx, seed = runtime.context, state["seed"]
     facts = kept_facts(state.get("triples", []))

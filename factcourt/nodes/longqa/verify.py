@@ -6,6 +6,8 @@ here a fact is kept when it is supported with a confidence of at least ``longqa_
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.longqa import LongQAContext
@@ -37,7 +39,7 @@ def fact_outcome(turn: Turn, theta: float) -> tuple[FactOutcome, str]:
     return "kept", f"supported with confidence {turn.confidence:.2f}"
 
 
-async def verify_fact(state: FactTask, runtime: Runtime[LongQAContext]) -> dict:
+async def verify_fact(state: FactTask, runtime: Runtime[LongQAContext]) -> dict[str, Any]:
     """Judge one fact on its fragments and, where search can find it, on the fact searched."""
     ctx, triple = runtime.context, state["triple"]
     fact = triple.knowledge.text

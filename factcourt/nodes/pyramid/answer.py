@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import time
 import weakref
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -42,7 +43,7 @@ _embedded_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lo
 )
 
 
-def _embedded_turn(ctx: PyramidContext, model: str) -> contextlib.AbstractAsyncContextManager:
+def _embedded_turn(ctx: PyramidContext, model: str) -> contextlib.AbstractAsyncContextManager[None]:
     """Embedded experts answer one at a time, other experts in parallel.
 
     A process keeps one embedded server: a second local model's start would stop the first's
@@ -53,7 +54,7 @@ def _embedded_turn(ctx: PyramidContext, model: str) -> contextlib.AbstractAsyncC
     return _embedded_turns.setdefault(asyncio.get_running_loop(), asyncio.Lock())
 
 
-async def expert_answer(state: ExpertTask, runtime: Runtime[PyramidContext]) -> dict:
+async def expert_answer(state: ExpertTask, runtime: Runtime[PyramidContext]) -> dict[str, Any]:
     """One expert's answer: the one given with the input, else asked now."""
     if state["answer"].strip():
         answer = ModelAnswer(model=state["expert"], text=state["answer"].strip())
@@ -66,7 +67,7 @@ async def expert_answer(state: ExpertTask, runtime: Runtime[PyramidContext]) -> 
     return {"expert_answers": [answer], "usage": answer.usage}
 
 
-async def answers_in(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict:
+async def answers_in(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict[str, Any]:
     """Every expert has answered or failed: the Clerk's turn (a join, so its branches start once)."""
     answers = state.get("expert_answers", [])
     emit("expert_answers", answered=sum(1 for a in answers if not a.error), experts=len(answers))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.pyramid import PyramidContext
@@ -11,7 +13,7 @@ from factcourt.state.pyramid import ExpertClaims, ExpertTask
 from factcourt.state.records import ClerkSplit
 
 
-async def expert_claims(state: ExpertTask, runtime: Runtime[PyramidContext]) -> dict:
+async def expert_claims(state: ExpertTask, runtime: Runtime[PyramidContext]) -> dict[str, Any]:
     """Split the expert's answer; an answer the Clerk failed on entirely marks the expert failed."""
     ctx = runtime.context
     claims, dropped, usage = await split_claims(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from factcourt.context.pyramid import PyramidContext
@@ -45,7 +47,7 @@ async def merge_claims(
     return [(texts[first], experts, members) for first, experts, members in facts], usage, notes
 
 
-async def merge(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict:
+async def merge(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict[str, Any]:
     """Build the pyramid from the experts that gave claims; the others are named with the reason."""
     ctx = runtime.context
     answers = {a.model: a for a in state.get("expert_answers", [])}

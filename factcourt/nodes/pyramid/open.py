@@ -23,7 +23,7 @@ def input_problem(payload: dict[str, Any]) -> str | None:
     return question_problem(payload.get("question", ""))
 
 
-async def open_pyramid(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict:
+async def open_pyramid(state: PyramidState, runtime: Runtime[PyramidContext]) -> dict[str, Any]:
     """Check the question and fix the language of every prompt that follows (the question's)."""
     question = state.get("question", "")
     if problem := question_problem(question):
