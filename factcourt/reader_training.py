@@ -85,7 +85,7 @@ def train(
     return out
 
 
-def _by_length(rows: list[dict], batch_size: int, seed: int) -> list[list[int]]:
+def _by_length(rows: list[dict[str, Any]], batch_size: int, seed: int) -> list[list[int]]:
     """Batches of similar length, which pad little: sorted within windows of 50, then shuffled."""
     tok = tokenizer()
     length = [len(tok.encode(r["claim"], r["evidence"]).ids) for r in rows]
@@ -98,7 +98,7 @@ def _by_length(rows: list[dict], batch_size: int, seed: int) -> list[list[int]]:
     return batches
 
 
-def _balanced(rows: list[dict], batch_size: int, steps: int, seed: int) -> list[list[int]]:
+def _balanced(rows: list[dict[str, Any]], batch_size: int, steps: int, seed: int) -> list[list[int]]:
     """``steps`` batches drawn with replacement, each set and each class within a set equally likely."""
     per_class = Counter((r["source"], r["label"]) for r in rows)
     classes_of = Counter(source for source, _ in per_class)
@@ -109,7 +109,7 @@ def _balanced(rows: list[dict], batch_size: int, steps: int, seed: int) -> list[
 
 def _fit(
     model: Any,
-    rows: list[dict],
+    rows: list[dict[str, Any]],
     batches: list[list[int]],
     steps: int,
     lr: float,
