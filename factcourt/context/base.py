@@ -246,6 +246,10 @@ class BaseContext:
             dict.fromkeys(role for kind in cls.__mro__ for role in kind.__dict__.get("model_roles", ()))
         )
 
+    def model_of(self, role: str) -> str:
+        """The model name ``role`` answers with: its own in ``role_models``, else ``model``."""
+        return self.role_models.get(role) or self.model
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "command" in cls.__dict__:
