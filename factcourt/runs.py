@@ -31,7 +31,7 @@ def run_config(ctx: BaseContext, **extra: Unpack[RunnableConfig]) -> RunnableCon
 def on_embedded(ctx: BaseContext) -> bool:
     """Whether an agent of the context's graph (one of its roles) answers on the embedded server."""
     roles = type(ctx).agent_roles() or ("answer",)  # a bare context: its model's
-    one_per_model = {ctx.role_models.get(role) or ctx.model: role for role in roles}
+    one_per_model = {ctx.model_of(role): role for role in roles}
     return any(_endpoint(ctx, role) == "embedded" for role in one_per_model.values())
 
 

@@ -10,7 +10,7 @@ A run posted to the server comes from a client, not from the deployer. So on a s
   every run. So a key goes only to OpenAI or to an endpoint the deployer chose, and a client's
   error texts name such an endpoint ("the server's model endpoint"), never its address;
 - when the deployer names a ``model`` (``factcourt ui --model`` does), the models are the
-  deployer's too: a run that names another (in any setting of ``MODEL_NAME_FIELDS``) is refused;
+  deployer's too: a run that names another (in any setting of :func:`model_name_fields`) is refused;
 - a run's context is checked as the command line checks ``--set``: an unknown key, another
   graph's setting, a bad type or range is refused in one sentence;
 - a run's input is checked as the API checks it (types, empty or too long texts, unknown fields).
@@ -50,8 +50,6 @@ C = TypeVar("C", bound=BaseContext)
 SETTINGS_VARIABLE = "FACTCOURT_SERVER_SETTINGS"
 # what only the deployer sets: where requests go (and so where keys go) and what files are read
 SERVER_ONLY = ("base_url", "embedding_base_url", "local_weights", "corpus")
-# settings whose values are model names: a name must not name a file or folder of the server
-MODEL_NAME_FIELDS = ("model", "role_models", "juror_models", "experts", "embedding_model")
 # the checkpoint metadata key of the settings a run's result names (see ``result_settings``)
 
 
@@ -83,6 +81,16 @@ def hide_deployer_endpoints(settings: dict[str, Any]) -> None:
     hide_endpoint(embedding if isinstance(embedding, str) else None, "the server's embedding endpoint")
 
 
+def model_name_fields() -> list[str]:
+    """The settings whose values are model names, in any system's context: ``describe(names_models=True)``.
+
+    A name in one must not name a file or folder of the server.
+    """
+    return list(
+        dict.fromkeys(f.name for s in SYSTEMS for f in fields(s.context) if f.metadata.get("names_models"))
+    )
+
+
 def _names(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -103,11 +111,12 @@ def _names_a_path(name: str) -> bool:
 def _chosen_models(values: dict[str, Any]) -> list[tuple[str, str]]:
     """Each model a context names, as (setting, name): its own and those of its models' settings."""
     settings = values.get("model_settings")
-    chosen = [(key, name) for key in MODEL_NAME_FIELDS for name in _names(values.get(key))]
+    keys = model_name_fields()
+    chosen = [(key, name) for key in keys for name in _names(values.get(key))]
     for entry, own in (settings if isinstance(settings, dict) else {}).items():
         chosen += [
             (f"model_settings[{entry!r}].{key}", name)
-            for key in MODEL_NAME_FIELDS
+            for key in keys
             for name in _names(own.get(key) if isinstance(own, dict) else None)
         ]
     return chosen

@@ -115,6 +115,8 @@ class System:
     """The module whose ``RULES`` (schema name -> prompt -> answer) the simulated model follows for it."""
     assistants: tuple[tuple[str, dict[str, Any]], ...] = field(default=())
     """The standard assistants a server gets for it: (name, context)."""
+    page: bool = False
+    """Whether the page (``factcourt ui``) offers it as a way to check text, as mode ``command``."""
 
     def __post_init__(self) -> None:
         """A result the report or batch rows show is a typed one: its model is named."""
@@ -161,6 +163,7 @@ SYSTEMS: list[System] = [
         ),
         simulated=factcourt.nodes.claims.simulated,
         assistants=_claim_assistants("factcheck"),
+        page=True,
     ),
     System(
         name="verify",
@@ -175,6 +178,7 @@ SYSTEMS: list[System] = [
         api=factcourt.api.claims,
         html=HtmlView(claims_view.verify_view, "verify"),
         assistants=_claim_assistants("verify"),
+        page=True,
     ),
     System(
         name="hallucination",
@@ -196,6 +200,7 @@ SYSTEMS: list[System] = [
         ),
         simulated=factcourt.nodes.hallucination.simulated,
         assistants=tuple((f"hallucination-{layout}", {"hallucination_layout": layout}) for layout in LAYOUTS),
+        page=True,
     ),
     System(
         name="pyramid",

@@ -211,7 +211,6 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     p.add_argument("file", nargs="?", default="-", help="text file, or - for standard input")
     p.add_argument("--question", "-q", help="the question the text answers")
-    p.add_argument("--correct", action="store_true", help="rewrite refuted claims and show a diff")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", help="also write the JSON result to this file (with --batch: the results)")
     add_html_option(p)

@@ -44,12 +44,6 @@ def cmd_detect(args: argparse.Namespace) -> int:
         prepare_out(args.out)
         prepare_html(args)
     overrides: dict[str, Any] = {}
-    if args.layout:
-        overrides["hallucination_layout"] = args.layout
-    if args.epsilon is not None:
-        overrides["epsilon"] = args.epsilon
-    if args.judge:
-        overrides["hallucination_judge"] = args.judge
     if args.without:
         overrides["hallucination_agents"] = [a for a in HALLUCINATION_AGENTS if a not in args.without]
     knowledge = read_evidence_file(Path(args.knowledge), "--knowledge") if args.knowledge else None
@@ -110,18 +104,6 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--knowledge",
         help="JSON or JSONL file of knowledge ({'text', 'url', 'title'} or strings); used alone "
         "(search 'given') unless --search is set",
-    )
-    p.add_argument(
-        "--layout",
-        choices=["agents", "team"],
-        help="'agents': the paper's 8 calls a round (default); 'team': one call per team",
-    )
-    p.add_argument("--epsilon", type=float, help="stop when the judge's dispute falls to this (0.2)")
-    p.add_argument(
-        "--judge",
-        choices=["checked", "paper"],
-        help="'checked' (default): the teams' agreement must bear out an early stop and stands over "
-        "a contrary last ruling; 'paper': the judge's word alone stops and decides",
     )
     p.add_argument(
         "--without",

@@ -38,10 +38,7 @@ def model_list(value: str) -> list[str]:
 
 def checked_settings(args: argparse.Namespace, models: list[str]):
     """The run's context with the experts set, checked with every expert and target before any call."""
-    values = settings_values(args)
-    if args.experts:
-        values["experts"] = args.experts
-    ctx = LeaderboardContext.make(values)
+    ctx = LeaderboardContext.make(settings_values(args))
     preflight(ctx, [*models, *ctx.experts])
     return ctx
 
@@ -130,7 +127,6 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "Exit 0 built, 1 no expert answered, 2 bad input.",
     )
     p.add_argument("--question", "-q", help="the question")
-    p.add_argument("--experts", type=model_list, help="expert models, e.g. local:qwen-1.5b,local:qwen-0.5b")
     p.add_argument("--load", help="print a pyramid saved as JSON instead of building one")
     p.add_argument("--json", action="store_true", help="print the pyramid as JSON")
     p.add_argument("--out", help="also save the pyramid as JSON to this file")
@@ -152,9 +148,6 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     p.add_argument("--prompts", required=True, help="JSONL of prompts ({'id', 'prompt'|'question', 'topic'})")
     p.add_argument("--targets", required=True, type=model_list, help="models to rank, comma-separated")
-    p.add_argument(
-        "--experts", type=model_list, help="expert models of the pyramids (default: the paper's three)"
-    )
     p.add_argument("--limit", type=int, help="a topic-balanced sample of this many prompts")
     p.add_argument("--seed", type=int, help="shuffle each topic before sampling")
     p.add_argument("--out", required=True, help="folder for the reports and the resumable records")

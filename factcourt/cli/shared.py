@@ -11,18 +11,20 @@ import contextlib
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import fields
+from dataclasses import MISSING, Field, dataclass, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from types import UnionType
+from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from factcourt.context.base import BaseContext
-from factcourt.context.claims import PRESETS, PROTOCOLS, RULES
+from factcourt.context.base import BaseContext, Flag
+from factcourt.context.claims import PRESETS
 from factcourt.errors import ConfigError, FactcourtError
 from factcourt.inputs import decode, read_text_file, strip_controls
 from factcourt.metrics.cost import Prices
@@ -123,134 +125,132 @@ def prices_from(args: argparse.Namespace) -> Prices:
     return Prices(args.price_input, args.price_output, args.price_search)
 
 
-def _field_help(context: type[BaseContext], name: str) -> str:
-    """A flag's help: the description of the context field it fills, as Studio shows it."""
-    description: str = next(f.metadata.get("description", "") for f in fields(context) if f.name == name)
-    return description
+# the groups of the published flags (a field's ``flag["group"]``), listed first, in this order;
+# every other field's flag is listed under its class's
+GROUPS = ("debate", "models and search", "run")
 
 
-def _settings_flags() -> list[tuple[str, str, tuple[str, ...], dict[str, Any]]]:
-    """Each settings flag: its group, its name, the context fields it fills, and its argparse options.
+@dataclass(frozen=True)
+class SettingFlag:
+    """A context field's flag, made as Studio's form draws the field: from its type and description."""
 
-    A help of None is the field's own description.
-    """
-    return [
-        (
-            "debate",
-            "--preset",
-            tuple(sorted({key for preset in PRESETS.values() for key in preset})),
-            {
-                "choices": sorted(PRESETS),
-                "help": "a published system as its paper runs it: every claim debated, with its paper's "
-                "prompts, rounds and rule (docs/fidelity.md); other options still apply on top. "
-                "Default: the measured best (see README)",
-            },
-        ),
-        (
-            "debate",
-            "--protocol",
-            ("protocol",),
-            {
-                "choices": PROTOCOLS,
-                "help": "who debates a claim the first pass sends on (default jury); by default the first "
-                "pass decides every claim: add --set first_pass=off or a --preset to debate each",
-            },
-        ),
-        (
-            "debate",
-            "--rule",
-            ("rule",),
-            {"choices": RULES, "help": "debate rule of a debated claim (default free)"},
-        ),
-        (
-            "debate",
-            "--reader",
-            ("reader",),
-            {
-                "choices": ["llm", "trained"],
-                "help": "who reads the first pass's verdict: 'llm' (default: the label token of the "
-                "evaluator model's call) or 'trained' (the pilot reader trained here, on this CPU, no "
-                "model call)",
-            },
-        ),
-        ("debate", "--jurors", ("jurors",), {"type": int, "help": "number of jury evaluators (default 2)"}),
-        ("debate", "--rounds", ("rounds",), {"type": int, "help": None}),
-        (
-            "debate",
-            "--juror-models",
-            ("juror_models", "jurors"),
-            {
-                "help": "a model per juror, comma-separated, in speaking order (MAD-Fact Table 5); "
-                "sets --jurors"
-            },
-        ),
-        (
-            "debate",
-            "--jury-judge",
-            ("jury_judge",),
-            {
-                "choices": ["vote", "model"],
-                "help": "who decides a jury's claim: the majority vote (default) or the 'judge' role's model",
-            },
-        ),
-        ("debate", "--theta", ("theta",), {"type": float, "help": None}),
-        ("debate", "--first-pass-theta", ("first_pass_theta",), {"type": float, "help": None}),
-        (
-            "models and search",
-            "--model",
-            ("model",),
-            {"help": "model for every role: auto, local, sim, or a model name"},
-        ),
-        (
-            "models and search",
-            "--base-url",
-            ("base_url",),
-            {
-                "action": "append",
-                "help": "OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...); with --batch, repeat it "
-                "to send the rows to several replicas in turn",
-            },
-        ),
-        (
-            "models and search",
-            "--role-model",
-            ("role_models",),
-            {
-                "action": "append",
-                "default": [],
-                "metavar": "ROLE=MODEL",
-                "help": "per-role model; roles: {roles}",
-            },
-        ),
-        (
-            "models and search",
-            "--search",
-            ("search",),
-            {
-                "choices": ["auto", "local", "tavily", "serper", "given", "none"],
-                "help": "search backend (default auto: Tavily or Serper when its key is set, else local "
-                "offline Wikipedia)",
-            },
-        ),
-        (
-            "models and search",
-            "--corpus",
-            ("corpus",),
-            {"help": "local corpus: JSONL file or folder of .txt files"},
-        ),
-        (
-            "run",
-            "--concurrency",
-            ("max_concurrency",),
-            {"type": int, "help": "claims checked at once (default 4; the embedded model: its local_slots)"},
-        ),
-        ("run", "--no-cache", ("cache",), {"action": "store_true", "help": "do not read or write the cache"}),
-    ]
+    field: str
+    option: str
+    group: str
+    options: dict[str, Any]
+    """Its argparse options (``dest`` among them)."""
+    off: bool = False
+    """A true-by-default switch: its flag (``--no-cache``) sets the field false."""
+    repeat: bool = False
+    """It may be given several times (``--base-url``'s batch replicas): the field takes the first."""
+
+
+def setting_flags(context: type[BaseContext]) -> list[SettingFlag]:
+    """The flag of each of ``context``'s fields, in the order Studio's form lists them."""
+    hints = get_type_hints(context)
+    return [_setting_flag(context, f, hints[f.name]) for f in fields(context)]
+
+
+def _setting_flag(context: type[BaseContext], f: Field[Any], hint: Any) -> SettingFlag:
+    spec: Flag = f.metadata.get("flag", {})
+    if isinstance(hint, UnionType):  # X | None: a flag not given leaves it None
+        hint = next(a for a in get_args(hint) if a is not type(None))
+    default = f.default_factory() if f.default_factory is not MISSING else f.default
+    off = hint is bool and default is True  # a switch names the change: --no-cache, --correct
+    option = spec.get("name") or f"--{'no-' if off else ''}{f.name.replace('_', '-')}"
+    options: dict[str, Any] = {"dest": option.removeprefix("--").replace("-", "_")}
+    said = []
+    if hint is bool:
+        options["action"] = "store_true"
+    elif get_origin(hint) is Literal:
+        options["choices"] = list(get_args(hint))
+    elif get_origin(hint) is list:
+        options["type"] = _comma_list(get_args(hint)[0])
+        said.append("comma-separated")
+    elif get_origin(hint) is dict:
+        metavar = spec.get("metavar", "KEY=VALUE")
+        options |= {"action": "append", "type": _key_value(metavar, get_args(hint)[1]), "metavar": metavar}
+        said.append("repeatable")
+        if f.name == "role_models":  # the roles of this command's own graph
+            said.append("roles: " + ", ".join(context.agent_roles()))
+    elif hint in (int, float):
+        options["type"] = hint  # its bounds are the context's to check: one sentence, as for --set
+    if "repeat" in spec:
+        options["action"] = "append"
+        said.append(spec["repeat"])
+    text = f.metadata.get("description", "")
+    said += _default_and_bounds(f, default, text)
+    options["help"] = (f"{text} ({'; '.join(said)})" if said else text).replace("%", "%%")
+    group = spec.get("group") or _group_of(context, f.name)
+    return SettingFlag(f.name, option, group, options, off=off, repeat="repeat" in spec)
+
+
+# how a bound reads in --help (Studio's form shows them as minimum and maximum)
+BOUND_WORDS = {"ge": "at least", "gt": "above", "le": "at most"}
+
+
+def _default_and_bounds(f: Field[Any], default: Any, text: str) -> list[str]:
+    """What --help adds to a field's description: its default (unless it speaks of it) and bounds."""
+    said = []
+    shown = isinstance(default, str | int | float | list) and default not in ("", [])
+    if shown and "default" not in text.lower():
+        if isinstance(default, bool):
+            default = "on" if default else "off"
+        said.append(f"default: {','.join(map(str, default)) if isinstance(default, list) else default}")
+    return said + [f"{word} {f.metadata[b]:g}" for b, word in BOUND_WORDS.items() if b in f.metadata]
+
+
+def _group_of(context: type[BaseContext], name: str) -> str:
+    """The --help group of a field: the first words of the docstring of the class that declares it."""
+    owner = next(k for k in context.__mro__ if name in k.__dict__.get("__annotations__", {}))
+    title = re.split(r"[:.,;(]", owner.__doc__ or owner.__name__, maxsplit=1)[0].strip()
+    return title[:1].lower() + title[1:]
+
+
+def _comma_list(item: Any) -> Callable[[str], list[Any]]:
+    """An argparse type: comma-separated ``item``s, none empty."""
+
+    def parse(value: str) -> list[Any]:
+        items = [part.strip() for part in value.split(",")]
+        try:
+            if all(items):
+                return [item(part) for part in items]
+        except ValueError:
+            pass
+        kind = {int: "whole numbers", float: "numbers"}.get(item, "values")
+        raise argparse.ArgumentTypeError(f"comma-separated {kind}, none empty, not {value!r}")
+
+    parse.__name__ = "comma-separated list"  # argparse names the type in its own messages
+    return parse
+
+
+def _key_value(metavar: str, kind: Any) -> Callable[[str], tuple[str, Any]]:
+    """An argparse type: ``KEY=VALUE``, VALUE as JSON where the field's values are no text."""
+
+    def parse(given: str) -> tuple[str, Any]:
+        key, sep, value = given.partition("=")
+        if not sep or not key:
+            raise argparse.ArgumentTypeError(f"takes {metavar}, not {given!r}")
+        if kind is str:
+            return key, value
+        try:
+            return key, json.loads(value)
+        except json.JSONDecodeError:
+            return key, value
+
+    parse.__name__ = metavar
+    return parse
+
+
+# what the claim court's presets set: a context with all of these takes --preset
+PRESET_FIELDS = tuple(sorted({key for preset in PRESETS.values() for key in preset}))
 
 
 def setting_fields(parser: argparse.ArgumentParser) -> dict[str, tuple[str, ...]]:
     """The settings flags ``parser`` offers, by their dest, with the context fields each fills."""
-    flags = {name: filled for _, name, filled, _ in _settings_flags()}
+    context = parser.get_default("settings_context") or BaseContext
+    flags: dict[str, tuple[str, ...]] = {flag.option: (flag.field,) for flag in setting_flags(context)}
+    flags["--preset"] = PRESET_FIELDS
     return {
         action.dest: flags[option]
         for action in parser._actions
@@ -260,22 +260,24 @@ def setting_fields(parser: argparse.ArgumentParser) -> dict[str, tuple[str, ...]
 
 
 def add_settings(parser: argparse.ArgumentParser, context: type[BaseContext]) -> None:
-    """The settings flags of the fields ``context`` has, then ``--store`` and ``--set``.
+    """A flag for each field of ``context`` (:func:`setting_flags`), then ``--store`` and ``--set``.
 
-    A command offers only the flags its own context reads: ``detect --help`` lists no jury.
+    A command offers only the flags its own context reads: ``detect --help`` lists no jury. The
+    published flags come first, in their groups (:data:`GROUPS`); the others under their class.
     """
-    has = {f.name for f in fields(context)}
-    groups: dict[str, Any] = {}
-    for group, name, filled, options in _settings_flags():
-        if not set(filled) <= has:
-            continue
-        if group not in groups:
-            groups[group] = parser.add_argument_group(group)
-        if options.get("help", "") is None:
-            options = {**options, "help": _field_help(context, filled[0])}
-        elif "{roles}" in options.get("help", ""):  # the roles of this command's own graph
-            options = {**options, "help": options["help"].format(roles=", ".join(context.agent_roles()))}
-        groups[group].add_argument(name, **options)
+    flags = setting_flags(context)
+    titles = [g for g in GROUPS if any(f.group == g for f in flags)] + [f.group for f in flags]
+    groups = {title: parser.add_argument_group(title) for title in dict.fromkeys(titles)}
+    if set(PRESET_FIELDS) <= {f.name for f in fields(context)}:
+        groups["debate"].add_argument(
+            "--preset",
+            choices=sorted(PRESETS),
+            help="a published system as its paper runs it: every claim debated, with its paper's "
+            "prompts, rounds and rule (docs/fidelity.md); other options still apply on top. "
+            "Default: the measured best (see README)",
+        )
+    for flag in flags:
+        groups[flag.group].add_argument(flag.option, **flag.options)
     g = groups.get("run") or parser.add_argument_group("run")
     g.add_argument(
         "--store",
@@ -289,7 +291,8 @@ def add_settings(parser: argparse.ArgumentParser, context: type[BaseContext]) ->
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="any other setting of this command's context, VALUE as JSON (e.g. --set temperature=0.2)",
+        help="any setting of this command's context, VALUE as JSON (e.g. --set temperature=0.2); it "
+        "wins over the setting's flag",
     )
     parser.set_defaults(settings_context=context)
 
@@ -297,43 +300,21 @@ def add_settings(parser: argparse.ArgumentParser, context: type[BaseContext]) ->
 def settings_values(args: argparse.Namespace) -> dict[str, Any]:
     """The settings the options name (preset, flags, --set), as JSON values."""
     values: dict[str, Any] = dict(PRESETS[args.preset]) if getattr(args, "preset", None) else {}
-    for option, key in [
-        ("protocol", "protocol"),
-        ("rule", "rule"),
-        ("jurors", "jurors"),
-        ("rounds", "rounds"),
-        ("theta", "theta"),
-        ("first_pass_theta", "first_pass_theta"),
-        ("model", "model"),
-        ("search", "search"),
-        ("corpus", "corpus"),
-        ("concurrency", "max_concurrency"),
-        ("jury_judge", "jury_judge"),
-        ("reader", "reader"),
-    ]:
-        if option == "concurrency" and getattr(args, "batch", None):
-            continue  # rows checked at once, not claims
-        if getattr(args, option, None) is not None:
-            values[key] = getattr(args, option)
-    if getattr(args, "juror_models", None):
-        values["juror_models"] = [m.strip() for m in args.juror_models.split(",")]
-    urls = getattr(args, "base_url", None) or []
-    if len(urls) > 1 and not getattr(args, "batch", None):
-        raise ConfigError("several --base-url are replicas for a --batch run: give one")
-    if urls:
-        values["base_url"] = urls[0]
-    if getattr(args, "no_cache", False):
-        values["cache"] = False
-    if getattr(args, "correct", False):
-        values["correct"] = True
-    role_models = {}
-    for item in getattr(args, "role_model", []):
-        role, sep, model = item.partition("=")
-        if not sep:
-            raise ConfigError(f"--role-model takes ROLE=MODEL, not {item!r}")
-        role_models[role] = model
-    if role_models:
-        values["role_models"] = role_models
+    for flag in setting_flags(getattr(args, "settings_context", None) or BaseContext):
+        given = getattr(args, flag.options["dest"], None)
+        if given is None or given is False:
+            continue
+        if flag.field == "max_concurrency" and getattr(args, "batch", None):
+            continue  # rows checked at once (cli.batch reads it), not claims
+        if flag.options.get("action") == "store_true":
+            given = not flag.off
+        elif flag.repeat:
+            if len(given) > 1 and not getattr(args, "batch", None):
+                raise ConfigError(f"several {flag.option} are replicas for a --batch run: give one")
+            given = given[0]
+        elif flag.options.get("action") == "append":  # KEY=VALUE pairs
+            given = dict(given)
+        values[flag.field] = given
     for item in getattr(args, "set", []):
         key, sep, raw = item.partition("=")
         if not sep:

@@ -13,7 +13,7 @@ import math
 import os
 from dataclasses import dataclass, field, fields
 from functools import cache
-from typing import Annotated, Any, ClassVar, Literal, Self, get_type_hints
+from typing import Annotated, Any, ClassVar, Literal, Self, TypedDict, get_type_hints
 
 from pydantic import Field, TypeAdapter, ValidationError
 
@@ -27,6 +27,19 @@ KEEP_ALIVE_S = 5.0  # how long the server stays up after its last user, for the 
 WAIT_S = 600.0
 
 
+class Flag(TypedDict, total=False):
+    """How the command line offers a field where its flag is not made from its name alone."""
+
+    name: str
+    """The published spelling (``--concurrency``), where it is not ``--`` and the field's name."""
+    metavar: str
+    """What ``--help`` calls the value of a dict's flag, given as ``KEY=VALUE`` (``ROLE=MODEL``)."""
+    group: str
+    """The ``--help`` group it is listed in, where not its class's (the published flags' groups)."""
+    repeat: str
+    """What giving it several times means, where it may be (``--base-url``'s replicas of a batch)."""
+
+
 def describe(
     text: str,
     default: Any = None,
@@ -35,15 +48,20 @@ def describe(
     ge: float | None = None,
     gt: float | None = None,
     le: float | None = None,
+    flag: Flag | None = None,
+    names_models: bool = False,
 ) -> Any:
     """A field with its description and its bounds, the one place that every reader takes them from.
 
     Pydantic reads the field's metadata as ``Field``'s arguments: Studio's form (the context's JSON
     schema) shows the description and the bounds as minimum and maximum, and ``--set``, the served
     context check and the API check a value against the same bounds (``BaseContext._check_types``).
+    The command line makes each field's flag from the same (``cli.shared.add_settings``); ``flag``
+    says where it departs from the field's name. ``names_models``: its values are model names (a
+    served run may not name a path with one). Pydantic leaves these two keys alone.
     """
     bounds = {name: value for name, value in (("ge", ge), ("gt", gt), ("le", le)) if value is not None}
-    metadata = {"description": text, **bounds}
+    metadata = {"description": text, **bounds, "flag": flag or {}, "names_models": names_models}
     if factory is not None:
         return field(default_factory=factory, metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -92,15 +110,23 @@ class BaseContext:
         "'sim:LATENCY': the simulated model (load tests, demos). Any other name is sent to the "
         "endpoint as is.",
         "auto",
+        flag={"group": "models and search"},
+        names_models=True,
     )
     base_url: str | None = describe(
         "OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, LM Studio). Default: "
         "OPENAI_BASE_URL, else OpenAI when a key is set, else the embedded server.",
+        flag={
+            "group": "models and search",
+            "repeat": "with --batch, repeat it to send the rows to several replicas in turn",
+        },
     )
     role_models: dict[str, str] = describe(
-        "Per-role model overrides, e.g. {'moderator': 'gpt-4o'}. Each command's --help names its "
-        "roles; `factcourt models` lists every role with the model it uses.",
+        "Per-role model overrides, {role: model}, over 'model'. Each command's --help names its "
+        "graph's roles; `factcourt models` lists every role with the model it uses.",
         factory=dict,
+        flag={"name": "--role-model", "metavar": "ROLE=MODEL", "group": "models and search"},
+        names_models=True,
     )
     local_weights: str | None = describe(
         "GGUF file the embedded llama.cpp server loads. Default: Qwen2.5-Coder-1.5B-Instruct "
@@ -167,10 +193,12 @@ class BaseContext:
         "'tavily' (TAVILY_API_KEY), 'serper' (SERPER_API_KEY), 'given' (only the evidence that "
         "came with the input), 'none' (ablation: no retrieval).",
         "auto",
+        flag={"group": "models and search"},
     )
     corpus: str | None = describe(
         "Local corpus: a JSONL file ({'text', 'title', 'id'|'url'}) or a folder of .txt files. "
         "Default: the offline Wikipedia lead summaries.",
+        flag={"group": "models and search"},
     )
     top_k: int = describe("Evidence pieces kept per search.", 3, ge=1)
     retrieval: Literal["bm25", "hybrid"] = describe(
@@ -201,8 +229,15 @@ class BaseContext:
     language: Literal["auto", "en", "zh"] = describe(
         "Language of prompts: 'auto' detects Chinese text.", "auto"
     )
-    max_concurrency: int = describe("Claims checked at the same time.", 4, ge=1)
-    cache: bool = describe("Cache model and search calls in SQLite under the user cache.", True)
+    max_concurrency: int = describe(
+        "Claims checked at the same time (on the embedded model, as many as its local_slots).",
+        4,
+        ge=1,
+        flag={"name": "--concurrency", "group": "run"},
+    )
+    cache: bool = describe(
+        "Cache model and search calls in SQLite under the user cache.", True, flag={"group": "run"}
+    )
 
     @classmethod
     def agent_roles(cls) -> tuple[str, ...]:
@@ -210,6 +245,10 @@ class BaseContext:
         return tuple(
             dict.fromkeys(role for kind in cls.__mro__ for role in kind.__dict__.get("model_roles", ()))
         )
+
+    def model_of(self, role: str) -> str:
+        """The model name ``role`` answers with: its own in ``role_models``, else ``model``."""
+        return self.role_models.get(role) or self.model
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

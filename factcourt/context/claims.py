@@ -89,8 +89,11 @@ class ClaimsContext(BaseContext):
 
     protocol: ProtocolName = describe(
         "Who debates: 'jury' (MAD-Fact role-played evaluators, majority vote) or 'adversarial' "
-        "(DebateCV Affirmative vs Negative, moderator decides).",
+        "(DebateCV Affirmative vs Negative, moderator decides). By default the first pass decides "
+        "every claim; naming a debate (protocol, rule, jurors, rounds, juror_models or jury_judge) "
+        "debates each, unless first_pass or first_pass_theta is named too.",
         "jury",
+        flag={"group": "debate"},
     )
     rule: RuleName = describe(
         "Debate rule. jury: 'free' = round 1 retrieves when unsure, later rounds answer directly; "
@@ -99,9 +102,10 @@ class ClaimsContext(BaseContext):
         "= debaters retrieve when unsure; 'mandatory_search' = evidence retrieved before round 1; "
         "'adaptive' = the moderator may stop after any round.",
         "free",
+        flag={"group": "debate"},
     )
     # jurors, rounds and first_pass_theta: from `bench sweep` and the test runs (README, "Measured here")
-    jurors: int = describe("Number of jury evaluators (the first N roles).", 2)
+    jurors: int = describe("Number of jury evaluators (the first N roles).", 2, flag={"group": "debate"})
     roles: list[str] = describe(
         "Jury roles by name; empty = the first N of: " + ", ".join(JURY_ROLES), factory=list
     )
@@ -111,9 +115,14 @@ class ClaimsContext(BaseContext):
         0,
         ge=0,
         le=MAX_ROUNDS,
+        flag={"group": "debate"},
     )
     theta: float = describe(
-        "Confidence threshold: a speaker below it retrieves evidence and answers again.", 0.7, ge=0, le=1
+        "Confidence threshold: a speaker below it retrieves evidence and answers again.",
+        0.7,
+        ge=0,
+        le=1,
+        flag={"group": "debate"},
     )
     first_pass_theta: float = describe(
         "The first pass decides a claim when its verdict's confidence is at or above this. 0 (the "
@@ -122,6 +131,7 @@ class ClaimsContext(BaseContext):
         0.0,
         ge=0,
         le=1,
+        flag={"group": "debate"},
     )
     evidence_first: bool = describe(
         "Search for the claim itself before anyone speaks (BM25 costs milliseconds, a model "
@@ -175,6 +185,7 @@ class ClaimsContext(BaseContext):
         "call), which lost to the 1.5B's reading of given evidence on several sets "
         "(factcourt/readers/README.md).",
         "auto",
+        flag={"group": "debate"},
     )
     verdict_bar: float = describe(
         "Over the offline Wikipedia search a verdict is shown only at this calibrated confidence "
@@ -192,8 +203,11 @@ class ClaimsContext(BaseContext):
     )
     juror_models: list[str] = describe(
         "A model per juror, in speaking order (MAD-Fact Table 5, 'MAD-Fact-various'); empty: every "
-        "juror is the 'evaluator' role's model. A name in model_settings brings its own endpoint.",
+        "juror is the 'evaluator' role's model. It sets jurors when that is not named. A name in "
+        "model_settings brings its own endpoint.",
         factory=list,
+        flag={"group": "debate"},
+        names_models=True,
     )
     role_texts: Literal["neutral", "paper"] = describe(
         "Jury personas: 'neutral' = one line saying what a juror looks at (personas with an attitude "
@@ -220,6 +234,7 @@ class ClaimsContext(BaseContext):
         "model); 'model' = the 'judge' role reads the last round's verdicts and explanations and "
         "rules (MAD-Fact's Judge agent, Llama3.3-70B in §6.2.3); the vote stands where it fails.",
         "vote",
+        flag={"group": "debate"},
     )
     settled_stop: bool = describe(
         "Jury, last round: once the speakers still to speak can no longer change the majority, "
@@ -230,7 +245,11 @@ class ClaimsContext(BaseContext):
     use_roles: bool = describe("Ablation: false makes every evaluator an identical checker.", True)
     use_debate: bool = describe("Ablation: false stops after one round (no debate).", True)
 
-    correct: bool = describe("Rewrite the response when claims are refuted (corrector).", False)
+    correct: bool = describe(
+        "Rewrite the response where claims are refuted (the corrector); `factcourt check` shows the "
+        "rewrite as a diff.",
+        False,
+    )
     max_claims: int = describe("Most claims checked per response (a guard on cost).", 60, ge=1)
 
     def validate(self) -> None:

@@ -30,7 +30,11 @@ class HallucinationContext(BaseContext):
     model_roles: ClassVar[tuple[str, ...]] = ("gatherer", "debater", "judge", "refiner")
 
     rounds: int = describe(
-        "Round limit of the hallucination debate; 0 = the default (3).", 0, ge=0, le=MAX_ROUNDS
+        "Round limit of the hallucination debate; 0 = the default (3).",
+        0,
+        ge=0,
+        le=MAX_ROUNDS,
+        flag={"group": "debate"},
     )
     epsilon: float = describe(
         "Hallucination debate: it stops when the judge's weighted dispute (0 = the teams agree, "
@@ -44,6 +48,7 @@ class HallucinationContext(BaseContext):
         "Factual agents per team in parallel, then a Comprehensive agent: 8 calls a round); "
         "'team' = each team answers in one call with the three perspectives as fields (2).",
         "agents",
+        flag={"name": "--layout"},
     )
     hallucination_judge: Literal["checked", "paper"] = describe(
         "Hallucination debate, how far the judge's word goes: 'checked' = an early stop needs both "
@@ -52,6 +57,7 @@ class HallucinationContext(BaseContext):
         "teams and reasoning contradicted); 'paper' = the judge's consensus flag or a dispute at "
         "epsilon stops the debate and its last ruling is the label, as in IMPD-MACD.",
         "checked",
+        flag={"name": "--judge"},
     )
     hallucination_agents: list[str] = describe(
         "Hallucination debate: the agents each team has (ablations leave one out): "

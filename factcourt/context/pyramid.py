@@ -24,6 +24,7 @@ class PyramidContext(BaseContext):
         "is the number of them that answered), any names as for 'model' (local:qwen-0.5b, "
         "gpt-4o, ...). The paper's: GPT-4o, DeepSeek-R1, Claude-3-Opus.",
         factory=lambda: ["gpt-4o", "deepseek-r1", "claude-3-opus"],
+        names_models=True,
     )
     embeddings: Literal["auto", "local", "openai"] = describe(
         "What proposes equivalent claims (pyramid merge, scoring): cosine similarity of "
@@ -32,7 +33,9 @@ class PyramidContext(BaseContext):
         "when OPENAI_API_KEY is set, else local. The matcher model confirms each proposal.",
         "auto",
     )
-    embedding_model: str = describe("Embedding model of 'openai' embeddings.", "text-embedding-3-small")
+    embedding_model: str = describe(
+        "Embedding model of 'openai' embeddings.", "text-embedding-3-small", names_models=True
+    )
     embedding_base_url: str | None = describe(
         "OpenAI-compatible embeddings endpoint (a llama.cpp server with an embedding GGUF, "
         "vLLM, ...) for 'openai' embeddings; default OpenAI.",

@@ -93,7 +93,7 @@ def gives_logprobs(ctx: BaseContext, role: str) -> bool:
 
 def choose(ctx: BaseContext, role: str) -> ModelChoice:
     """Resolve the model of ``role`` without starting anything."""
-    name = ctx.role_models.get(role) or ctx.model
+    name = ctx.model_of(role)
     if name in _registered:
         return ModelChoice(role, name, "registered", _method(ctx, "function_calling"))
     if name == "sim" or name.startswith("sim:"):
@@ -166,7 +166,7 @@ def role_choice(ctx: BaseContext, role: str) -> ModelChoice:
 
     One with settings of its own (``model_settings``: an audit target's endpoint) with them.
     """
-    name = ctx.role_models.get(role) or ctx.model
+    name = ctx.model_of(role)
     return choose(ctx.for_model(name) if name in ctx.model_settings else ctx, role)
 
 

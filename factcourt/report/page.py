@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from factcourt.errors import FactcourtError
 from factcourt.inputs import first_complaint, strip_controls
 from factcourt.report.html import _asset, _env, render
-from factcourt.systems import named
+from factcourt.systems import SYSTEMS, named
 
 # The report's own policy (nothing from the network, inline style and script) with the server's
 # API to talk to; the report shown in a frame inherits it.
@@ -37,9 +37,6 @@ CSP = (
     "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
-# The three ways to check: the page's mode, the graph it runs, the report kind of its result.
-# A mode is its command's published name (in forms and thread metadata): "detect", not "hallucination".
-MODES = {"check": "factcheck", "verify": "verify", "detect": "hallucination"}
 # The settings a person changes (model, endpoint and key are the deployer's: see served.py).
 PERSON_SETTINGS = ("protocol", "rule", "jurors", "rounds", "search", "language", "max_concurrency")
 # A result posted to be drawn: the largest text a run takes, with its claims' evidence and debate.
@@ -55,7 +52,7 @@ def settings_form() -> list[dict[str, Any]]:
     Read from the contexts, so a new choice or default shows on the page without an edit here.
     """
     shown: dict[str, dict[str, Any]] = {}
-    for mode, graph in MODES.items():
+    for mode, graph in modes().items():
         context = named(graph).context
         hints = typing.get_type_hints(context)
         for f in fields(context):
@@ -76,11 +73,19 @@ def settings_form() -> list[dict[str, Any]]:
     return [shown[name] for name in PERSON_SETTINGS if name in shown]
 
 
+def modes() -> dict[str, str]:
+    """The ways to check that the registry's systems offer here: each one's mode and the graph it runs.
+
+    A mode is the system's command, which is also the report kind of its result.
+    """
+    return {s.command: s.name for s in SYSTEMS if s.page and s.command}
+
+
 async def page(request: Request) -> Response:
     """The page: the form, the progress line, the report's frame, the recent runs."""
     html = _env.get_template("ui.html.j2").render(
-        modes=list(MODES),
-        graphs=MODES,
+        modes=list(modes()),
+        graphs=modes(),
         settings=settings_form(),
         style=Markup(_asset("report.css") + _asset("ui.css")),
         script=Markup(_asset("ui.js")),
@@ -113,8 +118,8 @@ async def report(request: Request) -> Response:
     if not isinstance(posted, dict) or not isinstance(posted.get("result"), dict):
         return _refuse('post {"result": {...}, "kind": ...}')
     kind = posted.get("kind")
-    if kind not in MODES:
-        return _refuse(f"kind must be one of {', '.join(MODES)}")
+    if kind not in modes():
+        return _refuse(f"kind must be one of {', '.join(modes())}")
     try:
         html = render(posted["result"], kind)
     except ValidationError as exc:  # pydantic's own text runs to many lines and links

@@ -29,6 +29,11 @@ def test_roles_resolve_to_endpoints(monkeypatch):
     assert choose(vllm, "clerk").method == "function_calling"
 
 
+def test_a_roles_model_is_its_own_else_the_runs():
+    ctx = BaseContext(model="m", role_models={"moderator": "big"})
+    assert (ctx.model_of("moderator"), ctx.model_of("clerk")) == ("big", "m")
+
+
 def test_a_named_model_without_key_or_endpoint_is_a_config_error():
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
         choose(BaseContext(model="gpt-4o"), "clerk")

@@ -115,7 +115,7 @@ async def consult(
 
 def target_context(ctx: AuditContext, **overrides: Any) -> AuditContext:
     """The target's settings: its model (role 'target', else the auditor's) with its model_settings."""
-    return ctx.for_model(ctx.role_models.get("target") or ctx.model, **overrides)
+    return ctx.for_model(ctx.model_of("target"), **overrides)
 
 
 def current_object(state: AuditState) -> str:
