@@ -39,6 +39,15 @@ def server_key(model_path: Path, **settings: object) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _take_if_free(fd: int) -> bool:
+    """Take the exclusive lock on ``fd`` if no one holds it: whether it is ours now (never waits)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
 def pid_alive(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
     if pid <= 0:  # kill(0) would reach our own process group
@@ -76,15 +85,12 @@ class Registry:
         """
         fd = self._open("lock")
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return fd
-            except BlockingIOError:
-                if abandon() or (deadline is not None and time.monotonic() >= deadline):
-                    os.close(fd)
-                    return None
-                time.sleep(0.05)
+        while not _take_if_free(fd):
+            if abandon() or (deadline is not None and time.monotonic() >= deadline):
+                os.close(fd)
+                return None
+            time.sleep(0.05)
+        return fd
 
     async def turn(self, poll_s: float = 0.05) -> int:
         """Wait for the request turn without blocking the event loop; close the descriptor to pass it on.
@@ -94,15 +100,12 @@ class Registry:
         """
         fd = self._open("turn")
         try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    return fd
-                except BlockingIOError:
-                    await asyncio.sleep(poll_s)
+            while not _take_if_free(fd):
+                await asyncio.sleep(poll_s)
         except BaseException:
             os.close(fd)
             raise
+        return fd
 
     def join(self) -> int:
         """Count this process as a user until the returned descriptor is closed (or it dies)."""
@@ -120,14 +123,11 @@ class Registry:
         fd = self._open("users")
         deadline = time.monotonic() + probe_grace_s
         try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    return False
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        return True
-                    time.sleep(0.01)
+            while not _take_if_free(fd):
+                if time.monotonic() >= deadline:
+                    return True
+                time.sleep(0.01)
+            return False
         finally:
             os.close(fd)  # also drops the probe's lock at once
 
