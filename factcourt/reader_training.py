@@ -60,25 +60,20 @@ def train(
 
     torch.manual_seed(seed)
     rows = [r for r in _rows(data / "train.jsonl") if r["source"] not in exclude]
+    sets = [r for r in rows if r["source"] != CORPUS]  # in the file's order: the pilot's draws
     random.Random(seed).shuffle(rows)
-    sets = [r for r in rows if r["source"] != CORPUS]
     model = BertForSequenceClassification.from_pretrained(str(base_dir()), num_labels=len(CLASSES))
     model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
     batches = _by_length(rows, batch_size, seed)
     steps = math.ceil(len(batches) * epochs)
     in_turn = [batches[step % len(batches)] for step in range(steps)]
-    _fit(model, rows, in_turn, steps, lr, out.with_suffix(".ckpt"), checkpoint_every, progress)
+    _fit(model, rows, in_turn, lr, out.with_suffix(".ckpt"), checkpoint_every, progress, warmup=steps // 20)
     if sets and set_steps:
         balanced = _balanced(sets, batch_size, set_steps, seed)
+        # a tenth of the steps to warm up, as the pilot chosen on the held-back slices did
+        sets_checkpoint = out.with_suffix(".sets.ckpt")
         _fit(
-            model,
-            sets,
-            balanced,
-            set_steps,
-            set_lr,
-            out.with_suffix(".sets.ckpt"),
-            checkpoint_every,
-            progress,
+            model, sets, balanced, set_lr, sets_checkpoint, checkpoint_every, progress, warmup=set_steps // 10
         )
     about = {"rows": len(rows), "excluded": list(exclude), "steps": steps, "lr": lr}
     save(model, out, about | {"set_steps": set_steps if sets else 0, "set_lr": set_lr})
@@ -102,8 +97,9 @@ def _balanced(rows: list[dict[str, Any]], batch_size: int, steps: int, seed: int
     """``steps`` batches drawn with replacement, each set and each class within a set equally likely."""
     per_class = Counter((r["source"], r["label"]) for r in rows)
     classes_of = Counter(source for source, _ in per_class)
-    weight = [1.0 / (classes_of[r["source"]] * per_class[(r["source"], r["label"])]) for r in rows]
-    rng = random.Random(seed + 2)
+    share = [len(classes_of) * classes_of[r["source"]] * per_class[(r["source"], r["label"])] for r in rows]
+    weight = [1.0 / n for n in share]
+    rng = random.Random(seed)
     return [rng.choices(range(len(rows)), weights=weight, k=batch_size) for _ in range(steps)]
 
 
@@ -111,13 +107,14 @@ def _fit(
     model: Any,
     rows: list[dict[str, Any]],
     batches: list[list[int]],
-    steps: int,
     lr: float,
     checkpoint: Path,
     checkpoint_every: int,
     progress: Callable[[str], None],
+    *,
+    warmup: int,
 ) -> None:
-    """Train ``model`` on ``batches`` of ``rows`` (warm-up, then a linear decay), resuming ``checkpoint``."""
+    """Train ``model`` a step a batch of ``rows``, ``warmup`` steps up, then down; resume ``checkpoint``."""
     import torch
 
     tok = tokenizer()
@@ -125,7 +122,7 @@ def _fit(
     labels = [CLASSES.index(r["label"]) for r in rows]
     params = [p for p in model.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
-    warmup = max(1, steps // 20)
+    steps, warmup = len(batches), max(1, warmup)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
     )
