@@ -28,11 +28,11 @@ import factcourt.api.audit
 import factcourt.api.claims
 import factcourt.api.hallucination
 import factcourt.api.pyramid
-import factcourt.cli.audit
-import factcourt.cli.claims
-import factcourt.cli.hallucination
-import factcourt.cli.longqa
-import factcourt.cli.pyramid
+import factcourt.commands.audit
+import factcourt.commands.claims
+import factcourt.commands.hallucination
+import factcourt.commands.longqa
+import factcourt.commands.pyramid
 import factcourt.graphs.audit
 import factcourt.graphs.factcheck
 import factcourt.graphs.hallucination
@@ -152,7 +152,7 @@ SYSTEMS: list[System] = [
         result=claims.CheckResult,
         stored=factcourt.api.claims.check_result,
         api=factcourt.api.claims,
-        cli=factcourt.cli.claims.add_commands,
+        cli=factcourt.commands.claims.add_commands,
         html=HtmlView(claims_view.check_view, "check"),
         batch=BatchRow(
             fields=("text",),
@@ -191,7 +191,7 @@ SYSTEMS: list[System] = [
         result=hallucination.DetectResult,
         stored=factcourt.api.hallucination.detect_result,
         api=factcourt.api.hallucination,
-        cli=factcourt.cli.hallucination.add_commands,
+        cli=factcourt.commands.hallucination.add_commands,
         html=HtmlView(hallucination_view.detect_view, "hallucination"),
         batch=BatchRow(
             fields=("question", "answer"),
@@ -211,7 +211,7 @@ SYSTEMS: list[System] = [
         input_problem=pyramid_input_problem,
         command="pyramid",
         api=factcourt.api.pyramid,
-        cli=factcourt.cli.pyramid.add_commands,
+        cli=factcourt.commands.pyramid.add_commands,
         simulated=factcourt.nodes.pyramid.simulated,
     ),
     System(
@@ -222,7 +222,7 @@ SYSTEMS: list[System] = [
         graph=factcourt.graphs.longqa,
         input_problem=longqa_input_problem,
         command="build-longqa",
-        cli=factcourt.cli.longqa.add_commands,
+        cli=factcourt.commands.longqa.add_commands,
         simulated=factcourt.nodes.longqa.simulated,
     ),
     System(
@@ -235,7 +235,7 @@ SYSTEMS: list[System] = [
         command="audit",
         result=audit.AuditResult,
         api=factcourt.api.audit,
-        cli=factcourt.cli.audit.add_commands,
+        cli=factcourt.commands.audit.add_commands,
         html=HtmlView(audit_view.audit_view),
         simulated=factcourt.nodes.audit.simulated,
     ),

@@ -345,7 +345,7 @@ async def stored_result(url: str | None, thread: str) -> Result:
     values = TypeAdapter(stored.state).validate_python(dict(state.get("values") or {}))  # type: ignore[arg-type]
     result = stored.result(values, stored.context.make({}))
     if "settings" in type(result).model_fields:
-        # the settings the run names in its checkpoint (served.py); a run stored before they were
+        # the settings the run names in its checkpoint (serving/served.py); a run stored before they were
         # kept names none, rather than the defaults it may not have run with
         saved = (state.get("metadata") or {}).get(RESULT_SETTINGS)
         shown = type(result.settings)  # type: ignore[attr-defined]  # only results naming settings

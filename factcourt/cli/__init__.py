@@ -19,7 +19,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, NoReturn
 
-from factcourt.cli.shared import check_paths, err, fail, output_lock
+from factcourt.commands.shared import check_paths, err, fail, output_lock
 from factcourt.errors import FactcourtError, first_line
 from factcourt.inputs import undecodable
 from factcourt.redact import redact
@@ -64,7 +64,8 @@ class LogFormatter(logging.Formatter):
 
 def groups() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
     """The command groups of no one system: tools, benchmarks, training, reports."""
-    from factcourt.cli import bench, report, tools, train
+    from factcourt.cli import bench, tools, train
+    from factcourt.commands import report
 
     return [tools.add_commands, bench.add_commands, train.add_commands, report.add_commands]
 

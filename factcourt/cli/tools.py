@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from factcourt.cli.shared import number, out
+from factcourt.commands.shared import number, out
 from factcourt.redact import redact
 
 
@@ -79,7 +79,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run ``langgraph dev`` for this project (Studio and the HTTP API)."""
-    from factcourt.server import PROJECT_ROOT, check_port_free, langgraph_dev
+    from factcourt.serving.server import PROJECT_ROOT, check_port_free, langgraph_dev
 
     check_port_free(args.port)
     command, env = langgraph_dev(args.port, reload=not args.no_reload)
@@ -90,7 +90,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_ui(args: argparse.Namespace) -> int:
     """Serve the page to check text in, beside the graphs, until Ctrl-C."""
-    from factcourt.server import serve_page
+    from factcourt.serving.server import serve_page
 
     serve_page(args.port, model=args.model, browser=not args.no_browser)
     return 0  # not reached: Ctrl-C ends it
@@ -98,7 +98,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
 
 def cmd_assistants(args: argparse.Namespace) -> int:
     """Create one assistant per graph, protocol and rule on a running server."""
-    from factcourt.server import create_standard_assistants
+    from factcourt.serving.server import create_standard_assistants
 
     made = asyncio.run(create_standard_assistants(args.url, args.timeout))
     table = Table(title=f"Assistants on {escape(args.url)}")

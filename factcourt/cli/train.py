@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from factcourt.cli.shared import at_least_one, err, out
+from factcourt.commands.shared import at_least_one, err, out
 from factcourt.progress import Progress
 
 

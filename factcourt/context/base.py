@@ -56,7 +56,7 @@ def describe(
     Pydantic reads the field's metadata as ``Field``'s arguments: Studio's form (the context's JSON
     schema) shows the description and the bounds as minimum and maximum, and ``--set``, the served
     context check and the API check a value against the same bounds (``BaseContext._check_types``).
-    The command line makes each field's flag from the same (``cli.shared.add_settings``); ``flag``
+    The command line makes each field's flag from the same (``commands.shared.add_settings``); ``flag``
     says where it departs from the field's name. ``names_models``: its values are model names (a
     served run may not name a path with one). Pydantic leaves these two keys alone.
     """

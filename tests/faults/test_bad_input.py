@@ -203,7 +203,7 @@ def test_serve_refuses_a_bad_or_taken_port_before_starting(monkeypatch, capsys):
 )
 def test_ui_refuses_a_model_no_run_could_use_before_starting(model, words, monkeypatch, capsys):
     """Issue 65.21: ``ui --model sim:-1`` (or "") started the server; every run then failed."""
-    from factcourt import server
+    from factcourt.serving import server
 
     def no_server(*args, **kwargs):
         raise AssertionError("langgraph dev was started")

@@ -62,7 +62,7 @@ def test_the_console_neutralises_escapes_in_text_made_elsewhere(capsys):
     from rich.table import Table
     from rich.text import Text
 
-    from factcourt.cli.shared import out
+    from factcourt.commands.shared import out
 
     table = Table()
     table.add_column("a")

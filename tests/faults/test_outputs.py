@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from factcourt.cli import main, shared
+from factcourt.cli import main
+from factcourt.commands import shared
 from tests.faults import ANSWERS_S, one_error
 
 NO_RETRIES = ["--set", "retries=0", "--set", f"timeout_s={ANSWERS_S}", "--no-cache"]

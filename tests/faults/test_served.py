@@ -1,6 +1,6 @@
 """A deployed server is a trust boundary; a key an endpoint echoes is never written (issue 54, items 1-3, 8).
 
-Served graphs (``factcourt.served``, what ``langgraph.json`` loads) take endpoints and files from
+Served graphs (``factcourt.serving.served``, what ``langgraph.json`` loads) take endpoints and files from
 the deployer only, check a run's context and input as the command line does, and their refusals
 reach the client as sentences. The real ``langgraph dev`` is in tests/integration/test_served_attacks.py.
 """
@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from factcourt import served
 from factcourt.cli import main
 from factcourt.errors import BackendError, ConfigError, InputError
+from factcourt.serving import served
 
 KEY = "sk-test-SERVERKEY-0123456789abcdef"
 CLAIM = "The Eiffel Tower is in Paris."
@@ -233,7 +233,7 @@ def test_a_key_an_endpoint_echoes_is_in_no_audit_case(stub, tmp_path, monkeypatc
 
 def test_a_served_input_loses_its_escape_sequences_before_the_clerk_sees_it():
     """Item 4 on the server: a bare ESC[2J became a claim of its own."""
-    from factcourt.served import without_controls
+    from factcourt.serving.served import without_controls
 
     payload = {"response": "Paris is in France.\x1b]0;PWNED\x07 \x1b[2J", "question": "Where\x1b[31m?"}
     clean = without_controls(payload)

@@ -12,11 +12,11 @@ import time
 import pytest
 
 import factcourt
-from factcourt import served
 from factcourt.cli import main
 from factcourt.context.claims import ClaimsContext
 from factcourt.errors import ConfigError, InputError
 from factcourt.redact import redact
+from factcourt.serving import served
 from tests.faults.test_served import CLAIM, served_run
 
 PASSWORD = "hunter2pass"

@@ -7,7 +7,7 @@ tests/integration/test_served_attacks.py.
 import asyncio
 import json
 
-from factcourt.report.page import MAX_BODY_BYTES, app
+from factcourt.serving.page import MAX_BODY_BYTES, app
 
 MB = 1_000_000
 

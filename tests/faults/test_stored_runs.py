@@ -100,7 +100,7 @@ def test_the_pages_result_route_refuses_a_refused_run(monkeypatch):
     import langgraph_sdk
     from starlette.testclient import TestClient
 
-    from factcourt.report.page import app
+    from factcourt.serving.page import app
 
     refused = {"values": {}, "next": [], "tasks": []}
     monkeypatch.setattr(langgraph_sdk, "get_client", lambda url: Thread(refused, None, "error"))

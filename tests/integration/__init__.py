@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from factcourt.providers.local_server import free_port
-from factcourt.server import running_langgraph_dev
+from factcourt.serving.server import running_langgraph_dev
 
 
 @contextlib.contextmanager

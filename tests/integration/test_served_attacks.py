@@ -223,7 +223,7 @@ def test_a_path_holding_a_terminal_escape_is_refused_before_the_log_writes_it(se
 def test_assistants_reuses_only_the_standard_assistant_of_a_name(server):
     """Issue 65.7: a client's "factcheck-jury-adaptive" on graph hallucination with sim:1e300 was
     listed (and so run) as the standard one."""
-    from factcourt.server import create_standard_assistants
+    from factcourt.serving.server import create_standard_assistants
 
     async def plant():
         client = get_client(url=server["url"])

@@ -101,7 +101,7 @@ def test_graph_shows_rule_branches_and_context_schema_is_described(server):
 
 
 def test_assistants_for_each_protocol_and_rule(server):
-    from factcourt.server import create_standard_assistants
+    from factcourt.serving.server import create_standard_assistants
 
     created = asyncio.run(create_standard_assistants(server["url"]))
     names = {a["name"] for a in created}
@@ -132,7 +132,7 @@ def test_each_graphs_studio_form_lists_only_its_own_settings(server):
             found[graph_id] = await client.assistants.get_schemas(assistant["assistant_id"])
         return found
 
-    from factcourt.served import SERVER_ONLY
+    from factcourt.serving.served import SERVER_ONLY
 
     shown = {graph_id: set(s["context_schema"]["properties"]) for graph_id, s in asyncio.run(forms()).items()}
     for graph_id, form in shown.items():  # less what only the deployer sets

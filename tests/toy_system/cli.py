@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from factcourt.cli.batch import add_batch_options, run_batch_command
-from factcourt.cli.shared import add_settings, emit_result, exit_code, out, settings_from
+from factcourt.commands.batch import add_batch_options, run_batch_command
+from factcourt.commands.shared import add_settings, emit_result, exit_code, out, settings_from
 from tests.toy_system.context import EchoContext
 from tests.toy_system.state import EchoResult
 

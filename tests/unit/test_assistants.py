@@ -2,7 +2,7 @@
 
 import importlib
 
-from factcourt.server import standard_assistants
+from factcourt.serving.server import standard_assistants
 
 
 def test_each_hallucination_layout_has_an_assistant():

@@ -78,7 +78,7 @@ def test_runs_an_older_factcourt_saved_are_cleared_with_one_note(tmp_path, monke
     from langgraph.graph import START, StateGraph
     from typing_extensions import TypedDict
 
-    from factcourt.cli.shared import say_how_it_runs
+    from factcourt.commands.shared import say_how_it_runs
     from factcourt.context.claims import ClaimsContext
 
     class State(TypedDict):

@@ -320,12 +320,12 @@ def test_a_chinese_text_against_the_english_corpus_is_warned_once(tmp_path, caps
 def test_a_result_is_printed_before_out_is_written_so_a_failed_write_loses_nothing(
     tmp_path, capsys, corpus, monkeypatch
 ):
-    import factcourt.cli.claims
+    import factcourt.commands.claims
 
     text = tmp_path / "t.txt"
     text.write_text("The Eiffel Tower is in Paris.", encoding="utf-8")
     monkeypatch.setattr(
-        factcourt.cli.claims, "prepare_out", lambda out: None
+        factcourt.commands.claims, "prepare_out", lambda out: None
     )  # as if the folder went away meanwhile
     out = tmp_path / "gone" / "r.json"
     assert main(["check", str(text), "--model", "sim", "--corpus", corpus, "--json", "--out", str(out)]) == 1
@@ -358,7 +358,7 @@ def unchecked_check(search):
 
 
 def test_the_table_says_which_claims_could_not_be_checked_and_why(capsys, monkeypatch):
-    from factcourt.cli.claims import print_report
+    from factcourt.commands.claims import print_report
 
     monkeypatch.setenv("COLUMNS", "300")  # one line a row (out.width set would outlive the test)
     print_report(unchecked_check("local"))
@@ -378,7 +378,7 @@ def test_the_table_says_which_claims_could_not_be_checked_and_why(capsys, monkey
 
 
 def test_no_hint_where_the_web_was_searched_or_every_claim_was_checked(capsys, monkeypatch):
-    from factcourt.cli.claims import print_report
+    from factcourt.commands.claims import print_report
 
     monkeypatch.setenv("COLUMNS", "200")
     print_report(unchecked_check("tavily"))

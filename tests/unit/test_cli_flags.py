@@ -7,7 +7,7 @@ import pytest
 
 from factcourt.bench.context import BenchContext
 from factcourt.cli import build_parser, main
-from factcourt.cli.shared import setting_fields, settings_values
+from factcourt.commands.shared import setting_fields, settings_values
 from factcourt.context.base import BaseContext
 from factcourt.context.pyramid import LeaderboardContext
 from factcourt.systems import SYSTEMS
@@ -141,7 +141,7 @@ def test_each_kind_of_field_parses_to_its_setting():
     assert values("leaderboard", "--prompts", "p", "--targets", "a", "--out", "o", "--experts", "a,b") == {
         "experts": ["a", "b"]
     }
-    # with --batch, --concurrency is the rows at once (cli.batch reads it), not the claims
+    # with --batch, --concurrency is the rows at once (commands.batch reads it), not the claims
     assert values("check", "--batch", "rows.jsonl", "--concurrency", "3") == {}
 
 

@@ -38,7 +38,7 @@ def test_every_served_graph_has_its_own_context():
 @pytest.mark.parametrize("graph_id", sorted(OWN))
 def test_a_graphs_form_lists_only_its_own_fields(graph_id):
     """What Studio draws: the graph's own settings, less what only the deployer sets."""
-    from factcourt.served import SERVER_ONLY
+    from factcourt.serving.served import SERVER_ONLY
 
     path, name = GRAPHS[graph_id].removeprefix("./").split(":")
     factory = getattr(importlib.import_module(path.removesuffix(".py").replace("/", ".")), name)
@@ -72,7 +72,7 @@ def test_a_protocol_is_named_once_and_every_part_reads_its_row():
     from factcourt.cli import build_parser
     from factcourt.context import claims
     from factcourt.nodes.claims.protocols import PROTOCOLS
-    from factcourt.server import standard_assistants
+    from factcourt.serving.server import standard_assistants
 
     assert set(PROTOCOLS) == set(claims.PROTOCOLS) == set(claims.DEBATERS) == set(claims.DEFAULT_ROUNDS)
     check = next(

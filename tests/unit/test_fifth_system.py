@@ -100,7 +100,7 @@ def test_checkpoints_may_hold_its_types(echo):
 
 
 def test_the_server_serves_it_from_a_line_of_its_own_module(echo):
-    from factcourt.served import ServedGraph
+    from factcourt.serving.served import ServedGraph
     from tests.toy_system.served import echo as factory  # langgraph.json: "./tests/toy_system/served.py:echo"
 
     assert isinstance(factory(None), ServedGraph) and factory(None).name == "echo"

@@ -4,7 +4,7 @@ import pytest
 
 import factcourt
 from factcourt.cli import build_parser
-from factcourt.cli.shared import settings_values
+from factcourt.commands.shared import settings_values
 from factcourt.context.claims import OURS, PRESETS, ClaimsContext
 from factcourt.errors import ConfigError
 from factcourt.providers import models

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from factcourt.errors import ConfigError
-from factcourt.server import check_port_free
+from factcourt.serving.server import check_port_free
 
 
 def test_a_port_with_time_wait_connections_is_free_and_a_listener_is_not():

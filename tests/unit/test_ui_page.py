@@ -6,7 +6,7 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from factcourt.report.page import CSP, app, settings_form
+from factcourt.serving.page import CSP, app, settings_form
 
 ROOT = Path(__file__).resolve().parents[2]
 client = TestClient(app, base_url="http://127.0.0.1")  # the server answers loopback names only
@@ -15,7 +15,7 @@ client = TestClient(app, base_url="http://127.0.0.1")  # the server answers loop
 def test_langgraph_json_mounts_the_page_beside_the_graphs():
     config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
     module, name = config["http"]["app"].split(":")
-    assert (ROOT / module).resolve() == ROOT / "factcourt/report/page.py" and name == "app"
+    assert (ROOT / module).resolve() == ROOT / "factcourt/serving/page.py" and name == "app"
 
 
 def test_the_page_loads_nothing_from_the_network_and_names_its_policy():
@@ -70,9 +70,9 @@ def test_a_bad_post_is_one_sentence():
 def test_factcourt_ui_serves_the_page_with_the_model_as_the_deployer_sets_it(monkeypatch, tmp_path, capsys):
     import contextlib
 
-    from factcourt import server
     from factcourt.cli import main
     from factcourt.providers.local_server import free_port
+    from factcourt.serving import server
 
     deployer = tmp_path / "settings.json"
     deployer.write_text(json.dumps({"search": "local", "model": "gpt-4o-mini"}), encoding="utf-8")
@@ -105,8 +105,8 @@ def test_factcourt_ui_killed_stops_its_server_too(monkeypatch):
 
     import pytest
 
-    from factcourt import server
     from factcourt.cli import main
+    from factcourt.serving import server
 
     stopped = []
 

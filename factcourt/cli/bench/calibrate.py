@@ -12,7 +12,7 @@ from rich.table import Table
 
 from factcourt.bench.context import BenchContext
 from factcourt.cli.bench.flags import add_cache, add_dataset_specs, add_json, bench_settings, dataset_specs
-from factcourt.cli.shared import add_settings, number, out, prepare_out_folder
+from factcourt.commands.shared import add_settings, number, out, prepare_out_folder
 
 
 def cmd_bench_calibrate(args: argparse.Namespace) -> int:

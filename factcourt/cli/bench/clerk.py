@@ -10,7 +10,7 @@ from rich.table import Table
 
 from factcourt.bench.context import BenchContext
 from factcourt.cli.bench.flags import add_cache, add_json, add_part, bench_settings
-from factcourt.cli.shared import add_settings, at_least_one, out
+from factcourt.commands.shared import add_settings, at_least_one, out
 from factcourt.terminal import json_text
 
 # the default fixture, shipped inside the package: found from any working folder

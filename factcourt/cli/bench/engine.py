@@ -12,7 +12,7 @@ from rich.table import Table
 
 from factcourt.bench.context import BenchContext
 from factcourt.cli.bench.flags import add_json, add_part, bench_settings
-from factcourt.cli.shared import add_settings, at_least_one, fail, out, prepare_out
+from factcourt.commands.shared import add_settings, at_least_one, fail, out, prepare_out
 from factcourt.errors import FactcourtError
 from factcourt.store import append_line
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from factcourt.bench.context import BenchContext
-from factcourt.cli.shared import settings_from
+from factcourt.commands.shared import settings_from
 from factcourt.errors import ConfigError
 
 EVIDENCE_CONDITIONS = ["given", "local", "tavily", "serper", "none"]

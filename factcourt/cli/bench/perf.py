@@ -9,7 +9,7 @@ from rich.table import Table
 
 from factcourt.bench.context import BenchContext
 from factcourt.cli.bench.flags import add_json
-from factcourt.cli.shared import at_least_one, number, out
+from factcourt.commands.shared import at_least_one, number, out
 
 
 def levels(value: str) -> tuple[int, ...]:

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from factcourt.bench.context import BenchContext
 from factcourt.cli.bench.flags import add_json, add_part, bench_settings
-from factcourt.cli.shared import add_settings, at_least_one, embedding_progress, out
+from factcourt.commands.shared import add_settings, at_least_one, embedding_progress, out
 
 
 def cmd_bench_retrieval(args: argparse.Namespace) -> int:

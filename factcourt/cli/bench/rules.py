@@ -8,7 +8,7 @@ import json
 from rich.table import Table
 
 from factcourt.cli.bench.flags import add_json
-from factcourt.cli.shared import out, read_text
+from factcourt.commands.shared import out, read_text
 
 
 def cmd_bench_rules(args: argparse.Namespace) -> int:

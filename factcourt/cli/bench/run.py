@@ -11,8 +11,8 @@ from rich.markup import escape
 from factcourt.bench.context import BenchContext
 from factcourt.bench.methods import METHODS
 from factcourt.cli.bench.flags import EVIDENCE_CONDITIONS, add_cache, add_part, bench_settings
-from factcourt.cli.report import add_html_option, prepare_html
-from factcourt.cli.shared import (
+from factcourt.commands.report import add_html_option, prepare_html
+from factcourt.commands.shared import (
     add_prices,
     add_ray,
     add_settings,

@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from factcourt.cli.shared import at_least_one
+from factcourt.commands.shared import at_least_one
 
 
 def cmd_bench_server(args: argparse.Namespace) -> int:
     """The LangGraph server's cold start and per-run overhead."""
     from factcourt.bench.server import run_server_bench
+    from factcourt.serving.server import running_langgraph_dev
 
-    print(json.dumps(run_server_bench(args.runs), indent=2))
+    print(json.dumps(run_server_bench(running_langgraph_dev, args.runs), indent=2))
     return 0
 
 

@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from factcourt.bench.context import BenchContext
 from factcourt.cli.bench.flags import add_cache, add_dataset_specs, add_part, bench_settings, dataset_specs
-from factcourt.cli.shared import add_settings, fail, number, out, prepare_out_folder
+from factcourt.commands.shared import add_settings, fail, number, out, prepare_out_folder
 
 
 def cmd_bench_sweep(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from factcourt.bench.context import BenchContext
-from factcourt.cli.shared import (
+from factcourt.commands.shared import (
     add_settings,
     at_least_one,
     fail,

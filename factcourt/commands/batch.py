@@ -20,7 +20,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from factcourt.cli.shared import add_prices, add_ray, err, fail, out, prepare_out, prices_from
+from factcourt.commands.shared import add_prices, add_ray, err, fail, out, prepare_out, prices_from
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
 from factcourt.progress import Progress

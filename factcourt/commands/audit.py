@@ -11,8 +11,8 @@ from typing import Any, NoReturn
 
 from rich.markup import escape
 
-from factcourt.cli.report import add_html_option, prepare_html
-from factcourt.cli.shared import (
+from factcourt.commands.report import add_html_option, prepare_html
+from factcourt.commands.shared import (
     add_ray,
     add_settings,
     err,

@@ -67,10 +67,10 @@ async def same_origin_or_named(headers: dict[bytes, bytes]) -> str:
 async def context_a_run_would_take(ctx: Auth.types.AuthContext, value: Any) -> None:
     """Refuse an assistant whose saved context every run of it would refuse (it was made, then failed).
 
-    Checked as a run's context is (``factcourt.served``). An update names no graph unless it
+    Checked as a run's context is (``factcourt.serving.served``). An update names no graph unless it
     changes it: then only what no graph's run may set is checked.
     """
-    from factcourt.served import client_problem, served_context
+    from factcourt.serving.served import client_problem, served_context
     from factcourt.systems import named
 
     configurable = (value.get("config") or {}).get("configurable")
@@ -217,7 +217,7 @@ def serve_page(port: int | None, *, model: str | None = None, browser: bool = Tr
     """
     from factcourt.api import models_by_role
     from factcourt.providers.local_server import free_port
-    from factcourt.served import SETTINGS_VARIABLE, deployer_settings
+    from factcourt.serving.served import SETTINGS_VARIABLE, deployer_settings
 
     models_by_role(model, deployer_settings())
     if port is None:

@@ -10,9 +10,9 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from factcourt.cli.batch import add_batch_options, run_batch_command
-from factcourt.cli.report import add_html_option, prepare_html
-from factcourt.cli.shared import (
+from factcourt.commands.batch import add_batch_options, run_batch_command
+from factcourt.commands.report import add_html_option, prepare_html
+from factcourt.commands.shared import (
     add_settings,
     emit_result,
     exit_code,

@@ -1,7 +1,7 @@
 """What every ``factcourt`` command shares: consoles, input, settings, progress, output.
 
-The command modules (``cli.claims``, ``cli.hallucination``, ``cli.audit``, ...) all build on these, and
-``cli`` registers them, so these live below all of them.
+Each system's command (``commands.claims``, ``commands.hallucination``, ``commands.audit``, ...)
+and the program's own groups (``factcourt.cli``) build on these, so they live below all of them.
 """
 
 from __future__ import annotations
@@ -305,7 +305,7 @@ def settings_values(args: argparse.Namespace) -> dict[str, Any]:
         if given is None or given is False:
             continue
         if flag.field == "max_concurrency" and getattr(args, "batch", None):
-            continue  # rows checked at once (cli.batch reads it), not claims
+            continue  # rows checked at once (commands.batch reads it), not claims
         if flag.options.get("action") == "store_true":
             given = not flag.off
         elif flag.repeat:

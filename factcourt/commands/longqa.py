@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from factcourt.cli.shared import (
+from factcourt.commands.shared import (
     add_settings,
     err,
     fail,
@@ -78,7 +78,7 @@ def cmd_build_longqa(args: argparse.Namespace) -> int:
 
 def show(report: dict[str, Any], out: Path, args: argparse.Namespace) -> int:
     """Print the report as JSON or as the summary a person reads."""
-    from factcourt.cli.shared import out as console
+    from factcourt.commands.shared import out as console
 
     if args.json:
         print(json_text(report, indent=2))

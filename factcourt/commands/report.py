@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from urllib.parse import urlsplit
 
-from factcourt.cli.shared import exit_code, prepare_out
+from factcourt.commands.shared import exit_code, prepare_out
 from factcourt.errors import ConfigError
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from factcourt.cli.report import add_html_option, prepare_html
-from factcourt.cli.shared import (
+from factcourt.commands.report import add_html_option, prepare_html
+from factcourt.commands.shared import (
     add_ray,
     add_settings,
     emit_result,
