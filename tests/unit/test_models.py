@@ -282,3 +282,47 @@ def test_a_fresh_ask_has_the_embedded_server_evaluate_the_whole_prompt():
         )
     finally:
         loop.close()
+
+
+def test_a_run_resolves_each_roles_model_once(monkeypatch):
+    """A whole check (Clerk, jurors, judge, over several claims) reads settings and environment
+    once per role: every later ask of that role gets the choice its first ask got."""
+    import factcourt
+    from factcourt.providers import models
+
+    resolved: list[str] = []
+    resolve = models._resolve
+
+    def counted(ctx, role):
+        resolved.append(role)
+        return resolve(ctx, role)
+
+    monkeypatch.setattr(models, "_resolve", counted)
+    text = "The Eiffel Tower is in Paris. The Moon orbits the Earth. Water boils at 100 C at sea level."
+    result = factcourt.check(text, model="sim", search="none", cache=False)
+    assert len(result.claims) >= 2 and result.usage.calls > len(set(resolved))
+    assert sorted(resolved) == sorted(set(resolved))  # each role once
+    resolved.clear()
+    factcourt.check(text, model="sim", search="none", cache=False)  # a new run resolves afresh
+    assert resolved
+
+
+def test_outside_a_run_a_model_is_resolved_at_each_ask(monkeypatch):
+    ctx = BaseContext(model="qwen")
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        choose(ctx, "clerk")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1")
+    assert choose(ctx, "clerk").endpoint == "http://127.0.0.1:8000/v1"
+
+
+def test_within_a_run_two_settings_of_one_role_resolve_apart(monkeypatch):
+    """An audit's target and its grader may share a name on two endpoints: the table is keyed by
+    the settings that resolve a model, not by the role alone."""
+    from factcourt.providers.models import one_resolution
+
+    with one_resolution():
+        own = choose(BaseContext(model="qwen", base_url="http://a:1/v1"), "answer")
+        other = choose(BaseContext(model="qwen", base_url="http://b:2/v1"), "answer")
+        monkeypatch.setenv("OPENAI_BASE_URL", "http://c:3/v1")  # read at the first ask, not again
+        again = choose(BaseContext(model="qwen", base_url="http://a:1/v1"), "answer")
+    assert (own.endpoint, other.endpoint, again) == ("http://a:1/v1", "http://b:2/v1", own)
