@@ -19,6 +19,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, NoReturn
 
+from factcourt.commands.batch import chosen
 from factcourt.commands.shared import check_paths, err, fail, output_lock
 from factcourt.errors import FactcourtError, first_line
 from factcourt.inputs import undecodable
@@ -152,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
 
             use_store(args.store)
         with output_lock(args):
-            code: int = args.func(args)
+            code = chosen(args)(args)
         sys.stdout.flush()  # a closed stdout shows here, not in Python's exit ("Exception ignored")
         return code
     except BrokenPipeError:

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rich.markup import escape
 from rich.progress import (
@@ -27,8 +27,15 @@ from factcourt.progress import Progress
 from factcourt.terminal import json_text
 
 
-def add_batch_options(parser: argparse.ArgumentParser, row: str) -> None:
-    """``--batch``, ``--ray`` and the prices of the summary's cost estimate."""
+def add_batch_options(
+    parser: argparse.ArgumentParser, row: str, run_rows: Callable[[argparse.Namespace], int]
+) -> None:
+    """``--batch``, ``--ray`` and the prices of the summary's cost estimate.
+
+    ``run_rows`` is the command's form over ``--batch``'s rows, run in place of its one-item form
+    (``chosen``): each form reads only its own options.
+    """
+    parser.set_defaults(run_rows=run_rows)
     g = parser.add_argument_group("batch")
     g.add_argument(
         "--batch",
@@ -76,6 +83,17 @@ def batch_progress(quiet: bool) -> Iterator[Callable[[dict[str, Any]], None]]:
 
     with progress:
         yield on_event
+
+
+def chosen(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
+    """The form of the command that ``args`` asks for: over ``--batch``'s rows, else its own."""
+    if not hasattr(args, "run_rows"):  # a command with no --batch
+        return cast(Callable[[argparse.Namespace], int], args.func)
+    if args.batch:
+        return cast(Callable[[argparse.Namespace], int], args.run_rows)
+    if args.ray:
+        raise ConfigError("--ray spreads the rows of a --batch run: give --batch FILE")
+    return cast(Callable[[argparse.Namespace], int], args.func)
 
 
 def run_batch_command(args: argparse.Namespace, kind: str, ctx: BaseContext) -> int:

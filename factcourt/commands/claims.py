@@ -133,14 +133,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Check a long-form text."""
     from factcourt.api.claims import acheck
 
-    if args.batch:
-        if args.file != "-" or args.question:
-            raise ConfigError(
-                "--batch reads the texts and questions from its rows: give no FILE or --question"
-            )
-        return run_batch_command(args, "check", settings_from(args, ClaimsContext))
-    if args.ray:
-        raise ConfigError("--ray spreads the rows of a --batch run: give --batch FILE")
     text = read_text(args.file)
     prepare_out(args.out)
     prepare_html(args)
@@ -161,6 +153,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     result.response = text
     emit_result(result, args, print_report)
     return exit_code(result)
+
+
+def cmd_check_rows(args: argparse.Namespace) -> int:
+    """Check every text of ``--batch``."""
+    if args.file != "-" or args.question:
+        raise ConfigError("--batch reads the texts and questions from its rows: give no FILE or --question")
+    return run_batch_command(args, "check", settings_from(args, ClaimsContext))
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -215,7 +214,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--out", help="also write the JSON result to this file (with --batch: the results)")
     add_html_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress display")
-    add_batch_options(p, '{"id", "text", "question" (optional)}')
+    add_batch_options(p, '{"id", "text", "question" (optional)}', cmd_check_rows)
     p.add_argument(
         "--keep-checkpoint",
         action="store_true",

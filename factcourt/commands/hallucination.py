@@ -26,35 +26,43 @@ from factcourt.commands.shared import (
 from factcourt.context.hallucination import HALLUCINATION_AGENTS, HallucinationContext
 from factcourt.errors import ConfigError
 from factcourt.state.hallucination import DetectResult
+from factcourt.state.records import Evidence
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
     """Debate whether the answer hallucinates; exit 1 when the item could not be judged."""
-    from factcourt.api import context_with_given
     from factcourt.api.hallucination import adetect
     from factcourt.inputs import read_evidence_file
 
-    if args.batch and (args.question or args.answer or args.knowledge):
-        raise ConfigError("--batch reads questions and answers from its rows: give no --question or --answer")
-    if not args.batch and (args.question is None or args.answer is None):
+    if args.question is None or args.answer is None:
         raise ConfigError("detect needs --question and --answer, or --batch FILE")
-    if args.ray and not args.batch:
-        raise ConfigError("--ray spreads the rows of a --batch run: give --batch FILE")
-    if not args.batch:
-        prepare_out(args.out)
-        prepare_html(args)
-    overrides: dict[str, Any] = {}
-    if args.without:
-        overrides["hallucination_agents"] = [a for a in HALLUCINATION_AGENTS if a not in args.without]
+    prepare_out(args.out)
+    prepare_html(args)
     knowledge = read_evidence_file(Path(args.knowledge), "--knowledge") if args.knowledge else None
-    ctx = context_with_given(HallucinationContext, knowledge, settings_values(args), overrides)
-    preflight(ctx)
-    if args.batch:
-        return run_batch_command(args, "detect", ctx)
+    ctx = detect_context(args, knowledge)
     with run_progress(args.json or args.quiet, "this detection") as progress:
         result = asyncio.run(adetect(args.question, args.answer, knowledge, ctx, progress=progress))
     emit_result(result, args, print_detection)
     return exit_code(result)
+
+
+def cmd_detect_rows(args: argparse.Namespace) -> int:
+    """Detect over every question and answer of ``--batch``."""
+    if args.question or args.answer or args.knowledge:
+        raise ConfigError("--batch reads questions and answers from its rows: give no --question or --answer")
+    return run_batch_command(args, "detect", detect_context(args, None))
+
+
+def detect_context(args: argparse.Namespace, knowledge: list[Evidence] | None) -> HallucinationContext:
+    """The detection's settings (``--without`` leaves agents out), checked before any call."""
+    from factcourt.api import context_with_given
+
+    overrides: dict[str, Any] = {}
+    if args.without:
+        overrides["hallucination_agents"] = [a for a in HALLUCINATION_AGENTS if a not in args.without]
+    ctx = context_with_given(HallucinationContext, knowledge, settings_values(args), overrides)
+    preflight(ctx)
+    return ctx
 
 
 def print_detection(result: DetectResult) -> None:
@@ -116,6 +124,6 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--out", help="also write the JSON result to this file (with --batch: the results)")
     add_html_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress display")
-    add_batch_options(p, '{"id", "question", "answer"}')
+    add_batch_options(p, '{"id", "question", "answer"}', cmd_detect_rows)
     add_settings(p, HallucinationContext)
     p.set_defaults(func=cmd_detect)

@@ -12,15 +12,17 @@ from tests.toy_system.state import EchoResult
 
 
 def cmd_echo(args: argparse.Namespace) -> int:
-    """Judge one text, or a batch of them."""
+    """Judge one text."""
     from tests.toy_system.api import aecho
 
-    ctx = settings_from(args, EchoContext)
-    if args.batch:
-        return run_batch_command(args, "echo", ctx)
-    result = asyncio.run(aecho(args.text, ctx))
+    result = asyncio.run(aecho(args.text, settings_from(args, EchoContext)))
     emit_result(result, args, print_echo)
     return exit_code(result)
+
+
+def cmd_echo_rows(args: argparse.Namespace) -> int:
+    """Judge every text of ``--batch``."""
+    return run_batch_command(args, "echo", settings_from(args, EchoContext))
 
 
 def print_echo(result: EchoResult) -> None:
@@ -35,6 +37,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", help="also write the JSON result to this file (with --batch: the results)")
     p.add_argument("--quiet", action="store_true", help="no progress display")
-    add_batch_options(p, '{"id", "text"}')
+    add_batch_options(p, '{"id", "text"}', cmd_echo_rows)
     add_settings(p, EchoContext)
     p.set_defaults(func=cmd_echo)
