@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from langgraph_sdk.schema import Assistant
     from starlette.middleware.cors import CORSMiddleware
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds langgraph.json
+PROJECT_ROOT = Path(__file__).resolve().parents[2]  # the folder that holds langgraph.json
 # runs the server runs at once: `langgraph dev` runs one unless told, so one run stuck on a slow
 # model left every other client's run waiting (its --help says 10, the default of a deployment)
 RUNS_AT_ONCE = 10

@@ -86,3 +86,20 @@ def test_a_name_no_system_exports_is_no_attribute_of_the_package():
     assert factcourt.check is check and factcourt.ClaimsContext.__name__ == "ClaimsContext"
     with pytest.raises(AttributeError, match="no attribute 'chek'"):
         factcourt.chek  # noqa: B018
+
+
+def test_the_server_finds_langgraph_json_and_every_path_it_names():
+    """The server starts from the project's langgraph.json: a module moved to another folder must
+    still find it, and each graph, the auth and the page it names must be there."""
+    import json
+
+    from factcourt.serving.server import PROJECT_ROOT
+
+    config = json.loads((PROJECT_ROOT / "langgraph.json").read_text(encoding="utf-8"))
+    named = [*config["graphs"].values(), config["auth"]["path"], config["http"]["app"]]
+    for entry in named:
+        path, _, name = entry.partition(":")
+        assert (PROJECT_ROOT / path).is_file(), entry
+        assert f"\n{name} = " in (PROJECT_ROOT / path).read_text(encoding="utf-8") or f"def {name}(" in (
+            PROJECT_ROOT / path
+        ).read_text(encoding="utf-8"), entry
