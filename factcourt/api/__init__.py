@@ -27,7 +27,6 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError, FactcourtError, InputError, first_line
 from factcourt.inputs import undecodable
-from factcourt.providers.models import one_resolution
 from factcourt.providers.search import LANGUAGE_NOT_COVERED, uncovered_language
 from factcourt.state.records import Evidence, Result
 
@@ -36,8 +35,6 @@ Call = TypeVar("Call", bound=Callable[..., Any])
 
 def checked(function: Call) -> Call:
     """``function``, whose arguments are checked against its annotations before it runs (pydantic).
-
-    One call is one run: it resolves each role's model once (``models.one_resolution``).
 
     An argument of the wrong type, or with text that is not UTF-8, is one InputError naming it,
     not a TypeError, AttributeError or multi-line dump from deep in the run; ``check("x", "q",
@@ -76,16 +73,14 @@ def checked(function: Call) -> Call:
         @functools.wraps(function)
         async def acall(*args: Any, **kwargs: Any) -> Any:
             bound = check(args, kwargs)
-            with one_resolution():
-                return await function(*bound.args, **bound.kwargs)
+            return await function(*bound.args, **bound.kwargs)
 
         return cast(Call, acall)
 
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
         bound = check(args, kwargs)
-        with one_resolution():
-            return function(*bound.args, **bound.kwargs)
+        return function(*bound.args, **bound.kwargs)
 
     return cast(Call, call)
 

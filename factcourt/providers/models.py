@@ -91,43 +91,8 @@ def gives_logprobs(ctx: BaseContext, role: str) -> bool:
     return ctx.logprobs and choice.endpoint in LOGPROB_ENDPOINTS and choice.method != "function_calling"
 
 
-# the run under way (one call of the API): each role's model, resolved at its first ask
-_run_models: contextvars.ContextVar[dict[tuple[str | None, ...], ModelChoice] | None] = (
-    contextvars.ContextVar("run_models", default=None)
-)
-
-
-@contextlib.contextmanager
-def one_resolution() -> Iterator[None]:
-    """Within it (one run), each role's model is resolved once.
-
-    The settings, the environment (keys, ``OPENAI_BASE_URL``) and the trained moderators are read
-    at a role's first ask; every later ask, in any task of the run, gets that same choice. A run
-    inside a run (the API called by a node) keeps the outer run's.
-    """
-    if _run_models.get() is not None:
-        yield
-        return
-    token = _run_models.set({})
-    try:
-        yield
-    finally:
-        _run_models.reset(token)
-
-
 def choose(ctx: BaseContext, role: str) -> ModelChoice:
-    """The model of ``role``, without starting anything: in a run, as its first ask resolved it."""
-    table = _run_models.get()
-    if table is None:
-        return _resolve(ctx, role)
-    # what resolves a model besides the environment: a grader and a target may share a name
-    key = (role, ctx.model_of(role), ctx.base_url, ctx.local_weights, ctx.structured_output)
-    if key not in table:
-        table[key] = _resolve(ctx, role)
-    return table[key]
-
-
-def _resolve(ctx: BaseContext, role: str) -> ModelChoice:
+    """Resolve the model of ``role`` without starting anything."""
     name = ctx.model_of(role)
     if name in _registered:
         return ModelChoice(role, name, "registered", _method(ctx, "function_calling"))
