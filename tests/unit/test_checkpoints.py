@@ -71,7 +71,9 @@ def test_a_runs_key_stays_as_it_was_so_stored_runs_resume(monkeypatch):
     sim = ClaimsContext(model="sim", search="none")
     assert run_key("factcheck", ["Paris is in France.", ""], sim) == "fe250751eacb802adb92704c156ba283"
     # the target on an endpoint of its own (model_settings), the auditor simulated
-    audit = audit_context("smoke", "qwen-7b", "http://127.0.0.1:8081/v1", {"model": "sim", "search": "none"}, {})
+    audit = audit_context(
+        "smoke", "qwen-7b", "http://127.0.0.1:8081/v1", {"model": "sim", "search": "none"}, {}
+    )
     assert run_key("audit", [["fake_news"]], audit) == "ae1d61997bf75638b41473b1edeac0ed"
     endpoint = ClaimsContext(
         model="gpt-4o",
