@@ -171,9 +171,9 @@ _resolving = threading.Lock()
 class Models:
     """One context's table, role -> :class:`ModelChoice`: each role resolved once, then read.
 
-    Kept with the context (:func:`models`), so a run's answers never differ: an environment
-    variable set or a moderator trained mid-run changes nothing in it, and the next run, with a
-    context of its own, resolves anew. A role that does not resolve (a missing key, a bad
+    Kept with the context (:func:`models`), so a run's models never change under it: an
+    environment variable set or a moderator trained mid-run changes nothing in it, and the next
+    run, with a context of its own, resolves anew. A role that does not resolve (a missing key, a bad
     ``sim:`` latency) gives the same one-sentence ConfigError at each read.
     """
 
@@ -209,10 +209,10 @@ def models(ctx: BaseContext) -> Models:
     return ctx.kept(Models, lambda: Models(ctx))
 
 
-Settings = TypeVar("Settings", bound=BaseContext)
+Context = TypeVar("Context", bound=BaseContext)
 
 
-def reading_models(ctx: Settings, of: BaseContext) -> Settings:
+def reading_models(ctx: Context, of: BaseContext) -> Context:
     """``ctx``, made from ``of`` with no model setting changed (an agent's temperature): ``of``'s models."""
     ctx.kept(Models, lambda: models(of))
     return ctx

@@ -405,3 +405,26 @@ def test_a_bad_sim_latency_is_refused_before_the_run():
         preflight(ClaimsContext(model="sim:fast"))
     with pytest.raises(ConfigError, match="^model 'gpt-4o' needs OPENAI_API_KEY"):
         preflight(ClaimsContext(model="gpt-4o"))
+
+
+def test_an_audit_resolves_each_agents_model_once(monkeypatch):
+    """Each agent answers with its own temperature and length, from the run's table."""
+    from collections import Counter
+
+    import factcourt
+    from factcourt.context.audit import AUDIT_ROLES
+    from factcourt.providers import models
+
+    resolved: Counter[str] = Counter()
+    resolve = models.choose
+
+    def counted(ctx, role):
+        resolved[role] += 1
+        return resolve(ctx, role)
+
+    monkeypatch.setattr(models, "choose", counted)
+    factcourt.audit(
+        ["fake_news"], model="sim", scale="smoke", cache=False, search="none", audit_scenario_cap=2
+    )
+    # the target twice: with the run's settings (run_config) and with its own (for_model); was 44 in all
+    assert resolved == {**dict.fromkeys(AUDIT_ROLES, 1), "target": 2}
