@@ -268,17 +268,18 @@ async def _clear_other_layouts(saver: Any) -> int:
 def run_key(name: str, identity: list[Any], ctx: BaseContext) -> str:
     """What names a run of graph ``name`` on ``identity`` with these settings (its thread's base).
 
-    Each role's model as it resolves now ('auto' is OpenAI once a key is set; a weights file
+    Each role's model as the run resolved it ('auto' is OpenAI once a key is set; a weights file
     by path, size and mtime): a crashed run is never finished by another model.
     """
-    from factcourt.providers.models import model_identity, role_choice
+    from factcourt.providers.models import model_identity, models
 
+    table = models(ctx)  # the run's own: what its calls read
     # as the run reaches them: an audit target on an endpoint of its own, with that endpoint
-    models = [
+    chosen = [
         (c.name, model_identity(c), c.method)
-        for c in (role_choice(ctx, role) for role in type(ctx).agent_roles())
+        for c in (table.reached(role) for role in type(ctx).agent_roles())
     ]
-    return cache_key(name, *identity, asdict(ctx), models)[:32]
+    return cache_key(name, *identity, asdict(ctx), chosen)[:32]
 
 
 async def _take_thread(

@@ -8,7 +8,7 @@ from langchain_core.runnables import RunnableConfig
 
 from factcourt.context.base import BaseContext
 from factcourt.errors import ConfigError
-from factcourt.providers.models import choose
+from factcourt.providers.models import models
 
 
 def run_config(ctx: BaseContext, **extra: Unpack[RunnableConfig]) -> RunnableConfig:
@@ -18,6 +18,9 @@ def run_config(ctx: BaseContext, **extra: Unpack[RunnableConfig]) -> RunnableCon
     cores more slots gave no throughput, ``factcourt bench engine``) and reuses the prompt prefix
     of a slot's previous request, so where one of the graph's own agents answers on it, its calls
     run that many at a time: more only queue. The step limit is the context's own.
+
+    A run starts here: each role's model is resolved now, once, into the context's table
+    (``providers.models.models``), which the run's calls read.
     """
     return {
         "max_concurrency": ctx.local_slots if on_embedded(ctx) else ctx.max_concurrency,
@@ -31,8 +34,8 @@ def run_config(ctx: BaseContext, **extra: Unpack[RunnableConfig]) -> RunnableCon
 def on_embedded(ctx: BaseContext) -> bool:
     """Whether an agent of the context's graph (one of its roles) answers on the embedded server."""
     roles = type(ctx).agent_roles() or ("answer",)  # a bare context: its model's
-    one_per_model = {ctx.model_of(role): role for role in roles}
-    return any(_endpoint(ctx, role) == "embedded" for role in one_per_model.values())
+    endpoints = [_endpoint(ctx, role) for role in roles]  # every role's model resolved, once
+    return "embedded" in endpoints
 
 
 def _endpoint(ctx: BaseContext, role: str) -> str | None:
@@ -41,6 +44,6 @@ def _endpoint(ctx: BaseContext, role: str) -> str | None:
     An audit's target answers on settings of its own: its calls resolve it, and say what is missing.
     """
     try:
-        return choose(ctx, role).endpoint
+        return models(ctx)[role].endpoint
     except ConfigError:
         return None

@@ -215,16 +215,16 @@ def preflight(
     ``answerers``: expert or target models that answer on settings of their own, each checked too.
     ``progress``: hears (done, total) while hybrid retrieval embeds a corpus it has not seen.
     """
-    from factcourt.providers.models import choose, role_choice
+    from factcourt.providers.models import models
     from factcourt.providers.search import backend
 
-    for role in type(ctx).agent_roles():  # the roles this command's graph asks
-        role_choice(ctx, role)
+    for role in type(ctx).agent_roles():  # the roles this command's graph asks, as the run reaches them
+        models(ctx).reached(role)
     if ctx.retrieval_enabled:
         backend(ctx, progress)
     for model in dict.fromkeys(answerers or []):
         try:
-            choose(ctx.for_model(model), "answer")
+            models(ctx.for_model(model))["answer"]
         except ConfigError as exc:
             raise ConfigError(f"{model}: {exc}") from None
 
@@ -236,12 +236,12 @@ def models_by_role(model: str | None = None, settings: dict[str, Any] | None = N
     setting of no model's is left out. A model no run could reach is a ConfigError.
     """
     from factcourt.context.base import known_roles
-    from factcourt.providers.models import choose
+    from factcourt.providers.models import models
 
     shared = {f.name for f in fields(BaseContext)}
     values = {k: v for k, v in (settings or {}).items() if k in shared}
     ctx = BaseContext.from_dict(values | ({"model": model} if model is not None else {}))
-    return [(role, choose(ctx, role)) for role in known_roles()]
+    return [(role, models(ctx)[role]) for role in known_roles()]  # a listing's own table: no run
 
 
 def clear_cache() -> tuple[int, int, int]:

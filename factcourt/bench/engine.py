@@ -29,7 +29,7 @@ from factcourt.bench.report import role_costs
 from factcourt.bench.runner import select
 from factcourt.nodes.helpers import bounded, concurrency
 from factcourt.progress import Progress
-from factcourt.providers.models import choose
+from factcourt.providers.models import models
 from factcourt.terminal import Console
 
 
@@ -106,7 +106,7 @@ async def measure(
         await predict("single", cases[0], ctx)  # the embedded server starts here, untimed
         bar.advance(task)
         runs = [await _one_pass(cases, ctx, at_once, lambda: bar.advance(task)) for _ in range(repeats)]
-    choice = choose(ctx, "evaluator")  # the role of the verifier call
+    choice = models(ctx)["evaluator"]  # the role of the verifier call
     return {
         "endpoint": choice.endpoint,
         "model": choice.name,

@@ -21,7 +21,7 @@ from factcourt.metrics.classification import binary_report, to_binary
 from factcourt.nodes.claims.label_reading import calibration_of
 from factcourt.nodes.helpers import bounded, concurrency
 from factcourt.progress import Progress
-from factcourt.providers.models import choose
+from factcourt.providers.models import models
 from factcourt.state.records import Usage
 from factcourt.store import PredictionStore, keep_settings
 from factcourt.terminal import Console
@@ -122,7 +122,7 @@ def run_settings(dataset: Path, ctx: BenchContext) -> dict[str, Any]:
     return {  # the dataset by content: a copy elsewhere resumes, an edited file does not
         "dataset_sha256": hashlib.sha256(dataset.read_bytes()).hexdigest(),
         **{k: getattr(ctx, k) for k in PREDICTED_UNDER},
-        "models": sorted({f"{c.name} at {c.endpoint}" for c in (choose(ctx, r) for r in roles)}),
+        "models": sorted({f"{c.name} at {c.endpoint}" for c in (models(ctx)[r] for r in roles)}),
         "calibration_fit": _fit_of(ctx),
     }
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, fields
 from functools import cache
-from typing import Annotated, Any, ClassVar, Literal, Self, TypedDict, get_type_hints
+from typing import Annotated, Any, ClassVar, Literal, Self, TypedDict, TypeVar, cast, get_type_hints
 
 from pydantic import Field, TypeAdapter, ValidationError
 
@@ -25,6 +26,8 @@ KEEP_ALIVE_S = 5.0  # how long the server stays up after its last user, for the 
 # how long a process waits for another's server with other weights or settings: a bench run may
 # hold it for long, and a wait past this is more likely a forgotten process than a queue
 WAIT_S = 600.0
+
+Kept = TypeVar("Kept")
 
 
 class Flag(TypedDict, total=False):
@@ -323,8 +326,33 @@ class BaseContext:
         """What a run's trace is filed under (LangSmith metadata)."""
         return {"search": self.search}
 
+    def kept(self, key: Hashable, make: Callable[[], Kept]) -> Kept:
+        """What ``make`` works out from these settings, made at the first call and kept with them.
+
+        So a run works it out once: its models (``providers.models.models``) and the contexts made
+        from it for one model or agent (``for_model``), whose models are then resolved once too.
+        Not a setting: no field, so never compared, copied (``replace``, ``for_model``), pickled
+        or part of a run's key. A context's settings do not change once it is made.
+        """
+        made: dict[Hashable, Any] = self.__dict__.setdefault("_kept", {})
+        if key not in made:
+            made.setdefault(key, make())  # two threads may make it at once: both get the first kept
+        return cast(Kept, made[key])
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The settings without what is kept: a copy, or a Ray worker's, works it out for itself."""
+        return {name: value for name, value in vars(self).items() if name != "_kept"}
+
     def for_model(self, name: str, **overrides: Any) -> Self:
-        """The run's settings for an expert or target model: it answers with ``name`` in every role."""
+        """The run's settings for an expert or target model: it answers with ``name`` in every role.
+
+        Without ``overrides``, one context per model, kept: the run resolves that model once.
+        """
+        if not overrides:
+            return self.kept(("for_model", name), lambda: self._made_for(name, {}))
+        return self._made_for(name, overrides)
+
+    def _made_for(self, name: str, overrides: dict[str, Any]) -> Self:
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values.update(
             model=name,

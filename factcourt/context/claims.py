@@ -300,7 +300,7 @@ class ClaimsContext(BaseContext):
             return self
         name = self.juror_models[index]
         own = {"role_models": {**self.role_models, "evaluator": name}, **self.model_settings.get(name, {})}
-        return replace(self, **own)
+        return self.kept(("juror", index), lambda: replace(self, **own))  # its model resolved once a run
 
     @property
     def speakers(self) -> list[str]:

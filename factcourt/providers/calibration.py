@@ -79,9 +79,9 @@ def leaning(p_raw: float, calibration: Calibration | None) -> bool:
 
 def model_key(ctx: BaseContext, role: str) -> str:
     """The model ``role`` reads with: the shipped local model's name, a weights file, or an endpoint's."""
-    from factcourt.providers.models import choose, model_identity
+    from factcourt.providers.models import model_identity, models
 
-    choice = choose(ctx, role)
+    choice = models(ctx)[role]
     if choice.endpoint == "embedded":
         return f"local:{choice.local_model}" if choice.local_model else f"weights:{model_identity(choice)}"
     return f"{choice.endpoint}:{choice.name}"

@@ -1,6 +1,9 @@
 """Chat models: every role goes through ``ChatOpenAI`` (or a registered test double).
 
-Resolution of a role's model name (``BaseContext.role_models`` overrides ``BaseContext.model``):
+A run resolves each role's model once: :func:`models` is the context's table, role ->
+:class:`ModelChoice`, kept with it (made when the run starts, in ``run_config``, or at a role's
+first read), and everything downstream reads it. :func:`choose` resolves one role of a model name
+(``BaseContext.role_models`` overrides ``BaseContext.model``), for that table only:
 - a name registered with :func:`register_model` (scripted fakes in tests);
 - ``sim`` or ``sim:LATENCY``: the simulated model used by load tests and server demos;
 - otherwise ``ChatOpenAI``: against ``base_url`` (or ``OPENAI_BASE_URL``) when given, against
@@ -87,7 +90,7 @@ def gives_logprobs(ctx: BaseContext, role: str) -> bool:
 
     Not through function calling: OpenAI gives none for a tool call's arguments.
     """
-    choice = choose(ctx, role)
+    choice = models(ctx)[role]
     return ctx.logprobs and choice.endpoint in LOGPROB_ENDPOINTS and choice.method != "function_calling"
 
 
@@ -161,13 +164,58 @@ def sim_latency(name: str) -> float:
     return latency
 
 
-def role_choice(ctx: BaseContext, role: str) -> ModelChoice:
-    """The model of ``role`` as a run reaches it.
+# resolving a role and keeping what it gave is one step: ask()'s threads read a table at once
+_resolving = threading.Lock()
 
-    One with settings of its own (``model_settings``: an audit target's endpoint) with them.
+
+class Models:
+    """One context's table, role -> :class:`ModelChoice`: each role resolved once, then read.
+
+    Kept with the context (:func:`models`), so a run's models never change under it: an
+    environment variable set or a moderator trained mid-run changes nothing in it, and the next
+    run, with a context of its own, resolves anew. A role that does not resolve (a missing key, a bad
+    ``sim:`` latency) gives the same one-sentence ConfigError at each read.
     """
-    name = ctx.model_of(role)
-    return choose(ctx.for_model(name) if name in ctx.model_settings else ctx, role)
+
+    def __init__(self, ctx: BaseContext) -> None:
+        self._ctx = ctx
+        self._resolved: dict[str, ModelChoice | ConfigError] = {}
+
+    def __getitem__(self, role: str) -> ModelChoice:
+        """The model a call of ``role`` with this context uses."""
+        with _resolving:
+            if role not in self._resolved:
+                try:
+                    self._resolved[role] = choose(self._ctx, role)  # the one place a run resolves
+                except ConfigError as exc:
+                    self._resolved[role] = exc
+            resolved = self._resolved[role]
+        if isinstance(resolved, ConfigError):
+            raise resolved.with_traceback(None)
+        return resolved
+
+    def reached(self, role: str) -> ModelChoice:
+        """The model of ``role`` as the run reaches it (its checkpoint key, its preflight).
+
+        One with settings of its own (``model_settings``: an audit target's endpoint) with them,
+        from the table of the context made for it.
+        """
+        name = self._ctx.model_of(role)
+        return models(self._ctx.for_model(name))[role] if name in self._ctx.model_settings else self[role]
+
+
+def models(ctx: BaseContext) -> Models:
+    """The table of ``ctx``'s models: made at the first call, then kept with the context."""
+    return ctx.kept(Models, lambda: Models(ctx))
+
+
+Context = TypeVar("Context", bound=BaseContext)
+
+
+def reading_models(ctx: Context, of: BaseContext) -> Context:
+    """``ctx``, made from ``of`` with no model setting changed (an agent's temperature): ``of``'s models."""
+    ctx.kept(Models, lambda: models(of))
+    return ctx
 
 
 def _method(ctx: BaseContext, endpoint_default: str) -> str:
@@ -620,7 +668,7 @@ def _prepare(
     sample: int | list[int],
     fresh: bool,
 ):
-    choice = choose(ctx, role)
+    choice = models(ctx)[role]
     cache = store("answers") if ctx.cache and choice.endpoint != "registered" else None
     key = hit = None
     if cache is not None:

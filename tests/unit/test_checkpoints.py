@@ -57,6 +57,33 @@ def test_a_crashed_run_is_not_resumed_by_another_model(monkeypatch):
     assert run_key("factcheck", ["text", ""], ClaimsContext()) != embedded
 
 
+def test_a_runs_key_stays_as_it_was_so_stored_runs_resume(monkeypatch):
+    """Pinned: the keys of runs stored before each role's model was resolved once per run (#66).
+
+    A setting added to a context changes every key (its settings are part of it): update these then.
+    """
+    from factcourt.api.audit import audit_context
+    from factcourt.checkpoints import run_key
+    from factcourt.context.claims import ClaimsContext
+
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    sim = ClaimsContext(model="sim", search="none")
+    assert run_key("factcheck", ["Paris is in France.", ""], sim) == "fe250751eacb802adb92704c156ba283"
+    # the target on an endpoint of its own (model_settings), the auditor simulated
+    audit = audit_context(
+        "smoke", "qwen-7b", "http://127.0.0.1:8081/v1", {"model": "sim", "search": "none"}, {}
+    )
+    assert run_key("audit", [["fake_news"]], audit) == "ae1d61997bf75638b41473b1edeac0ed"
+    endpoint = ClaimsContext(
+        model="gpt-4o",
+        base_url="http://127.0.0.1:8000/v1",
+        role_models={"moderator": "sim:0.5"},
+        search="none",
+    )
+    assert run_key("factcheck", ["t", ""], endpoint) == "56bd7cbdf1074a93c4b89f7fc0af5487"
+
+
 def test_a_crashed_run_is_not_resumed_on_replaced_weights(tmp_path):
     import os
 

@@ -282,3 +282,149 @@ def test_a_fresh_ask_has_the_embedded_server_evaluate_the_whole_prompt():
         )
     finally:
         loop.close()
+
+
+# ----------------------------------------------- settings flow one way: a run's models (#66)
+
+CHECKED = "Paris is the capital of France. The Eiffel Tower is in Berlin. Water boils at 100 degrees."
+
+
+def test_a_check_resolves_each_role_once_at_its_start(monkeypatch):
+    """A whole run (a debate of three claims) resolves each role's model once, then reads it."""
+    import factcourt
+    from factcourt.context.claims import ClaimsContext
+    from factcourt.providers import models
+
+    resolved: list[str] = []
+    resolve = models.choose
+
+    def counted(ctx, role):
+        resolved.append(role)
+        return resolve(ctx, role)
+
+    monkeypatch.setattr(models, "choose", counted)
+    result = factcourt.check(CHECKED, model="sim", protocol="adversarial", search="none", cache=False)
+    assert len(result.claims) == 3 and result.usage.calls > 3  # the debaters and the moderator spoke
+    assert sorted(resolved) == sorted(ClaimsContext.agent_roles())  # every role, once (was 20 calls)
+
+
+def _reached(ctx, role):
+    """What ``role_choice`` gave before #66: with the settings of a model that has its own."""
+    name = ctx.model_of(role)
+    return choose(ctx.for_model(name) if name in ctx.model_settings else ctx, role)
+
+
+def _outcome(resolve, *args):
+    try:
+        return resolve(*args)
+    except ConfigError as exc:
+        return f"ConfigError: {exc}"
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},  # auto: the embedded model without a key
+        {"key": "sk-test"},  # auto: OpenAI's with one
+        {"model": "sim:0.2", "role_models": {"moderator": "sim"}},
+        {"model": "qwen", "base_url": "http://127.0.0.1:8000/v1", "structured_output": "json_schema"},
+        {"model": "gpt-4o"},  # no key, no endpoint: the same one sentence at each read
+        {"target": "qwen-7b"},  # an audit target on an endpoint of its own (model_settings)
+    ],
+)
+def test_the_table_a_run_reads_is_what_choose_gave(monkeypatch, settings):
+    from factcourt.api.audit import audit_context
+    from factcourt.context.audit import AuditContext
+    from factcourt.context.base import known_roles
+    from factcourt.providers.models import models
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    settings = dict(settings)
+    if key := settings.pop("key", None):
+        monkeypatch.setenv("OPENAI_API_KEY", key)
+    if target := settings.pop("target", None):
+        ctx = audit_context("smoke", target, "http://127.0.0.1:8081/v1", {"model": "sim"}, {})
+    else:
+        ctx = AuditContext(**settings)
+    table = models(ctx)
+    for role in known_roles():
+        assert _outcome(table.__getitem__, role) == _outcome(choose, ctx, role)
+        assert _outcome(table.reached, role) == _outcome(_reached, ctx, role)
+    if target:
+        assert table.reached("target").endpoint == "http://127.0.0.1:8081/v1"
+        assert table["grader"].endpoint == "simulated"
+    assert models(ctx) is table  # kept with the context: read, never resolved again
+
+
+def test_a_runs_models_do_not_change_under_it_and_the_next_run_resolves_anew(monkeypatch):
+    from factcourt.providers.models import models
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    ctx = BaseContext()
+    assert models(ctx)["evaluator"].endpoint == "embedded"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # mid-run: this run's models stay as resolved
+    assert models(ctx)["evaluator"].endpoint == "embedded"
+    assert models(BaseContext())["evaluator"].endpoint == "openai"  # the next run's are its own
+
+
+def test_a_context_made_for_one_model_resolves_with_its_own_settings_once():
+    from factcourt.providers.models import models
+
+    own = {"base_url": "http://127.0.0.1:8081/v1", "structured_output": "json_mode"}
+    ctx = BaseContext(model="sim", model_settings={"qwen-7b": own})
+    assert ctx.for_model("qwen-7b") is ctx.for_model("qwen-7b")  # one per run and model
+    answer = models(ctx.for_model("qwen-7b"))["answer"]
+    assert (answer.name, answer.endpoint, answer.method) == ("qwen-7b", own["base_url"], "json_mode")
+    assert models(ctx)["answer"].endpoint == "simulated"  # the run's own roles keep the run's
+    assert ctx.for_model("qwen-7b", temperature=0.5) is not ctx.for_model("qwen-7b")
+
+
+def test_a_copied_or_pickled_context_resolves_its_own_models():
+    import copy
+    import pickle
+    from dataclasses import replace
+
+    from factcourt.providers.models import models
+
+    ctx = BaseContext(model="sim")
+    table = models(ctx)
+    assert table["clerk"].name == "sim"
+    assert models(replace(ctx, model="sim:0.5"))["clerk"].name == "sim:0.5"
+    for other in (pickle.loads(pickle.dumps(ctx)), copy.copy(ctx), copy.deepcopy(ctx)):
+        assert other == ctx and models(other) is not table  # a Ray worker resolves for itself
+        assert models(other)["clerk"] == table["clerk"]
+
+
+def test_a_bad_sim_latency_is_refused_before_the_run():
+    from factcourt.api import preflight
+    from factcourt.context.claims import ClaimsContext
+
+    with pytest.raises(ConfigError, match="sim:LATENCY takes seconds per call"):
+        preflight(ClaimsContext(model="sim:fast"))
+    with pytest.raises(ConfigError, match="^model 'gpt-4o' needs OPENAI_API_KEY"):
+        preflight(ClaimsContext(model="gpt-4o"))
+
+
+def test_an_audit_resolves_each_agents_model_once(monkeypatch):
+    """Each agent answers with its own temperature and length, from the run's table."""
+    from collections import Counter
+
+    import factcourt
+    from factcourt.context.audit import AUDIT_ROLES
+    from factcourt.providers import models
+
+    resolved: Counter[str] = Counter()
+    resolve = models.choose
+
+    def counted(ctx, role):
+        resolved[role] += 1
+        return resolve(ctx, role)
+
+    monkeypatch.setattr(models, "choose", counted)
+    factcourt.audit(
+        ["fake_news"], model="sim", scale="smoke", cache=False, search="none", audit_scenario_cap=2
+    )
+    # the target twice: with the run's settings (run_config) and with its own (for_model); was 44 in all
+    assert resolved == {**dict.fromkeys(AUDIT_ROLES, 1), "target": 2}

@@ -26,9 +26,9 @@ def _pair(record: CaseRecord) -> tuple[float, bool]:
 def models_json(ctx: AuditContext) -> dict[str, Any]:
     """The auditor's and the target's model, and whether they are one and the same."""
     from factcourt.nodes.audit.common import target_context
-    from factcourt.providers.models import choose
+    from factcourt.providers.models import models
 
-    auditor, target = choose(ctx, "grader"), choose(target_context(ctx), "target")
+    auditor, target = models(ctx)["grader"], models(target_context(ctx))["target"]
     same = (auditor.name, auditor.endpoint, auditor.weights) == (target.name, target.endpoint, target.weights)
     return {
         "auditor": {"model": auditor.name, "endpoint": auditor.endpoint},

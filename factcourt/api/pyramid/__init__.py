@@ -24,7 +24,7 @@ from factcourt.state.pyramid import Pyramid, PyramidInput
 def pyramid_key(question: str, ctx: PyramidContext, answers: dict[str, str] | None) -> str:
     """Cache key of a pyramid: the question, the expert set and every setting that changes it."""
     from factcourt.providers.cache import cache_key
-    from factcourt.providers.models import choose, model_identity
+    from factcourt.providers.models import model_identity, models
 
     def named(choice) -> list[object]:  # a local_weights file by what it is, not by its name
         return [choice, model_identity(choice)]
@@ -36,12 +36,12 @@ def pyramid_key(question: str, ctx: PyramidContext, answers: dict[str, str] | No
         {e: ctx.model_settings.get(e, {}) for e in ctx.experts},
         # an expert whose answer is given is never asked: its model needs no key here either
         [
-            named(choose(ctx.for_model(e), "answer"))
+            named(models(ctx.for_model(e))["answer"])
             for e in ctx.experts
             if not (answers or {}).get(e, "").strip()
         ],
         [ctx.answer_max_tokens, ctx.temperature, ctx.language, ctx.max_claims],
-        [named(choose(ctx, "clerk")), named(choose(ctx, "matcher"))],
+        [named(models(ctx)["clerk"]), named(models(ctx)["matcher"])],
         [ctx.embedder, ctx.embedding_model, ctx.similarity_threshold, ctx.same_fact_candidates],
         answers or {},
     )

@@ -672,7 +672,7 @@ async def run_leaderboard(
     ``ray``: the address of a Ray cluster ('auto' for the one this machine belongs to) whose
     workers answer, build the pyramids, check and score, stage by stage.
     """
-    from factcourt.providers.models import choose
+    from factcourt.providers.models import models
 
     prompts = read_prompts(prompts_file, limit, seed)
     settings = {
@@ -682,7 +682,7 @@ async def run_leaderboard(
         "seed": seed,
         "targets": targets,
         "experts": list(ctx.experts),
-        "checker": choose(ctx, "evaluator").name,
+        "checker": models(ctx)["evaluator"].name,
         "protocol": ctx.protocol,
         "rule": ctx.rule,
         "first_pass_theta": ctx.first_pass_theta,
@@ -697,7 +697,7 @@ async def run_leaderboard(
         "f1_ks": list(ctx.f1_ks),
         "max_claims": ctx.max_claims,
         "same_fact_candidates": ctx.same_fact_candidates,
-        **{role: choose(ctx, role).name for role in CHECK_ROLES},
+        **{role: models(ctx)[role].name for role in CHECK_ROLES},
         **{name: getattr(ctx, name) for name in CONTEXT_STORED},
     }
     keep_settings(out, {k: settings[k] for k in (*STORED_UNDER, *CONTEXT_STORED)}, "leaderboard")

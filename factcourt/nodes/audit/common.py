@@ -11,7 +11,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
 from factcourt.context.audit import AuditContext
-from factcourt.providers.models import Answer, ask
+from factcourt.providers.models import Answer, ask, reading_models
 from factcourt.state.audit import AuditCase, AuditState, CaseRecord, Scenario
 
 T = TypeVar("T", bound=BaseModel)
@@ -106,7 +106,13 @@ async def consult(
         "temperature": ctx.audit_temperatures.get(role, ctx.temperature),
         "max_tokens": ctx.audit_max_tokens.get(role, ctx.max_tokens),
     }
-    settings = target_context(ctx, **own) if role == "target" else replace(ctx, **own)
+
+    def agent() -> AuditContext:  # its own temperature and length; the models of the run (the target's own)
+        if role == "target":
+            return reading_models(target_context(ctx, **own), target_context(ctx))
+        return reading_models(replace(ctx, **own), ctx)
+
+    settings = ctx.kept(("agent", role), agent)  # made once a run
     if "sample" in kwargs and ctx.audit_seed:  # another run's samples are not this run's cache hits
         kwargs["sample"] = [ctx.audit_seed, kwargs["sample"]]
     tags = ["system:audit", f"role:{role}"]

@@ -14,7 +14,7 @@ from factcourt.context.pyramid import PyramidContext
 from factcourt.nodes.helpers import emit, fence
 from factcourt.prompts import conversation
 from factcourt.prompts.pyramid import table
-from factcourt.providers.models import ask, choose
+from factcourt.providers.models import ask, models
 from factcourt.state.pyramid import ExpertTask, LongAnswer, ModelAnswer, PyramidState
 
 
@@ -49,7 +49,7 @@ def _embedded_turn(ctx: PyramidContext, model: str) -> contextlib.AbstractAsyncC
     A process keeps one embedded server: a second local model's start would stop the first's
     server mid-answer (the branches run at once when the checker is not embedded).
     """
-    if choose(ctx.for_model(model), "answer").endpoint != "embedded":
+    if models(ctx.for_model(model))["answer"].endpoint != "embedded":
         return contextlib.nullcontext()
     return _embedded_turns.setdefault(asyncio.get_running_loop(), asyncio.Lock())
 
