@@ -87,13 +87,10 @@ def batch_progress(quiet: bool) -> Iterator[Callable[[dict[str, Any]], None]]:
 
 def chosen(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
     """The form of the command that ``args`` asks for: over ``--batch``'s rows, else its own."""
-    if not hasattr(args, "run_rows"):  # a command with no --batch
-        return cast(Callable[[argparse.Namespace], int], args.func)
-    if args.batch:
-        return cast(Callable[[argparse.Namespace], int], args.run_rows)
-    if args.ray:
+    batched = hasattr(args, "run_rows")  # a command with --batch
+    if batched and not args.batch and args.ray:
         raise ConfigError("--ray spreads the rows of a --batch run: give --batch FILE")
-    return cast(Callable[[argparse.Namespace], int], args.func)
+    return cast(Callable[[argparse.Namespace], int], args.run_rows if batched and args.batch else args.func)
 
 
 def run_batch_command(args: argparse.Namespace, kind: str, ctx: BaseContext) -> int:
